@@ -1,0 +1,221 @@
+"""Moment classes M(m_1, ..., m_m) on [0, 1] (paper eq. 2.4 and Proposition 2.1).
+
+Two moments (mu, nu) are what two labeled calls identify; order m = 1 is the
+one-call case and m >= 3 is what K >= m labeled calls identify. Inputs are
+validated once here; values within :data:`FEASIBILITY_TOL` of the boundary are
+snapped onto it so that floating noise never turns a boundary point infeasible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from ._errors import InfeasibleMomentsError, InputError
+
+__all__ = ["Moments", "moments", "nu_from_rho", "rho_from_nu", "pair_table", "PairTable", "FEASIBILITY_TOL"]
+
+#: Absolute slack for feasibility checks; values this close to the boundary are snapped onto it.
+FEASIBILITY_TOL = 1e-12
+
+
+def _number(value, what: str) -> tuple[float, Fraction | None]:
+    """Parse a float or an exact rational string like ``"4517/8192"``."""
+    if isinstance(value, bool) or value is None:
+        raise InputError(f"{what}={value!r} must be a number")
+    if isinstance(value, Fraction):
+        return float(value), value
+    if isinstance(value, str):
+        try:
+            frac = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise InputError(f"{what}={value!r} is not a number or fraction p/q") from None
+        return float(frac), frac
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{what}={value!r} must be a number") from None
+    if not math.isfinite(x):
+        raise InputError(f"{what}={value!r} must be a finite number")
+    return x, Fraction(x)
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Two-call pair probabilities (paper eq. 2.3)."""
+
+    both_correct: float  #: p11 = nu
+    disagree: float  #: p10 + p01 = 2 (mu - nu)
+    both_wrong: float  #: p00 = 1 - 2 mu + nu
+
+    def to_dict(self) -> dict:
+        return {"p11": self.both_correct, "p10_plus_p01": self.disagree, "p00": self.both_wrong}
+
+
+def nu_from_rho(mu: float, rho: float) -> float:
+    """Second moment from the same-example correlation: nu = mu^2 + rho mu (1 - mu) (eq. 2.2)."""
+    return mu * mu + rho * mu * (1.0 - mu)
+
+
+def rho_from_nu(mu: float, nu: float) -> float:
+    """Same-example correlation rho = (nu - mu^2) / (mu (1 - mu)) (eq. 2.2); NaN when mu is 0 or 1."""
+    denom = mu * (1.0 - mu)
+    return (nu - mu * mu) / denom if denom > 0 else float("nan")
+
+
+def pair_table(mu: float, nu: float) -> PairTable:
+    """Pair probabilities p11, p10 + p01, p00 of two calls (paper eq. 2.3)."""
+    return PairTable(both_correct=nu, disagree=2.0 * (mu - nu), both_wrong=1.0 - 2.0 * mu + nu)
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Validated raw moments (m_1, ..., m_m) of a law on [0, 1].
+
+    Attributes
+    ----------
+    values : tuple of float
+        The moments after snapping to the feasible set.
+    exact : tuple of Fraction
+        The moments as exact rationals: the rational given (``"4517/8192"``) or
+        the exact binary value of a float input.
+    """
+
+    values: tuple[float, ...]
+    exact: tuple[Fraction, ...]
+
+    @property
+    def order(self) -> int:
+        return len(self.values)
+
+    @property
+    def mu(self) -> float:
+        return self.values[0]
+
+    @property
+    def nu(self) -> float:
+        if self.order < 2:
+            raise InputError("nu is not defined for a one-moment class")
+        return self.values[1]
+
+    @property
+    def rho(self) -> float:
+        return rho_from_nu(self.mu, self.nu)
+
+    @property
+    def theta(self) -> np.ndarray:
+        """The vector (1, m_1, ..., m_m)."""
+        return np.array((1.0,) + self.values)
+
+    def to_dict(self) -> dict:
+        return {"values": [repr(v) for v in self.values], "exact": [f"{f.numerator}/{f.denominator}" for f in self.exact]}
+
+
+def _hankel_min_eig(seq: Sequence[float], size: int) -> float:
+    h = np.array([[seq[i + j] for j in range(size)] for i in range(size)])
+    return float(np.linalg.eigvalsh(h)[0]) if size else 0.0
+
+
+def _check_general(vals: Sequence[float]) -> None:
+    """Hausdorff moment-space conditions on [0, 1] for any order (Karlin-Studden).
+
+    With s = (1, m_1, ..., m_m): for m = 2k the Hankel matrices of s_{i+j} and of
+    s_{i+j+1} - s_{i+j+2} must be PSD; for m = 2k+1 those of s_{i+j+1} and of
+    s_{i+j} - s_{i+j+1}.
+    """
+    s = [1.0] + list(vals)
+    m = len(vals)
+    if m % 2 == 0:
+        k = m // 2
+        checks = [
+            ("Hankel matrix [m_(i+j)] (i, j <= %d) must be positive semidefinite" % k, s, k + 1),
+            ("localizing matrix [m_(i+j+1) - m_(i+j+2)] (i, j < %d) must be positive semidefinite" % k, [s[i + 1] - s[i + 2] for i in range(m - 1)], k),
+        ]
+    else:
+        k = (m - 1) // 2
+        checks = [
+            ("localizing matrix [m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k, [s[i + 1] for i in range(m)], k + 1),
+            ("localizing matrix [m_(i+j) - m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k, [s[i] - s[i + 1] for i in range(m)], k + 1),
+        ]
+    for rule, seq, size in checks:
+        lam = _hankel_min_eig(seq, size)
+        if lam < -FEASIBILITY_TOL * 10:
+            raise InfeasibleMomentsError(f"moments={tuple(vals)!r} are infeasible: {rule} (smallest eigenvalue {lam:.3g})")
+
+
+def moments(mu=None, nu=None, rho=None, values=None) -> Moments:
+    """Validate and build a moment class.
+
+    Give either ``mu`` with one of ``nu`` / ``rho`` (the paper's two-call class),
+    ``mu`` alone (the one-call class, order 1), or ``values = (m_1, ..., m_m)``.
+
+    Raises
+    ------
+    InfeasibleMomentsError
+        Naming the violated inequality (e.g. ``mu^2 <= nu``) and the values.
+    InputError
+        For NaN, non-numbers, or conflicting arguments.
+    """
+    if values is not None:
+        if mu is not None or nu is not None or rho is not None:
+            raise InputError("give the moments either as values=(m1, ..., mm) or as mu with nu or rho, not both")
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) == 0:
+            raise InputError(f"values={values!r} must be a nonempty sequence of moments m1, ..., mm")
+        parsed = [_number(v, f"m{i + 1}") for i, v in enumerate(values)]
+    else:
+        if mu is None:
+            raise InputError("mu is required (or give values=(m1, ..., mm))")
+        if nu is not None and rho is not None:
+            raise InputError(f"give nu or rho, not both (nu={nu!r}, rho={rho!r})")
+        m1 = _number(mu, "mu")
+        parsed = [m1]
+        if rho is not None:
+            r, r_exact = _number(rho, "rho")
+            if not (-FEASIBILITY_TOL <= r <= 1 + FEASIBILITY_TOL):
+                raise InfeasibleMomentsError(f"rho={rho!r} is infeasible: 0 <= rho <= 1 must hold")
+            m, m_exact = m1
+            if not (-FEASIBILITY_TOL <= m <= 1 + FEASIBILITY_TOL):
+                raise InfeasibleMomentsError(f"mu={mu!r} is infeasible: 0 <= mu <= 1 must hold")
+            exact = m_exact * m_exact + r_exact * m_exact * (1 - m_exact)
+            parsed.append((float(exact), exact))
+        elif nu is not None:
+            parsed.append(_number(nu, "nu"))
+    vals = [p[0] for p in parsed]
+    exact = [p[1] for p in parsed]
+    vals = _validate_and_snap(vals, exact)
+    return Moments(values=tuple(vals), exact=tuple(exact))
+
+
+def _validate_and_snap(vals: list[float], exact: list[Fraction]) -> list[float]:
+    tol = FEASIBILITY_TOL
+    mu = vals[0]
+    if not (-tol <= mu <= 1 + tol):
+        raise InfeasibleMomentsError(f"mu={mu!r} is infeasible: 0 <= mu <= 1 must hold")
+    mu = 0.0 if mu <= tol else (1.0 if mu >= 1 - tol else mu)
+    vals[0] = mu
+    if len(vals) == 1:
+        return vals
+    if len(vals) == 2:
+        nu = vals[1]
+        if nu < mu * mu - tol:
+            raise InfeasibleMomentsError(f"(mu, nu)=({mu!r}, {nu!r}) is infeasible: mu^2 <= nu must hold (mu^2 = {mu * mu!r})")
+        if nu > mu + tol:
+            raise InfeasibleMomentsError(f"(mu, nu)=({mu!r}, {nu!r}) is infeasible: nu <= mu must hold")
+        # Snap onto the boundary: within the tolerance the unique boundary law is meant.
+        if nu <= mu * mu + tol:
+            nu = mu * mu
+        elif nu >= mu - tol:
+            nu = mu
+        vals[1] = nu
+        return vals
+    for i in range(1, len(vals)):
+        if not (-tol <= vals[i] <= vals[i - 1] + tol):
+            raise InfeasibleMomentsError(
+                f"moments={tuple(vals)!r} are infeasible: 0 <= m{i + 1} <= m{i} must hold on [0, 1] (m{i + 1} = {vals[i]!r})"
+            )
+    _check_general(vals)
+    return vals

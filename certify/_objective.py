@@ -1,0 +1,332 @@
+"""Polynomial objectives g(q) whose expectation over a latent law is bounded.
+
+An :class:`Objective` is a rational linear combination of majority polynomials
+P_n (kept symbolic, evaluated through the incomplete beta function) plus an
+arbitrary polynomial in q stored by exact Bernstein coefficients. Exact rational
+coefficients of the whole objective are available for verification.
+
+Text syntax accepted by :func:`parse_objective` (documented in the README):
+
+* ``"P3 - P1"`` -- paper indexing, P_n is the accuracy of 2n+1 votes (P0 = q);
+* ``"V7 - V3"`` -- vote counts; an even count 2n with fair ties is V_{2n-1};
+* ``"3*q**2 - 2*q**3"`` -- any polynomial in ``q`` (``^`` also means power);
+* combinations such as ``"V5 - q"`` or ``"(P2 + P1)/2 - 1/4"``.
+
+Numbers may be integers, decimals or fractions; they are taken as exact rationals.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from ._bernstein import bernstein_eval, bernstein_to_monomial, monomial_to_bernstein
+from ._errors import ObjectiveError
+from ._majority import majority_index, majority_monomial_coefficients, majority_polynomial
+
+__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"]
+
+#: Highest degree accepted when an expression must be expanded into monomials.
+MAX_EXPANDED_DEGREE = 4001
+
+
+def _fraction(value, what: str) -> Fraction:
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, bool):
+        raise ObjectiveError(f"{what}={value!r} must be a number")
+    if isinstance(value, (int, np.integer)):
+        return Fraction(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ObjectiveError(f"{what}={value!r} must be finite")
+        return Fraction(float(value))
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ObjectiveError(f"{what}={value!r} is not a number or fraction p/q") from None
+    try:
+        import sympy
+
+        if isinstance(value, sympy.Basic) and value.is_Rational:
+            return Fraction(int(value.p), int(value.q))
+    except ImportError:  # pragma: no cover
+        pass
+    raise ObjectiveError(f"{what}={value!r} must be a number")
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A polynomial objective g(q) on [0, 1].
+
+    Parameters
+    ----------
+    name : str
+        Readable name, e.g. ``"V3"`` or ``"P3 - P1"``.
+    majority : tuple of (Fraction, int)
+        Terms c * P_n, sorted by n, with nonzero c.
+    bernstein : tuple of Fraction
+        Exact Bernstein coefficients of the remaining polynomial part (may be empty).
+    """
+
+    name: str
+    majority: tuple[tuple[Fraction, int], ...] = ()
+    bernstein: tuple[Fraction, ...] = field(default=())
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def from_coefficients(cls, coeffs: Sequence, name: str | None = None) -> "Objective":
+        """Objective from monomial coefficients ``[c0, c1, ...]`` (g = sum c_i q^i)."""
+        if isinstance(coeffs, (str, bytes)) or not hasattr(coeffs, "__len__"):
+            raise ObjectiveError(f"coefficients={coeffs!r} must be a sequence of numbers")
+        if len(coeffs) == 0:
+            raise ObjectiveError("coefficients=[] must contain at least one number")
+        exact = [_fraction(c, f"coefficient[{i}]") for i, c in enumerate(coeffs)]
+        while len(exact) > 1 and exact[-1] == 0:
+            exact.pop()
+        if name is None:
+            name = " + ".join(f"({c})*q**{i}" for i, c in enumerate(exact) if c != 0) or "0"
+        return cls(name=name, bernstein=monomial_to_bernstein(exact))
+
+    # -- structure --------------------------------------------------------
+    @property
+    def degree(self) -> int:
+        """Degree bound: the largest of 2n+1 over majority terms and the Bernstein degree."""
+        d = max((2 * n + 1 for _, n in self.majority), default=0)
+        return max(d, len(self.bernstein) - 1)
+
+    @property
+    def is_vote_accuracy(self) -> bool:
+        """True when the objective is a single P_n with coefficient 1 and nothing else."""
+        return len(self.majority) == 1 and self.majority[0][0] == 1 and not any(self.bernstein)
+
+    @cached_property
+    def _bern_float(self) -> np.ndarray:
+        return np.array([float(b) for b in self.bernstein], dtype=float)
+
+    @cached_property
+    def _maj_float(self) -> tuple[tuple[float, int], ...]:
+        return tuple((float(c), n) for c, n in self.majority)
+
+    # -- evaluation ---------------------------------------------------------
+    def evaluate(self, q, derivative: int = 0):
+        """Evaluate g or its first or second derivative at ``q`` (stable at any degree)."""
+        qa = np.asarray(q, dtype=float)
+        out = np.zeros_like(qa)
+        for c, n in self._maj_float:
+            out = out + c * majority_polynomial(n, qa, derivative)
+        if len(self.bernstein):
+            out = out + bernstein_eval(self._bern_float, qa, derivative)
+        return out if qa.ndim else float(out)
+
+    __call__ = evaluate
+
+    def monomial_coefficients(self) -> tuple[Fraction, ...]:
+        """Exact rational monomial coefficients c_0..c_d of g."""
+        coeffs = [Fraction(0)] * (self.degree + 1)
+        for c, n in self.majority:
+            for i, a in enumerate(majority_monomial_coefficients(n)):
+                coeffs[i] += c * a
+        if self.bernstein:
+            for i, a in enumerate(bernstein_to_monomial(self.bernstein)):
+                coeffs[i] += a
+        while len(coeffs) > 1 and coeffs[-1] == 0:
+            coeffs.pop()
+        return tuple(coeffs)
+
+    # -- algebra ------------------------------------------------------------
+    def scaled(self, factor, name: str | None = None) -> "Objective":
+        """The objective multiplied by an exact rational ``factor``."""
+        f = _fraction(factor, "factor")
+        return Objective(
+            name=name or f"{f}*({self.name})",
+            majority=tuple((c * f, n) for c, n in self.majority if c * f != 0),
+            bernstein=tuple(b * f for b in self.bernstein),
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "majority": [[str(c), n] for c, n in self.majority],
+            "bernstein": [str(b) for b in self.bernstein],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Objective":
+        try:
+            return cls(
+                name=str(data["name"]),
+                majority=tuple((Fraction(c), int(n)) for c, n in data.get("majority", [])),
+                bernstein=tuple(Fraction(b) for b in data.get("bernstein", [])),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ObjectiveError(f"objective record {data!r} is malformed: {exc}") from None
+
+
+def majority_objective(n: int) -> Objective:
+    """The objective P_n: accuracy of a strict majority of 2n+1 votes."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ObjectiveError(f"n={n!r} must be a nonnegative integer paper index (2n+1 votes)")
+    return Objective(name=f"P{int(n)}", majority=((Fraction(1), int(n)),))
+
+
+def vote_accuracy(votes: int) -> Objective:
+    """The objective V_votes: majority accuracy of ``votes`` calls (fair ties for even counts)."""
+    n = majority_index(votes)
+    return Objective(name=f"V{int(votes)}", majority=((Fraction(1), n),))
+
+
+_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))")
+_NAME = re.compile(r"^(?:q|[PV]\d+)$")
+
+
+def _check_tokens(text: str) -> None:
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            rest = text[pos:].strip()
+            if not rest:
+                return
+            raise ObjectiveError(f"objective {text!r}: unexpected character {rest[0]!r}; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)")
+        name = m.group("name")
+        if name is not None and not _NAME.match(name):
+            raise ObjectiveError(f"objective {text!r}: unknown name {name!r}; use q, Pn (2n+1 votes) or Vk (k votes)")
+        pos = m.end()
+
+
+def _symbol_objective(symbol_name: str) -> Objective:
+    idx = int(symbol_name[1:])
+    if symbol_name[0] == "P":
+        return majority_objective(idx)
+    if idx < 1:
+        raise ObjectiveError(f"objective term {symbol_name!r}: a budget of {idx} votes is not allowed (need at least 1)")
+    return vote_accuracy(idx)
+
+
+def parse_objective(spec) -> Objective:
+    """Build an :class:`Objective` from any accepted form.
+
+    Parameters
+    ----------
+    spec : Objective, str, sequence of numbers, or sympy expression
+        A string in the documented syntax (``"P3 - P1"``, ``"V7 - V3"``,
+        ``"3*q**2 - 2*q**3"``), monomial coefficients ``[c0, c1, ...]``, or a
+        sympy expression in the symbol ``q``.
+
+    Returns
+    -------
+    Objective
+
+    Raises
+    ------
+    ObjectiveError
+        If the input is not a polynomial in q and the vote symbols, has a
+        non-rational coefficient, or names an unknown symbol.
+    """
+    if isinstance(spec, Objective):
+        return spec
+    if isinstance(spec, str):
+        text = spec.strip()
+        if not text:
+            raise ObjectiveError("objective '' is empty; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)")
+        _check_tokens(text)
+        import sympy
+        from sympy.parsing.sympy_parser import (
+            convert_xor,
+            implicit_multiplication_application,
+            parse_expr,
+            rationalize,
+            standard_transformations,
+        )
+
+        names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+        local = {n: sympy.Symbol(n) for n in names}
+        try:
+            expr = parse_expr(
+                text,
+                local_dict=local,
+                global_dict={"Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational, "Symbol": sympy.Symbol},
+                transformations=standard_transformations + (convert_xor, rationalize),
+                evaluate=True,
+            )
+        except Exception as exc:  # sympy raises many types for malformed input
+            raise ObjectiveError(f"objective {text!r} is not a valid expression ({type(exc).__name__})") from None
+        return _from_sympy(expr, name=" ".join(text.split()))
+    try:
+        import sympy
+
+        if isinstance(spec, sympy.Basic):
+            return _from_sympy(spec, name=str(spec))
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(spec, (list, tuple, np.ndarray)):
+        return Objective.from_coefficients(list(spec))
+    raise ObjectiveError(f"objective {spec!r} must be a string, coefficient list or sympy expression")
+
+
+def _from_sympy(expr, name: str) -> Objective:
+    import sympy
+
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    for s in symbols:
+        if not _NAME.match(s.name):
+            raise ObjectiveError(f"objective {name!r}: unknown symbol {s.name!r}; use q, Pn or Vk")
+    vote_syms = [s for s in symbols if s.name != "q"]
+    q = sympy.Symbol("q")
+    try:
+        poly = sympy.Poly(sympy.expand(expr), q, *vote_syms) if (vote_syms or q in symbols) else None
+    except sympy.PolynomialError:
+        raise ObjectiveError(f"objective {name!r} is not a polynomial in q and the vote terms") from None
+    if poly is None:
+        if not expr.is_Rational:
+            raise ObjectiveError(f"objective {name!r} must have rational coefficients")
+        return Objective.from_coefficients([_fraction(expr, "constant")], name=name)
+    for coeff in poly.coeffs():
+        if not coeff.is_Rational:
+            raise ObjectiveError(f"objective {name!r} has a non-rational coefficient {coeff}; write it as a fraction")
+
+    linear_in_votes = all(sum(monom[1:]) <= 1 and (sum(monom[1:]) == 0 or monom[0] == 0) for monom in poly.monoms())
+    majority: dict[int, Fraction] = {}
+    q_coeffs: dict[int, Fraction] = {}
+    if linear_in_votes:
+        for monom, coeff in zip(poly.monoms(), poly.coeffs()):
+            c = _fraction(coeff, "coefficient")
+            if sum(monom[1:]) == 0:
+                q_coeffs[monom[0]] = q_coeffs.get(monom[0], Fraction(0)) + c
+            else:
+                sym = vote_syms[[i for i, e in enumerate(monom[1:]) if e][0]]
+                (_, n), = _symbol_objective(sym.name).majority
+                majority[n] = majority.get(n, Fraction(0)) + c
+    else:
+        # Products of vote terms: substitute their exact polynomials and expand.
+        subs = {}
+        for s in vote_syms:
+            (_, n), = _symbol_objective(s.name).majority
+            if 2 * n + 1 > MAX_EXPANDED_DEGREE:
+                raise ObjectiveError(f"objective {name!r}: {s.name} is too large to expand in a product")
+            subs[s] = sum(sympy.Integer(c) * q**i for i, c in enumerate(majority_monomial_coefficients(n)))
+        expanded = sympy.Poly(sympy.expand(expr.subs(subs)), q)
+        if expanded.degree() > MAX_EXPANDED_DEGREE:
+            raise ObjectiveError(f"objective {name!r} has degree {expanded.degree()} > {MAX_EXPANDED_DEGREE}")
+        for (k,), coeff in zip(expanded.monoms(), expanded.coeffs()):
+            q_coeffs[k] = _fraction(coeff, "coefficient")
+    if q_coeffs and max(q_coeffs) > MAX_EXPANDED_DEGREE:
+        raise ObjectiveError(f"objective {name!r} has degree {max(q_coeffs)} > {MAX_EXPANDED_DEGREE}")
+    bern: tuple[Fraction, ...] = ()
+    if any(c != 0 for c in q_coeffs.values()):
+        mono = [Fraction(0)] * (max(q_coeffs) + 1)
+        for k, c in q_coeffs.items():
+            mono[k] = c
+        bern = monomial_to_bernstein(mono)
+    maj = tuple((c, n) for n, c in sorted(majority.items()) if c != 0)
+    if not maj and not bern:
+        bern = (Fraction(0),)
+    return Objective(name=name, majority=maj, bernstein=bern)

@@ -1,0 +1,164 @@
+"""Contact-point geometry shared by the solvers.
+
+Every sharp bound is a pair (law, polynomial p >= f on [0, 1]) touching at the
+law's atoms (Theorem 3.1). This module holds what all solvers need to work with
+such pairs: the target f = sign * g sampled on a fine grid, local maximization of
+the residual f - p, the numerical violation of a candidate dual, and recovery of
+an extremal law from the contact points of a dual.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from numpy.polynomial import polynomial as npoly
+from scipy import optimize
+
+from .._errors import SolverError
+
+#: Largest grid used to search for the residual's maxima.
+MAX_GRID = 16385
+
+
+class Target:
+    """f = sign * g with its values cached on a Chebyshev-Lobatto grid of [0, 1].
+
+    The grid has about four points per unit of degree, enough to resolve every
+    local extremum of a polynomial of that degree; it is refined by Newton steps.
+    """
+
+    def __init__(self, objective, sign: int):
+        self.objective = objective
+        self.sign = float(sign)
+        d = objective.degree
+        n = int(min(max(257, 4 * d + 1), MAX_GRID))
+        t = np.cos(np.pi * np.arange(n) / (n - 1))
+        x = np.sort(0.5 * (1.0 - t))
+        x[0], x[-1] = 0.0, 1.0
+        self.grid = x
+        self.values = self.sign * np.asarray(objective.evaluate(x), dtype=float)
+        self.scale = 1.0 + float(np.max(np.abs(self.values)))
+
+    def __call__(self, x, derivative: int = 0):
+        return self.sign * self.objective.evaluate(x, derivative)
+
+
+@lru_cache(maxsize=128)
+def target(objective, sign: int) -> Target:
+    """Cached :class:`Target` for an objective and a side (+1 upper, -1 lower)."""
+    return Target(objective, sign)
+
+
+def poly(y: np.ndarray, x, derivative: int = 0):
+    """Value or derivative of the polynomial with monomial coefficients ``y``."""
+    c = y
+    for _ in range(derivative):
+        c = npoly.polyder(c) if len(c) > 1 else np.zeros(1)
+    return npoly.polyval(x, c)
+
+
+def refine_max(T: Target, y: np.ndarray, i: int) -> tuple[float, float]:
+    """Local maximum of r = f - p near grid index ``i`` by safeguarded Newton.
+
+    Returns
+    -------
+    (x, r(x))
+    """
+    g = T.grid
+    n = len(g)
+    if i == 0 and _slope(T, y, 0.0) <= 0:
+        return 0.0, float(T.values[0] - poly(y, 0.0))
+    if i == n - 1 and _slope(T, y, 1.0) >= 0:
+        return 1.0, float(T.values[-1] - poly(y, 1.0))
+    return maximize_between(T, y, float(g[max(i - 1, 0)]), float(g[min(i + 1, n - 1)]), float(g[i]))
+
+
+def _slope(T: Target, y: np.ndarray, x: float) -> float:
+    return float(T(x, 1)) - float(poly(y, x, 1))
+
+
+def maximize_between(T: Target, y: np.ndarray, a: float, b: float, x: float) -> tuple[float, float]:
+    """Local maximum of r = f - p in [a, b], from ``x``, by Newton safeguarded with bisection on r'."""
+    for _ in range(60):
+        s1 = _slope(T, y, x)
+        s2 = float(T(x, 2)) - float(poly(y, x, 2))
+        if s1 > 0:
+            a = x
+        else:
+            b = x
+        xn = x - s1 / s2 if s2 < 0 else 0.5 * (a + b)
+        if not (a <= xn <= b):
+            xn = 0.5 * (a + b)
+        if abs(xn - x) <= 4e-16 * max(1.0, abs(x)) or b - a <= 4e-16:
+            x = xn
+            break
+        x = xn
+    return x, float(T(x) - poly(y, x))
+
+
+def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:
+    """Local maximum of r = f - p reached from ``x`` by moving uphill.
+
+    Used at interior contact points of a basis, where r = 0 but r' may not
+    vanish: the grid can miss the narrow uphill side.
+    """
+    s1 = _slope(T, y, x)
+    g = T.grid
+    j = int(np.searchsorted(g, x))
+    if s1 > 0:
+        b = float(g[min(j + 1, len(g) - 1)])
+        return maximize_between(T, y, x, b, 0.5 * (x + b))
+    a = float(g[max(j - 2, 0)])
+    return maximize_between(T, y, a, x, 0.5 * (a + x))
+
+
+def local_maxima(r: np.ndarray, threshold: float) -> np.ndarray:
+    """Indices of grid local maxima of ``r`` with value above ``threshold``."""
+    left = np.concatenate(([True], r[1:] >= r[:-1]))
+    right = np.concatenate((r[:-1] >= r[1:], [True]))
+    return np.nonzero(left & right & (r > threshold))[0]
+
+
+def max_violation(T: Target, y: np.ndarray, near: float = 1e-6) -> tuple[float, float]:
+    """Largest value of f - p on [0, 1] and where it occurs.
+
+    Every grid local maximum within ``near`` (relative) of the grid maximum is
+    refined by Newton, so that narrow excursions between grid points are found.
+    """
+    r = T.values - poly(y, T.grid)
+    top = float(np.max(r))
+    best_x, best = float(T.grid[int(np.argmax(r))]), top
+    for i in local_maxima(r, top - near * T.scale):
+        x, v = refine_max(T, y, int(i))
+        if v > best:
+            best_x, best = x, v
+    return best, best_x
+
+
+def contact_points(T: Target, y: np.ndarray, tol: float) -> np.ndarray:
+    """Points of [0, 1] where f - p comes within ``tol`` of its maximum 0."""
+    r = T.values - poly(y, T.grid)
+    pts = []
+    for i in local_maxima(r, -max(tol, 1e-6) * T.scale):
+        x, v = refine_max(T, y, int(i))
+        if v >= -tol * T.scale:
+            pts.append(x)
+    pts = np.unique(np.round(np.array(pts), 14)) if pts else np.zeros(0)
+    return pts
+
+
+def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solver_name: str):
+    """A basic (at most m+1 atoms) law on ``points`` with moments ``theta`` maximizing E[f].
+
+    Solved as a small LP with HiGHS's dual simplex, whose optimal solutions are
+    vertices, hence supported on at most len(theta) points.
+    """
+    m1 = len(theta)
+    A = np.vander(points, m1, increasing=True).T
+    res = optimize.linprog(-fvals, A_eq=A, b_eq=theta, bounds=(0, None), method="highs-ds")
+    if res.status != 0:
+        raise SolverError(solver_name, f"law recovery failed: {res.message}")
+    w = res.x
+    keep = w > 1e-15
+    return points[keep], w[keep]

@@ -1,0 +1,342 @@
+"""The ``exact`` method: contact-point exchange with Newton polishing.
+
+The sharp bound sup E[f] over laws with moments theta is a semi-infinite LP
+whose columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 3.1). We
+
+1. try the closed-form contact patterns of the two-moment class (two atoms,
+   one at an endpoint: the patterns of the three-vote closed form);
+2. otherwise run the simplex method on the grid of :class:`~._contact.Target`
+   (the classical exchange / Remez step for moment problems);
+3. merge neighbouring grid atoms into contact points and solve the KKT system
+   (moment equations, contact and tangency conditions) by Newton's method, which
+   converges quadratically to the continuous optimum;
+4. accept only if the dual polynomial is a majorant on all of [0, 1] up to
+   rounding; otherwise the most violated point enters and the exchange resumes.
+
+Boundary moment vectors (a unique representing law) get their dual directly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.polynomial import polynomial as npoly
+
+from .._errors import SolverError
+from ._contact import Target, ascent_from, max_violation, poly, refine_max, target
+from ._solution import Solution
+
+#: Atoms this close to 0 or 1 are treated as endpoint contacts (no tangency condition).
+ENDPOINT_TOL = 1e-12
+#: Relative tolerance on f - p for accepting a dual polynomial as a majorant.
+ACCEPT_TOL = 1e-12
+
+
+def _phi(x, m1: int) -> np.ndarray:
+    return np.vander(np.atleast_1d(np.asarray(x, dtype=float)), m1, increasing=True)
+
+
+def _dphi(x, m1: int, k: int = 1) -> np.ndarray:
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    out = np.zeros((len(x), m1))
+    for j in range(k, m1):
+        coef = 1.0
+        for t in range(k):
+            coef *= j - t
+        out[:, j] = coef * x ** (j - k)
+    return out
+
+
+def _dual_from_pattern(T: Target, atoms: np.ndarray, m1: int) -> np.ndarray:
+    """Least-squares polynomial through the contact and tangency conditions at ``atoms``."""
+    inner = (atoms > ENDPOINT_TOL) & (atoms < 1 - ENDPOINT_TOL)
+    rows = [_phi(atoms, m1), _dphi(atoms[inner], m1)]
+    rhs = [T(atoms), T(atoms[inner], 1)]
+    A = np.vstack(rows)
+    b = np.concatenate([np.atleast_1d(r) for r in rhs])
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.ndarray, y: np.ndarray):
+    """Solve the KKT system of a contact pattern by Newton's method.
+
+    Unknowns: dual coefficients y, weights w_j, interior atom positions x_j.
+    Equations: sum w_j phi(x_j) = theta; p(x_j) = f(x_j); p'(x_j) = f'(x_j)
+    for interior atoms. Returns (atoms, weights, y, converged).
+    """
+    m1 = len(theta)
+    atoms = atoms.astype(float).copy()
+    atoms[atoms <= ENDPOINT_TOL] = 0.0
+    atoms[atoms >= 1 - ENDPOINT_TOL] = 1.0
+    inner = np.nonzero((atoms > 0) & (atoms < 1))[0]
+    s, k = len(atoms), len(inner)
+    w = weights.astype(float).copy()
+    y = y.astype(float).copy()
+    size = m1 + s + k
+    for it in range(60):
+        ph = _phi(atoms, m1)
+        dph = _dphi(atoms[inner], m1)
+        f0 = np.atleast_1d(T(atoms))
+        f1 = np.atleast_1d(T(atoms[inner], 1))
+        f2 = np.atleast_1d(T(atoms[inner], 2))
+        p1 = dph @ y
+        p2 = _dphi(atoms[inner], m1, 2) @ y
+        R = np.concatenate([ph.T @ w - theta, ph @ y - f0, p1 - f1])
+        J = np.zeros((size, size))
+        J[:m1, m1 : m1 + s] = ph.T
+        J[:m1, m1 + s :] = (dph * w[inner, None]).T
+        J[m1 : m1 + s, :m1] = ph
+        J[m1 + inner, m1 + s + np.arange(k)] = p1 - f1
+        J[m1 + s :, :m1] = dph
+        J[m1 + s + np.arange(k), m1 + s + np.arange(k)] = p2 - f2
+        try:
+            dz = np.linalg.solve(J, -R)
+        except np.linalg.LinAlgError:
+            dz = np.linalg.lstsq(J, -R, rcond=None)[0]
+        y += dz[:m1]
+        w += dz[m1 : m1 + s]
+        new_inner = atoms[inner] + dz[m1 + s :]
+        out = (new_inner <= 0) | (new_inner >= 1)
+        if np.any(out):
+            # The contact reached an endpoint: continue with it as an endpoint contact.
+            atoms[inner] = np.clip(new_inner, 0.0, 1.0)
+            return _newton_kkt(T, theta, atoms, w, y)
+        atoms[inner] = new_inner
+        if np.max(np.abs(dz)) <= 1e-15 * (1.0 + np.max(np.abs(y))):
+            return atoms, w, y, True
+        if it > 3 and np.max(np.abs(R)) <= 1e-16 * T.scale:
+            return atoms, w, y, True
+    R_norm = np.max(np.abs(R))
+    return atoms, w, y, bool(R_norm <= 1e-13 * T.scale)
+
+
+def _accept(T: Target, atoms, weights, y) -> tuple[bool, float, float]:
+    if np.any(weights < -1e-13):
+        return False, np.inf, np.nan
+    viol, where = max_violation(T, y)
+    tol = ACCEPT_TOL * (T.scale + float(np.sum(np.abs(y))))
+    return viol <= tol, viol, where
+
+
+def _merge(atoms: np.ndarray, weights: np.ndarray, gap: float):
+    """Merge basis atoms closer than ``gap`` (neighbouring grid points straddling a contact)."""
+    order = np.argsort(atoms)
+    atoms, weights = atoms[order], weights[order]
+    keep = weights > 1e-14
+    atoms, weights = atoms[keep], weights[keep]
+    out_a, out_w = [], []
+    for a, w in zip(atoms, weights):
+        if out_a and a - out_a[-1][-1] <= gap:
+            out_a[-1].append(a)
+            out_w[-1].append(w)
+        else:
+            out_a.append([a])
+            out_w.append([w])
+    A = np.array([np.dot(a, w) / sum(w) if 0 < min(a) and max(a) < 1 else (0.0 if min(a) == 0 else (1.0 if max(a) == 1 else np.dot(a, w) / sum(w))) for a, w in zip(out_a, out_w)])
+    W = np.array([sum(w) for w in out_w])
+    return A, W
+
+
+def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = 1e-15):
+    """Revised simplex over the columns phi(x), x on the grid or anywhere in [0, 1].
+
+    ``basis`` holds m+1 entries, each an atom position (float) or an artificial
+    column ``("art", i)`` with cost -BIG. With ``continuous`` the entering atom is
+    the Newton-refined local maximum of the reduced cost near the grid's best
+    point, so the iteration solves the semi-infinite LP itself; the first phase
+    on the grid alone is a finite LP. Stops when the largest reduced cost is at
+    most ``tol`` (relative). Returns (basis, weights, dual, iterations).
+    """
+    m1 = len(theta)
+    big = 1e4 * T.scale
+    for it in range(max_iter):
+        B = np.zeros((m1, m1))
+        c = np.zeros(m1)
+        for j, col in enumerate(basis):
+            if isinstance(col, tuple):
+                B[col[1], j] = 1.0
+                c[j] = -big
+            else:
+                B[:, j] = _phi(col, m1)[0]
+                c[j] = float(T(col))
+        try:
+            w = np.linalg.solve(B, theta)
+            yv = np.linalg.solve(B.T, c)
+        except np.linalg.LinAlgError:
+            raise SolverError("exact", "singular basis in the exchange step") from None
+        r = T.values - npoly.polyval(T.grid, yv)
+        i = int(np.argmax(r))
+        x_in, r_in = float(T.grid[i]), float(r[i])
+        if continuous:
+            x_in, r_in = refine_max(T, yv, i)
+            for col in basis:
+                if not isinstance(col, tuple) and 0.0 < col < 1.0:
+                    x_c, r_c = ascent_from(T, yv, col)
+                    if r_c > r_in:
+                        x_in, r_in = x_c, r_c
+        if r_in <= tol * (T.scale + np.sum(np.abs(yv))):
+            return basis, w, yv, it
+        d = np.linalg.solve(B, _phi(x_in, m1)[0])
+        pos = d > 1e-13 * np.max(np.abs(d))
+        if not np.any(pos):
+            raise SolverError("exact", "unbounded exchange step (moments outside the moment space?)")
+        ratios = np.where(pos, np.maximum(w, 0.0) / np.where(pos, d, 1.0), np.inf)
+        # prefer evicting artificial columns on ties, then the smallest ratio
+        is_art = np.array([isinstance(col, tuple) for col in basis])
+        rmin = np.min(ratios)
+        ties = np.nonzero(ratios <= rmin + 1e-15)[0]
+        leave = next((j for j in ties if is_art[j]), ties[0])
+        basis = list(basis)
+        basis[leave] = x_in
+    raise SolverError("exact", f"exchange did not converge in {max_iter} iterations")
+
+
+def _boundary_two_moment(T: Target, theta: np.ndarray):
+    """Unique law and an explicit dual on the boundary of the two-moment set."""
+    mu, nu = theta[1], theta[2]
+    g = T.grid
+    if mu <= 0.0 or mu >= 1.0 or nu <= mu * mu:
+        x0 = 0.0 if mu <= 0 else (1.0 if mu >= 1 else mu)
+        atoms, weights = np.array([x0]), np.array([1.0])
+        f0 = float(T(x0))
+        if x0 == 0.0:
+            # p = f(0) + B q with B = sup (f(q) - f(0)) / q
+            slope = _sup_ratio(T, lambda q: (T(q) - f0) / q, lambda q: q > 0)
+            y = np.array([f0, slope, 0.0])
+        elif x0 == 1.0:
+            slope = _sup_ratio(T, lambda q: (T(q) - f0) / (1.0 - q), lambda q: q < 1)
+            # p = f(1) + B (1 - q)
+            y = np.array([f0 + slope, -slope, 0.0])
+        else:
+            f1 = float(T(x0, 1))
+            curv = _sup_ratio(T, lambda q: (T(q) - f0 - f1 * (q - x0)) / (q - x0) ** 2, lambda q: np.abs(q - x0) > 1e-7)
+            curv = max(curv, 0.5 * float(T(x0, 2)), 0.0)
+            y = np.array([f0 - f1 * x0 + curv * x0 * x0, f1 - 2 * curv * x0, curv])
+        return atoms, weights, y
+    # nu == mu: law on {0, 1}; p = L(q) - C q (1 - q), C = inf (L - f) / (q (1 - q))
+    f0, f1 = float(T(0.0)), float(T(1.0))
+    C = -_sup_ratio(T, lambda q: -((f0 + (f1 - f0) * q) - T(q)) / (q * (1.0 - q)), lambda q: (q > 0) & (q < 1))
+    y = np.array([f0, f1 - f0 - C, C])
+    return np.array([0.0, 1.0]), np.array([1.0 - mu, mu]), y
+
+
+def _sup_ratio(T: Target, ratio, mask) -> float:
+    """Supremum over (0, 1) of a continuous ratio, from the grid refined by golden search."""
+    from scipy.optimize import minimize_scalar
+
+    g = T.grid[mask(T.grid)]
+    vals = ratio(g)
+    i = int(np.argmax(vals))
+    lo, hi = g[max(i - 1, 0)], g[min(i + 1, len(g) - 1)]
+    best = float(vals[i])
+    if hi > lo:
+        res = minimize_scalar(lambda z: -float(ratio(np.array([z]))[0]), bounds=(lo, hi), method="bounded", options={"xatol": 1e-14})
+        best = max(best, -float(res.fun))
+    # a hair of slack: the certificate must stay a majorant between sample points
+    return best + 1e-13 * (1.0 + abs(best))
+
+
+def _two_moment_candidates(theta: np.ndarray):
+    """The two-atom laws with one atom at an endpoint (the three-vote extremizers)."""
+    mu, nu = theta[1], theta[2]
+    x = nu / mu
+    yield np.array([0.0, x]), np.array([1.0 - mu * mu / nu, mu * mu / nu])
+    z = (mu - nu) / (1.0 - mu)
+    yield np.array([z, 1.0]), np.array([(1 - mu) ** 2 / (1 - 2 * mu + nu), (nu - mu * mu) / (1 - 2 * mu + nu)])
+
+
+def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
+    """Maximize E[sign * g] over laws on [0, 1] with moments ``theta``.
+
+    Parameters
+    ----------
+    objective : Objective
+    theta : ndarray
+        (1, m_1, ..., m_m), validated.
+    sign : {+1, -1}
+        +1 for the upper bound of E[g], -1 for the lower bound.
+
+    Returns
+    -------
+    Solution
+        For f = sign * g: the law and a polynomial p >= f on [0, 1].
+    """
+    T = target(objective, sign)
+    m1 = len(theta)
+    m = m1 - 1
+    if m == 2:
+        mu, nu = theta[1], theta[2]
+        if mu <= 0 or mu >= 1 or nu <= mu * mu or nu >= mu:
+            a, w, y = _boundary_two_moment(T, theta)
+            return Solution(a, w, y, "exact", 0)
+        for atoms, weights in _two_moment_candidates(theta):
+            y = _dual_from_pattern(T, atoms, m1)
+            ok, viol, _ = _accept(T, atoms, weights, y)
+            if ok:
+                return Solution(atoms, weights, y, "exact", 1, viol)
+        basis = [0.0, nu / mu, 1.0]
+    elif m == 1:
+        mu = theta[1]
+        if mu <= 0 or mu >= 1:
+            x0 = 0.0 if mu <= 0 else 1.0
+            f0 = float(T(x0))
+            if x0 == 0.0:
+                slope = _sup_ratio(T, lambda q: (T(q) - f0) / q, lambda q: q > 0)
+                y = np.array([f0, slope])
+            else:
+                slope = _sup_ratio(T, lambda q: (T(q) - f0) / (1.0 - q), lambda q: q < 1)
+                y = np.array([f0 + slope, -slope])
+            return Solution(np.array([x0]), np.array([1.0]), y, "exact", 0)
+        basis = [0.0, 1.0]
+    else:
+        basis = [("art", i) for i in range(m1)]
+
+    basis, w, _yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
+    if any(isinstance(col, tuple) and wj > 1e-12 for col, wj in zip(basis, w)):
+        raise SolverError("exact", "infeasible", "moments are outside the moment space of the grid")
+    # Polish the grid optimum by Newton on its contact pattern; failing that,
+    # run the continuous exchange to tighter tolerances and polish again.
+    h = 2.5 * float(np.max(np.diff(T.grid)))
+    for tol in (None, 1e-9, 1e-12, 1e-15):
+        if tol is not None:
+            basis, w, _yv, its = _simplex(T, theta, basis, max_iter=30 * m1 + 60, continuous=True, tol=tol)
+            total += its
+        atoms = np.array([np.nan if isinstance(col, tuple) else col for col in basis])
+        keep = ~np.isnan(atoms)
+        tried = set()
+        # Neighbouring atoms may straddle one contact point, or be two genuine
+        # contacts close together: try coarse merges first, then finer ones.
+        for gap in (h, 1e-3, 1e-5, 1e-7, 0.0):
+            A, W = _merge(atoms[keep], w[keep], gap)
+            key = tuple(np.round(A, 12))
+            if key in tried:
+                continue
+            tried.add(key)
+            found = _polish(T, theta, A, W)
+            if found is not None:
+                A2, W2, y2, viol = found
+                return Solution(A2, W2, y2, "exact", total, viol)
+    raise SolverError("exact", "no convergence", f"objective {objective.name}")
+
+
+def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
+    """Newton on a contact pattern, dropping atoms that get negative weight.
+
+    Returns (atoms, weights, dual, violation) if the result is a certificate.
+    """
+    m1 = len(theta)
+    for _drop in range(m1):
+        A2, W2, y2, conv = _newton_kkt(T, theta, A, W, _dual_from_pattern(T, A, m1))
+        if not conv:
+            return None
+        if np.min(W2) >= -1e-13:
+            break
+        # The pattern holds an atom the optimum does not use: drop it.
+        j = int(np.argmin(W2))
+        A, W = np.delete(A2, j), np.delete(W2, j)
+    else:
+        return None
+    ok, viol, _where = _accept(T, A2, W2, y2)
+    if not ok:
+        return None
+    good = W2 > 1e-16
+    return A2[good], np.maximum(W2[good], 0.0), y2, viol

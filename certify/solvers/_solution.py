@@ -1,0 +1,34 @@
+"""The raw output shared by every solver, before it becomes a :class:`certify.Bound`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Solution of ``max E[f]`` over a moment class, for f = sign * g.
+
+    Attributes
+    ----------
+    atoms, weights : ndarray
+        Extremal law (at most m+1 atoms).
+    dual : ndarray
+        Monomial coefficients of a polynomial p >= f on [0, 1].
+    solver : str
+        Which solver produced it.
+    iterations : int
+        Exchange / Newton / interior-point iterations, as reported.
+    violation : float
+        max over [0, 1] of f - p as measured by :func:`._contact.max_violation`
+        (NaN when not measured); at most rounding for a valid certificate.
+    """
+
+    atoms: np.ndarray
+    weights: np.ndarray
+    dual: np.ndarray
+    solver: str
+    iterations: int = 0
+    violation: float = float("nan")
