@@ -83,6 +83,26 @@ def majority_polynomial(n: int, q, derivative: int = 0):
     raise InputError(f"derivative={derivative!r} must be 0, 1 or 2")
 
 
+@lru_cache(maxsize=4096)
+def _log_beta_norm(n: int) -> float:
+    return -float(special.betaln(n + 1, n + 1))
+
+
+def majority_scalar(n: int, x: float, derivative: int = 0) -> float:
+    """Scalar fast path of :func:`majority_polynomial` (no array overhead)."""
+    if derivative == 0:
+        return float(special.betainc(n + 1, n + 1, x))
+    if n == 0:
+        return 1.0 if derivative == 1 else 0.0
+    if x <= 0.0 or x >= 1.0:
+        if derivative == 2 and n == 1:
+            return 6.0 * (1.0 - 2.0 * x)
+        return 0.0
+    if derivative == 1:
+        return math.exp(_log_beta_norm(n) + n * (math.log(x) + math.log1p(-x)))
+    return n * (1.0 - 2.0 * x) * math.exp(_log_beta_norm(n) + (n - 1) * (math.log(x) + math.log1p(-x)))
+
+
 @lru_cache(maxsize=256)
 def majority_monomial_coefficients(n: int) -> tuple[int, ...]:
     """Exact integer monomial coefficients c_0..c_{2n+1} of P_n.

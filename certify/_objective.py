@@ -28,7 +28,7 @@ import numpy as np
 
 from ._bernstein import bernstein_eval, bernstein_to_monomial, monomial_to_bernstein
 from ._errors import ObjectiveError
-from ._majority import majority_index, majority_monomial_coefficients, majority_polynomial
+from ._majority import majority_index, majority_monomial_coefficients, majority_polynomial, majority_scalar
 
 __all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"]
 
@@ -118,6 +118,13 @@ class Objective:
     # -- evaluation ---------------------------------------------------------
     def evaluate(self, q, derivative: int = 0):
         """Evaluate g or its first or second derivative at ``q`` (stable at any degree)."""
+        if isinstance(q, float):
+            out = 0.0
+            for c, n in self._maj_float:
+                out += c * majority_scalar(n, q, derivative)
+            if len(self.bernstein):
+                out += float(bernstein_eval(self._bern_float, q, derivative))
+            return out
         qa = np.asarray(q, dtype=float)
         out = np.zeros_like(qa)
         for c, n in self._maj_float:

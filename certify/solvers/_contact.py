@@ -52,9 +52,14 @@ def target(objective, sign: int) -> Target:
 
 def poly(y: np.ndarray, x, derivative: int = 0):
     """Value or derivative of the polynomial with monomial coefficients ``y``."""
-    c = y
+    c = np.asarray(y, dtype=float)
     for _ in range(derivative):
-        c = npoly.polyder(c) if len(c) > 1 else np.zeros(1)
+        c = c[1:] * np.arange(1, len(c)) if len(c) > 1 else np.zeros(1)
+    if np.ndim(x) == 0:
+        acc = 0.0
+        for coef in c[::-1]:
+            acc = acc * x + coef
+        return float(acc)
     return npoly.polyval(x, c)
 
 
@@ -78,32 +83,55 @@ def _slope(T: Target, y: np.ndarray, x: float) -> float:
     return float(T(x, 1)) - float(poly(y, x, 1))
 
 
+def _horner(c: list, x: float) -> float:
+    acc = 0.0
+    for coef in reversed(c):
+        acc = acc * x + coef
+    return acc
+
+
+def _derivs(y) -> tuple[list, list, list]:
+    c0 = [float(v) for v in y]
+    c1 = [k * c0[k] for k in range(1, len(c0))] or [0.0]
+    c2 = [k * c1[k] for k in range(1, len(c1))] or [0.0]
+    return c0, c1, c2
+
+
 def maximize_between(T: Target, y: np.ndarray, a: float, b: float, x: float) -> tuple[float, float]:
     """Local maximum of r = f - p in [a, b], from ``x``, by Newton safeguarded with bisection on r'."""
-    for _ in range(60):
-        s1 = _slope(T, y, x)
-        s2 = float(T(x, 2)) - float(poly(y, x, 2))
+    c0, c1, c2 = _derivs(y)
+    for _ in range(80):
+        s1 = T(x, 1) - _horner(c1, x)
+        if s1 == 0.0:
+            break
+        s2 = T(x, 2) - _horner(c2, x)
         if s1 > 0:
             a = x
         else:
             b = x
-        xn = x - s1 / s2 if s2 < 0 else 0.5 * (a + b)
+        newton = s2 < 0
+        xn = x - s1 / s2 if newton else 0.5 * (a + b)
         if not (a <= xn <= b):
-            xn = 0.5 * (a + b)
-        if abs(xn - x) <= 4e-16 * max(1.0, abs(x)) or b - a <= 4e-16:
-            x = xn
-            break
+            xn, newton = 0.5 * (a + b), False
+        # A Newton step below 1e-14 leaves an error below rounding (quadratic convergence).
+        done = abs(xn - x) <= 1e-14 if newton else b - a <= 2e-16
         x = xn
-    return x, float(T(x) - poly(y, x))
+        if done:
+            break
+    return x, float(T(x) - _horner(c0, x))
 
 
 def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:
     """Local maximum of r = f - p reached from ``x`` by moving uphill.
 
     Used at interior contact points of a basis, where r = 0 but r' may not
-    vanish: the grid can miss the narrow uphill side.
+    vanish: the grid can miss the narrow uphill side. At a genuine tangency
+    (r' = 0 to rounding, r'' < 0) the point itself is the local maximum.
     """
     s1 = _slope(T, y, x)
+    s2 = float(T(x, 2)) - float(poly(y, x, 2))
+    if abs(s1) <= 1e-13 * T.scale * (1.0 + float(np.sum(np.abs(y)))) and s2 < 0:
+        return x, float(T(x) - poly(y, x))
     g = T.grid
     j = int(np.searchsorted(g, x))
     if s1 > 0:
@@ -120,16 +148,30 @@ def local_maxima(r: np.ndarray, threshold: float) -> np.ndarray:
     return np.nonzero(left & right & (r > threshold))[0]
 
 
-def max_violation(T: Target, y: np.ndarray, near: float = 1e-6) -> tuple[float, float]:
+def max_violation(T: Target, y: np.ndarray, contacts=None, near: float = 1e-6) -> tuple[float, float]:
     """Largest value of f - p on [0, 1] and where it occurs.
 
     Every grid local maximum within ``near`` (relative) of the grid maximum is
     refined by Newton, so that narrow excursions between grid points are found.
+    When the caller knows the contact points of p (where p = f and, inside
+    (0, 1), p' = f'), local maxima next to them are checked through the sign of
+    (f - p)'' at the contact instead, which is cheaper and exact to rounding.
     """
     r = T.values - poly(y, T.grid)
-    top = float(np.max(r))
-    best_x, best = float(T.grid[int(np.argmax(r))]), top
-    for i in local_maxima(r, top - near * T.scale):
+    i_top = int(np.argmax(r))
+    best_x, best = float(T.grid[i_top]), float(r[i_top])
+    cand = local_maxima(r, best - near * T.scale)
+    if contacts is not None and len(contacts):
+        h = 2.0 * float(np.max(np.diff(T.grid)))
+        c = np.asarray(contacts, dtype=float)
+        for x in c:
+            if 0.0 < x < 1.0 and float(T(float(x), 2)) - poly(y, float(x), 2) > 1e-9 * T.scale:
+                xv, v = ascent_from(T, y, float(x))
+                if v > best:
+                    best_x, best = xv, v
+        far = np.min(np.abs(T.grid[cand][:, None] - c[None, :]), axis=1) > h
+        cand = cand[far]
+    for i in cand:
         x, v = refine_max(T, y, int(i))
         if v > best:
             best_x, best = x, v

@@ -112,7 +112,7 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
 def _accept(T: Target, atoms, weights, y) -> tuple[bool, float, float]:
     if np.any(weights < -1e-13):
         return False, np.inf, np.nan
-    viol, where = max_violation(T, y)
+    viol, where = max_violation(T, y, contacts=atoms)
     tol = ACCEPT_TOL * (T.scale + float(np.sum(np.abs(y))))
     return viol <= tol, viol, where
 
@@ -148,6 +148,7 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     """
     m1 = len(theta)
     big = 1e4 * T.scale
+    cost: dict[float, float] = {}
     for it in range(max_iter):
         B = np.zeros((m1, m1))
         c = np.zeros(m1)
@@ -157,7 +158,9 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
                 c[j] = -big
             else:
                 B[:, j] = _phi(col, m1)[0]
-                c[j] = float(T(col))
+                if col not in cost:
+                    cost[col] = float(T(float(col)))
+                c[j] = cost[col]
         try:
             w = np.linalg.solve(B, theta)
             yv = np.linalg.solve(B.T, c)

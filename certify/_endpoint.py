@@ -1,0 +1,180 @@
+"""The infinite-vote endpoint V_inf = P(Q > 1/2) + P(Q = 1/2)/2 (eq. 3.3, Theorem 3.3).
+
+V_inf is a discontinuous threshold functional, so its sharp bounds over the
+moment class are a supremum and an infimum that need not be attained; the
+one-sided sequences of the proof that approach them are available through
+:meth:`EndpointBounds.sequence`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._errors import InputError
+from ._moments import Moments, moments as make_moments
+from ._results import Law
+
+__all__ = ["EndpointBounds", "endpoint_bounds", "endpoint_value"]
+
+
+def endpoint_value(law: Law) -> float:
+    """V_inf of a finitely supported law: mass above 1/2 plus half the mass at 1/2."""
+    a = np.asarray(law.atoms)
+    w = np.asarray(law.weights)
+    return float(np.sum(w[a > 0.5]) + 0.5 * np.sum(w[a == 0.5]))
+
+
+def _upper_two(mu: float, nu: float) -> tuple[float, bool, str]:
+    """G(mu, nu) of eq. 3.6: (value, attained, branch)."""
+    if mu <= 0.0:
+        return 0.0, True, "point"
+    if mu >= 1.0:
+        return 1.0, True, "point"
+    if mu == 0.5 and nu == 0.25:
+        return 0.5, True, "point"
+    if nu == mu * mu:
+        return (1.0 if mu > 0.5 else 0.0), True, "point"
+    if mu <= 0.5 and nu <= mu / 2:
+        return (nu - mu * mu) / (nu + 0.25 - mu), False, "fractional"
+    value = 3.0 * mu - 2.0 * nu
+    if value > 1.0:
+        return 1.0, True, "saturated"
+    return value, nu == mu, "linear"
+
+
+def _upper_two_law(mu: float, nu: float, branch: str, eps: float) -> Law:
+    if branch == "point":
+        if mu <= 0.0 or mu >= 1.0 or nu == mu * mu:
+            return Law((mu,), (1.0,))
+    if branch == "fractional":
+        t = 0.5 + eps
+        x = (mu * t - nu) / (t - mu)
+        p = (mu - x) / (t - x)
+        return Law((x, t), (1.0 - p, p))
+    if branch == "saturated":
+        x = (mu - nu) / (1.0 - mu)
+        w1 = (nu - mu * mu) / (1.0 - 2.0 * mu + nu)
+        return Law((x, 1.0), (1.0 - w1, w1))
+    if nu == mu:  # linear branch on the edge nu = mu: the law on {0, 1} attains 3mu - 2nu = mu
+        return Law((0.0, 1.0), (1.0 - mu, mu))
+    s = 0.5 + eps
+    ws = (mu - nu) / (s * (1.0 - s))
+    w1 = (nu - s * mu) / (1.0 - s)
+    return Law((0.0, s, 1.0), (1.0 - ws - w1, ws, w1))
+
+
+def _upper_one(mu: float) -> tuple[float, bool, str]:
+    """Mean-only sup of V_inf: min(1, 2 mu) by Markov's inequality at the threshold."""
+    if mu <= 0.0 or mu > 0.5:
+        return (0.0 if mu <= 0 else 1.0), True, "point"
+    return min(1.0, 2.0 * mu), False, "markov"
+
+
+def _upper_one_law(mu: float, branch: str, eps: float) -> Law:
+    if branch == "point":
+        return Law((mu,), (1.0,))
+    t = 0.5 + eps
+    return Law((0.0, t), (1.0 - mu / t, mu / t))
+
+
+@dataclass(frozen=True)
+class EndpointBounds:
+    """Sharp bounds [L_inf, U_inf] of the infinite-vote endpoint (Theorem 3.3).
+
+    Attributes
+    ----------
+    moments : tuple of float
+        (mu,) or (mu, nu).
+    lower, upper : float
+        Infimum and supremum of V_inf over the moment class.
+    lower_attained, upper_attained : bool
+        Whether some law in the class reaches the value; otherwise it is only
+        approached by :meth:`sequence` as ``eps`` decreases to 0.
+    """
+
+    moments: tuple[float, ...]
+    lower: float
+    upper: float
+    lower_attained: bool
+    upper_attained: bool
+
+    @property
+    def width(self) -> float:
+        return self.upper - self.lower
+
+    def sequence(self, side: str, eps: float) -> Law:
+        """A law in the class whose V_inf tends to the bound on ``side`` as eps -> 0+.
+
+        The constructions are those of the proof of Theorem 3.3: two atoms at
+        x and 1/2 + eps on the fractional branch, atoms {0, 1/2 + eps, 1} on the
+        linear branch, mirrored by q -> 1 - q for the lower side.
+        """
+        if side not in ("lower", "upper"):
+            raise InputError(f"side={side!r} must be 'lower' or 'upper'")
+        if not (0.0 < eps < 0.5):
+            raise InputError(f"eps={eps!r} must lie in (0, 1/2)")
+        mu = self.moments[0]
+        if side == "upper":
+            return _upper_law(self.moments, eps)
+        reflected = (1.0 - mu,) if len(self.moments) == 1 else (1.0 - mu, 1.0 - 2.0 * mu + self.moments[1])
+        law = _upper_law(reflected, eps)
+        return Law(tuple(1.0 - a for a in law.atoms), law.weights)
+
+    def to_dict(self) -> dict:
+        return {
+            "moments": list(self.moments),
+            "lower": self.lower,
+            "upper": self.upper,
+            "lower_attained": self.lower_attained,
+            "upper_attained": self.upper_attained,
+        }
+
+
+def _upper(moments: tuple[float, ...]):
+    if len(moments) == 1:
+        return _upper_one(moments[0])
+    return _upper_two(*moments)
+
+
+def _upper_law(moments: tuple[float, ...], eps: float) -> Law:
+    value, attained, branch = _upper(moments)
+    if len(moments) == 1:
+        return _upper_one_law(moments[0], branch, eps)
+    mu, nu = moments
+    law = _upper_two_law(mu, nu, branch, eps)
+    # Close to the boundary the admissible eps shrinks (s < nu / mu on the linear branch).
+    if min(law.weights) < -1e-15 or max(law.atoms) > 1.0:
+        raise InputError(f"eps={eps!r} is too large for moments {moments!r}; use a smaller eps")
+    return law
+
+
+def endpoint_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = None) -> EndpointBounds:
+    """Sharp bounds of the infinite-vote endpoint V_inf (Theorem 3.3, eq. 3.6).
+
+    U_inf(mu, nu) = G(mu, nu) and L_inf(mu, nu) = 1 - G(1 - mu, 1 - 2 mu + nu). With
+    ``mu`` alone, the one-call bounds max(0, 2 mu - 1) <= V_inf <= min(1, 2 mu).
+
+    Parameters
+    ----------
+    mu : float
+    nu, rho : float, optional
+
+    Returns
+    -------
+    EndpointBounds
+        The values are a supremum and an infimum: see ``upper_attained`` /
+        ``lower_attained`` and :meth:`EndpointBounds.sequence`.
+    """
+    mom = moments if moments is not None else make_moments(mu=mu, nu=nu, rho=rho)
+    if mom.order > 2:
+        raise InputError(f"the infinite-vote endpoint is implemented for one or two moments, not order {mom.order}")
+    vals = mom.values
+    up, up_att, _ = _upper(vals)
+    reflected = (1.0 - vals[0],) if len(vals) == 1 else (1.0 - vals[0], 1.0 - 2.0 * vals[0] + vals[1])
+    # Reflection must keep exact boundary cases exact (nu = mu^2 stays a point mass).
+    if len(vals) == 2 and vals[1] == vals[0] ** 2:
+        reflected = (reflected[0], reflected[0] ** 2)
+    lo_ref, lo_att, _ = _upper(reflected)
+    return EndpointBounds(moments=vals, lower=1.0 - lo_ref, upper=up, lower_attained=lo_att, upper_attained=up_att)
