@@ -1,5 +1,60 @@
-"""certify: sharp two-moment certificates for majority voting over repeated LLM calls."""
+"""certify: sharp two-moment certificates for majority voting over repeated LLM calls.
 
+Public namespace (everything else lives in private ``_module.py`` files):
+
+* objectives: :func:`vote_accuracy`, :func:`majority_objective`, :func:`parse_objective`,
+  :class:`Objective`, :func:`majority_polynomial`, :func:`majority_index`;
+* moment classes: :func:`moment_class`, :class:`Moments`, :func:`nu_from_rho`,
+  :func:`rho_from_nu`, :func:`pair_table`;
+* sharp bounds (Theorem 3.1): :func:`sharp_bounds`, :func:`sharp_bound`, with results
+  :class:`SharpBounds`, :class:`Bound`, :class:`Law`;
+* closed forms: :func:`three_vote_bounds` (Theorem 3.2), :func:`one_call_three_vote_envelope`
+  (eq. A.1), :func:`improvement_threshold`, :func:`endpoint_bounds` (Theorem 3.3);
+* errors: :class:`CertifyError` and its subclasses.
+"""
+
+from ._bounds import METHODS, sharp_bound, sharp_bounds
+from ._closed_forms import ThreeVoteBounds, improvement_threshold, one_call_three_vote_envelope, three_vote_bounds
+from ._endpoint import EndpointBounds, endpoint_bounds, endpoint_value
 from ._errors import CertifyError, InfeasibleMomentsError, InputError, ObjectiveError, SolverError
+from ._majority import majority_index, majority_polynomial
+from ._moments import Moments, PairTable, nu_from_rho, pair_table, rho_from_nu
+from ._moments import moments as moment_class
+from ._objective import Objective, majority_objective, parse_objective, vote_accuracy
+from ._results import SCHEMA_VERSION, Bound, Law, SharpBounds
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "METHODS",
+    "SCHEMA_VERSION",
+    "Bound",
+    "CertifyError",
+    "EndpointBounds",
+    "InfeasibleMomentsError",
+    "InputError",
+    "Law",
+    "Moments",
+    "Objective",
+    "ObjectiveError",
+    "PairTable",
+    "SharpBounds",
+    "SolverError",
+    "ThreeVoteBounds",
+    "endpoint_bounds",
+    "endpoint_value",
+    "improvement_threshold",
+    "majority_index",
+    "majority_objective",
+    "majority_polynomial",
+    "moment_class",
+    "nu_from_rho",
+    "one_call_three_vote_envelope",
+    "pair_table",
+    "parse_objective",
+    "rho_from_nu",
+    "sharp_bound",
+    "sharp_bounds",
+    "three_vote_bounds",
+    "vote_accuracy",
+]

@@ -39,6 +39,15 @@ class Target:
         self.grid = x
         self.values = self.sign * np.asarray(objective.evaluate(x), dtype=float)
         self.scale = 1.0 + float(np.max(np.abs(self.values)))
+        # Between grid points f - p can exceed its sampled values by at most
+        # h^2/8 max|f'' - p''|: local maxima within that band must be refined.
+        self.h = float(np.max(np.diff(x)))
+        self.curvature = float(np.max(np.abs(objective.evaluate(x, 2))))
+
+    def band(self, y) -> float:
+        """Height below the sampled maximum within which a local maximum may hide a larger one."""
+        c2 = float(np.sum(np.abs(np.arange(len(y)) * (np.arange(len(y)) - 1) * np.asarray(y))))
+        return 0.125 * self.h**2 * (self.curvature + c2) + 1e-9 * self.scale
 
     def __call__(self, x, derivative: int = 0):
         return self.sign * self.objective.evaluate(x, derivative)
@@ -148,11 +157,11 @@ def local_maxima(r: np.ndarray, threshold: float) -> np.ndarray:
     return np.nonzero(left & right & (r > threshold))[0]
 
 
-def max_violation(T: Target, y: np.ndarray, contacts=None, near: float = 1e-6) -> tuple[float, float]:
+def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float]:
     """Largest value of f - p on [0, 1] and where it occurs.
 
-    Every grid local maximum within ``near`` (relative) of the grid maximum is
-    refined by Newton, so that narrow excursions between grid points are found.
+    Every grid local maximum within :meth:`Target.band` of the grid maximum is
+    refined by Newton, so that excursions between grid points are found.
     When the caller knows the contact points of p (where p = f and, inside
     (0, 1), p' = f'), local maxima next to them are checked through the sign of
     (f - p)'' at the contact instead, which is cheaper and exact to rounding.
@@ -160,7 +169,7 @@ def max_violation(T: Target, y: np.ndarray, contacts=None, near: float = 1e-6) -
     r = T.values - poly(y, T.grid)
     i_top = int(np.argmax(r))
     best_x, best = float(T.grid[i_top]), float(r[i_top])
-    cand = local_maxima(r, best - near * T.scale)
+    cand = local_maxima(r, best - T.band(y))
     if contacts is not None and len(contacts):
         h = 2.0 * float(np.max(np.diff(T.grid)))
         c = np.asarray(contacts, dtype=float)

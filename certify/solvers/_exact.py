@@ -201,14 +201,8 @@ def _boundary_two_moment(T: Target, theta: np.ndarray):
         x0 = 0.0 if mu <= 0 else (1.0 if mu >= 1 else mu)
         atoms, weights = np.array([x0]), np.array([1.0])
         f0 = float(T(x0))
-        if x0 == 0.0:
-            # p = f(0) + B q with B = sup (f(q) - f(0)) / q
-            slope = _sup_ratio(T, lambda q: (T(q) - f0) / q, lambda q: q > 0)
-            y = np.array([f0, slope, 0.0])
-        elif x0 == 1.0:
-            slope = _sup_ratio(T, lambda q: (T(q) - f0) / (1.0 - q), lambda q: q < 1)
-            # p = f(1) + B (1 - q)
-            y = np.array([f0 + slope, -slope, 0.0])
+        if x0 in (0.0, 1.0):
+            y = _endpoint_mass_dual(T, x0, 3)
         else:
             f1 = float(T(x0, 1))
             curv = _sup_ratio(T, lambda q: (T(q) - f0 - f1 * (q - x0)) / (q - x0) ** 2, lambda q: np.abs(q - x0) > 1e-7)
@@ -217,13 +211,36 @@ def _boundary_two_moment(T: Target, theta: np.ndarray):
         return atoms, weights, y
     # nu == mu: law on {0, 1}; p = L(q) - C q (1 - q), C = inf (L - f) / (q (1 - q))
     f0, f1 = float(T(0.0)), float(T(1.0))
-    C = -_sup_ratio(T, lambda q: -((f0 + (f1 - f0) * q) - T(q)) / (q * (1.0 - q)), lambda q: (q > 0) & (q < 1))
+    # The ratio's limits at the endpoints (l'Hopital) are part of the infimum.
+    ends = (-((f1 - f0) - float(T(0.0, 1))), -(float(T(1.0, 1)) - (f1 - f0)))
+    C = -_sup_ratio(T, lambda q: -((f0 + (f1 - f0) * q) - T(q)) / (q * (1.0 - q)), lambda q: (q > 0) & (q < 1), limits=ends)
     y = np.array([f0, f1 - f0 - C, C])
     return np.array([0.0, 1.0]), np.array([1.0 - mu, mu]), y
 
 
-def _sup_ratio(T: Target, ratio, mask) -> float:
-    """Supremum over (0, 1) of a continuous ratio, from the grid refined by golden search."""
+def _endpoint_mass_dual(T: Target, x0: float, m1: int) -> np.ndarray:
+    """Linear majorant through (x0, f(x0)) for the point mass at an endpoint x0.
+
+    p = f(0) + B q with B = sup (f(q) - f(0)) / q, or p = f(1) + B (1 - q) with
+    B = sup (f(q) - f(1)) / (1 - q); the limits at x0 are f'(0) and -f'(1).
+    """
+    f0 = float(T(x0))
+    y = np.zeros(m1)
+    if x0 == 0.0:
+        y[0] = f0
+        y[1] = _sup_ratio(T, lambda q: (T(q) - f0) / q, lambda q: q > 0, limits=(float(T(0.0, 1)),))
+    else:
+        slope = _sup_ratio(T, lambda q: (T(q) - f0) / (1.0 - q), lambda q: q < 1, limits=(-float(T(1.0, 1)),))
+        y[0], y[1] = f0 + slope, -slope
+    return y
+
+
+def _sup_ratio(T: Target, ratio, mask, limits=()) -> float:
+    """Supremum over (0, 1) of a continuous ratio, from the grid refined by golden search.
+
+    ``limits`` are the ratio's limits at removable singularities (endpoints),
+    which the grid cannot sample.
+    """
     from scipy.optimize import minimize_scalar
 
     g = T.grid[mask(T.grid)]
@@ -234,6 +251,7 @@ def _sup_ratio(T: Target, ratio, mask) -> float:
     if hi > lo:
         res = minimize_scalar(lambda z: -float(ratio(np.array([z]))[0]), bounds=(lo, hi), method="bounded", options={"xatol": 1e-14})
         best = max(best, -float(res.fun))
+    best = max([best, *limits])
     # a hair of slack: the certificate must stay a majorant between sample points
     return best + 1e-13 * (1.0 + abs(best))
 
@@ -281,14 +299,7 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
         mu = theta[1]
         if mu <= 0 or mu >= 1:
             x0 = 0.0 if mu <= 0 else 1.0
-            f0 = float(T(x0))
-            if x0 == 0.0:
-                slope = _sup_ratio(T, lambda q: (T(q) - f0) / q, lambda q: q > 0)
-                y = np.array([f0, slope])
-            else:
-                slope = _sup_ratio(T, lambda q: (T(q) - f0) / (1.0 - q), lambda q: q < 1)
-                y = np.array([f0 + slope, -slope])
-            return Solution(np.array([x0]), np.array([1.0]), y, "exact", 0)
+            return Solution(np.array([x0]), np.array([1.0]), _endpoint_mass_dual(T, x0, 2), "exact", 0)
         basis = [0.0, 1.0]
     else:
         basis = [("art", i) for i in range(m1)]

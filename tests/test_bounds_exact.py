@@ -1,0 +1,142 @@
+"""The exact engine against closed forms, 50-digit references and brute-force LPs."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from certify import (
+    InfeasibleMomentsError,
+    InputError,
+    ObjectiveError,
+    one_call_three_vote_envelope,
+    parse_objective,
+    sharp_bound,
+    sharp_bounds,
+    three_vote_bounds,
+    vote_accuracy,
+)
+from certify._majority import majority_monomial_coefficients
+
+from ._reference import majority_mp, polynomial_mp, sharp_value_mp
+
+
+def test_three_vote_closed_form_on_dense_grid():
+    # Theorem 3.2 closed form vs the engine on 101 x 100 = 10,100 feasible points,
+    # rho in [0, 1] including both boundaries, mu in (0, 1).
+    worst = 0.0
+    for mu in np.linspace(0.005, 0.995, 101):
+        for rho in np.linspace(0.0, 1.0, 100):
+            cf = three_vote_bounds(mu, rho=rho)
+            b = sharp_bounds(3, mu=mu, rho=rho)
+            worst = max(worst, abs(b.lower.value - cf.lower), abs(b.upper.value - cf.upper))
+    assert worst <= 1e-12
+
+
+def test_one_call_envelope_from_the_same_engine():
+    # Eq. (A.1): mean-only three-vote envelope; the engine with moment order 1.
+    for mu in np.linspace(0.0, 1.0, 201):
+        lo, up = one_call_three_vote_envelope(mu)
+        b = sharp_bounds(3, moments=[mu])
+        assert b.lower.value == pytest.approx(lo, abs=1e-12)
+        assert b.upper.value == pytest.approx(up, abs=1e-12)
+        assert len(b.lower.law.atoms) <= 2 and len(b.upper.law.atoms) <= 2
+
+
+CASES = [
+    ("V5", 0.7, 0.532),
+    ("V101", 0.7, 0.532),
+    ("V101", 0.55, 0.35),
+    ("V1001", 0.62, 0.45),
+    ("P3 - P1", 0.7, 0.532),
+    ("V21 - V3", 0.3, 0.15),
+]
+
+
+@pytest.mark.parametrize("spec,mu,nu", CASES)
+def test_against_50_digit_reference(spec, mu, nu):
+    obj = parse_objective(spec)
+    if len(obj.majority) == 1 and not obj.bernstein:
+        g, dg = majority_mp(obj.majority[0][1])
+    else:
+        g, dg = polynomial_mp(obj.monomial_coefficients())
+    theta = [Fraction(1), Fraction(mu), Fraction(nu)]
+    b = sharp_bounds(obj, mu=mu, nu=nu)
+    for bound in (b.lower, b.upper):
+        ref, worst = sharp_value_mp(g, dg, theta, bound.law.atoms, bound.law.weights, bound.dual, bound.side, check_points=200)
+        assert worst <= 1e-30, f"reference dual is not valid ({worst})"
+        assert abs(bound.value - float(ref)) <= 1e-12
+
+
+@pytest.mark.parametrize("votes", [3, 101, 1001])
+def test_degenerate_inputs(votes):
+    g = vote_accuracy(votes)
+    # nu = mu^2: a point mass, both bounds equal P_n(mu).
+    b = sharp_bounds(votes, mu=0.63, nu=0.63**2)
+    assert b.lower.value == pytest.approx(g(0.63), abs=1e-13) and b.upper.value == pytest.approx(g(0.63), abs=1e-13)
+    # nu = mu: atoms at 0 and 1, value mu (P_n(0) = 0, P_n(1) = 1).
+    b = sharp_bounds(votes, mu=0.63, nu=0.63)
+    assert b.lower.value == pytest.approx(0.63, abs=1e-15) and b.upper.value == pytest.approx(0.63, abs=1e-15)
+    for mu in (0.0, 1.0):
+        b = sharp_bounds(votes, mu=mu, nu=mu)
+        assert b.lower.value == mu and b.upper.value == mu
+    for b in (sharp_bounds(votes, mu=0.63, nu=0.63**2), sharp_bounds(votes, mu=0.63, nu=0.63), sharp_bounds(votes, mu=0.0, nu=0.0)):
+        assert b.lower.violation <= 1e-12 and b.upper.violation <= 1e-12
+        assert b.lower.dual_value <= b.lower.value + 1e-12 and b.upper.dual_value >= b.upper.value - 1e-12
+
+
+def _grid_lp(obj, theta, size=20001):
+    x = np.linspace(0, 1, size)
+    A = np.vstack([x**k for k in range(len(theta))])
+    gv = obj.evaluate(x)
+    lo = linprog(gv, A_eq=A, b_eq=theta, bounds=(0, None), method="highs")
+    up = linprog(-gv, A_eq=A, b_eq=theta, bounds=(0, None), method="highs")
+    return lo.fun, -up.fun
+
+
+@pytest.mark.parametrize("order", [1, 3, 4])
+@pytest.mark.parametrize("spec", ["V5", "V21", "P3 - P1"])
+def test_other_moment_orders_against_grid_lp(order, spec):
+    # A different algorithm: HiGHS on a 20001-point grid gives inner approximations
+    # (lower_grid >= L, upper_grid <= U) that converge at rate h^2.
+    atoms = np.array([0.15, 0.4, 0.62, 0.9])
+    w = np.array([0.2, 0.3, 0.3, 0.2])
+    vals = [float(np.dot(w, atoms**k)) for k in range(1, order + 1)]
+    obj = parse_objective(spec)
+    b = sharp_bounds(obj, moments=vals)
+    lo, up = _grid_lp(obj, np.array([1.0] + vals))
+    assert b.lower.value <= lo + 1e-9 and b.upper.value >= up - 1e-9
+    assert lo - b.lower.value <= 1e-6 and b.upper.value - up <= 1e-6
+    for bound in (b.lower, b.upper):
+        assert len(bound.law.atoms) <= order + 1
+        np.testing.assert_allclose(bound.law.moments(order), vals, atol=1e-11)
+        assert bound.violation <= 1e-11 and bound.gap <= 1e-11
+
+
+def test_sharp_bound_single_side_and_value_of_law():
+    b = sharp_bound("V7 - V3", "lower", mu=0.7, nu=0.532)
+    assert b.side == "lower"
+    assert b.value == pytest.approx(b.law.expect(parse_objective("V7 - V3")), abs=1e-15)
+
+
+def test_bad_inputs_raise_package_errors():
+    with pytest.raises(InfeasibleMomentsError, match="nu <= mu"):
+        sharp_bounds(3, mu=0.5, nu=0.6)
+    with pytest.raises(ObjectiveError):
+        sharp_bounds("V3 + z", mu=0.5, nu=0.3)
+    with pytest.raises(InputError, match="method"):
+        sharp_bounds(3, mu=0.5, nu=0.3, method="simplex")
+    with pytest.raises(InputError, match="votes"):
+        sharp_bounds(0, mu=0.5, nu=0.3)
+    with pytest.raises(InputError, match="side"):
+        sharp_bound(3, "middle", mu=0.5, nu=0.3)
+    with pytest.raises(ValueError):
+        sharp_bounds(3, mu=float("nan"), nu=0.3)
+
+
+def test_exact_monomials_agree_with_evaluator():
+    obj = vote_accuracy(21)
+    coeffs = [Fraction(c) for c in majority_monomial_coefficients(10)]
+    q = Fraction(37, 100)
+    assert obj.evaluate(0.37) == pytest.approx(float(sum(c * q**k for k, c in enumerate(coeffs))), abs=1e-15)
