@@ -162,9 +162,9 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
 
     Every grid local maximum within :meth:`Target.band` of the grid maximum is
     refined by Newton, so that excursions between grid points are found.
-    When the caller knows the contact points of p (where p = f and, inside
-    (0, 1), p' = f'), local maxima next to them are checked through the sign of
-    (f - p)'' at the contact instead, which is cheaper and exact to rounding.
+    When the caller knows the contact points of p (where p = f), local maxima
+    next to them are found by climbing from the contact, which returns at once
+    at a genuine tangency (r' = 0, r'' < 0) and is exact to rounding.
     """
     r = T.values - poly(y, T.grid)
     i_top = int(np.argmax(r))
@@ -174,7 +174,8 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
         h = 2.0 * float(np.max(np.diff(T.grid)))
         c = np.asarray(contacts, dtype=float)
         for x in c:
-            if 0.0 < x < 1.0 and float(T(float(x), 2)) - poly(y, float(x), 2) > 1e-9 * T.scale:
+            if 0.0 < x < 1.0:
+                # Uphill from the contact: returns at once at a genuine tangency.
                 xv, v = ascent_from(T, y, float(x))
                 if v > best:
                     best_x, best = xv, v

@@ -1,0 +1,122 @@
+"""Moment vectors on the boundary of the moment space: one law, explicit duals.
+
+On the boundary of the moment space of [0, 1] (nu = mu^2 or nu = mu for two
+moments; a singular Hankel matrix in general) exactly one law has the given
+moments, so both sharp bounds equal its expectation. The dual is the Hermite
+interpolant h of f at the law's atoms (values everywhere, slopes at interior
+atoms) plus C * omega, where omega = prod (q - x_j)^2 over interior atoms times q
+and/or (1 - q) for endpoint atoms is nonnegative on [0, 1] and vanishes exactly
+there; C = sup (f - h) / omega makes p = h + C omega a majorant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.polynomial import polynomial as npoly
+from scipy import optimize
+
+from ._contact import Target
+
+#: Relative size of the smallest Hankel eigenvalue that marks a boundary point.
+BOUNDARY_TOL = 1e-11
+
+
+def _hankels(theta: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The Hausdorff Hankel matrices of ``theta`` with their multiplier polynomials."""
+    s = list(theta)
+    m = len(s) - 1
+    one, q, oneminus, qq = np.array([1.0]), np.array([0.0, 1.0]), np.array([1.0, -1.0]), np.array([0.0, 1.0, -1.0])
+    if m % 2 == 0:
+        k = m // 2
+        return [(np.array([[s[i + j] for j in range(k + 1)] for i in range(k + 1)]), one),
+                (np.array([[s[i + j + 1] - s[i + j + 2] for j in range(k)] for i in range(k)]), qq)]
+    k = (m - 1) // 2
+    return [(np.array([[s[i + j + 1] for j in range(k + 1)] for i in range(k + 1)]), q),
+            (np.array([[s[i + j] - s[i + j + 1] for j in range(k + 1)] for i in range(k + 1)]), oneminus)]
+
+
+def unique_law(theta: np.ndarray):
+    """The law of a boundary moment vector, or None for an interior one.
+
+    A singular Hankel matrix has a null vector v; the support of every
+    representing law lies among the roots of sum v_i q^i times the matrix's
+    multiplier (q, 1 - q or q (1 - q)), so we solve for nonnegative weights there.
+    """
+    theta = np.asarray(theta, dtype=float)
+    m1 = len(theta)
+    for H, mult in _hankels(theta):
+        if H.size == 0:
+            continue
+        lam, vec = np.linalg.eigh(H)
+        if lam[0] > BOUNDARY_TOL * max(1.0, lam[-1]):
+            continue
+        v = vec[:, 0]
+        roots = npoly.polyroots(npoly.polymul(v, mult))
+        pts = [float(r.real) for r in np.atleast_1d(roots) if abs(r.imag) < 1e-6 and -1e-9 <= r.real <= 1 + 1e-9]
+        pts = np.unique(np.clip(np.round(pts, 12), 0.0, 1.0))
+        if len(pts) == 0:
+            continue
+        A = np.vander(pts, m1, increasing=True).T
+        w, res = optimize.nnls(A, theta)
+        if res <= 1e-9:
+            keep = w > 1e-14
+            return pts[keep], w[keep]
+    return None
+
+
+def unique_law_dual(T: Target, atoms: np.ndarray, m1: int) -> np.ndarray:
+    """A majorant p of f of degree < m1 touching f at ``atoms`` (see module doc)."""
+    atoms = np.asarray(atoms, dtype=float)
+    inner = atoms[(atoms > 0) & (atoms < 1)]
+    # Hermite interpolant h through the contact conditions, of the lowest degree.
+    rows = [np.vander(atoms, len(atoms) + len(inner), increasing=True)]
+    rhs = [np.atleast_1d(T(atoms))]
+    if len(inner):
+        n = len(atoms) + len(inner)
+        d = np.zeros((len(inner), n))
+        for j in range(1, n):
+            d[:, j] = j * inner ** (j - 1)
+        rows.append(d)
+        rhs.append(np.atleast_1d(T(inner, 1)))
+    h = np.linalg.solve(np.vstack(rows), np.concatenate(rhs))
+    omega = np.array([1.0])
+    for x in inner:
+        omega = npoly.polymul(omega, npoly.polymul([-x, 1.0], [-x, 1.0]))
+    if np.any(atoms == 0.0):
+        omega = npoly.polymul(omega, [0.0, 1.0])
+    if np.any(atoms == 1.0):
+        omega = npoly.polymul(omega, [1.0, -1.0])
+    if len(omega) > m1:
+        return np.pad(h, (0, max(0, m1 - len(h))))[:m1]
+    C = _sup_ratio(T, h, omega, atoms)
+    p = npoly.polyadd(h, C * omega)
+    return np.pad(p, (0, m1 - len(p)))
+
+
+def _sup_ratio(T: Target, h: np.ndarray, omega: np.ndarray, atoms: np.ndarray) -> float:
+    """sup over [0, 1] of (f - h) / omega, including its limits at the atoms."""
+    g = T.grid
+    far = np.min(np.abs(g[:, None] - atoms[None, :]), axis=1) > 1e-6
+    x = g[far]
+    ratio = (T.values[far] - npoly.polyval(x, h)) / npoly.polyval(x, omega)
+    best = float(np.max(ratio)) if len(ratio) else -np.inf
+    if len(ratio):
+        i = int(np.argmax(ratio))
+        lo, hi = x[max(i - 1, 0)], x[min(i + 1, len(x) - 1)]
+
+        def neg(z):
+            return -(float(T(z)) - npoly.polyval(z, h)) / npoly.polyval(z, omega)
+
+        if hi > lo:
+            res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-14})
+            best = max(best, -float(res.fun))
+    for a in atoms:
+        # l'Hopital: f - h and omega vanish to the same order r at an atom.
+        r = 2 if 0.0 < a < 1.0 else 1
+        num = float(T(float(a), r)) - npoly.polyval(a, npoly.polyder(h, r))
+        den = npoly.polyval(a, npoly.polyder(omega, r))
+        if den != 0:
+            best = max(best, num / den)
+    best = max(best, 0.0) if len(omega) > 1 and np.all(omega == 0) else best
+    # A hair of slack keeps the certificate a majorant between sample points.
+    return best + 1e-13 * (1.0 + abs(best))
