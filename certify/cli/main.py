@@ -15,7 +15,7 @@ import sys
 from .._errors import CertifyError, InputError
 
 #: Command modules, in the order ``certify --help`` lists them.
-COMMAND_MODULES = ("bounds",)
+COMMAND_MODULES = ("bounds", "experiment", "serve_ollama")
 
 
 class _Parser(argparse.ArgumentParser):

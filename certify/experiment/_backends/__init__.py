@@ -1,0 +1,116 @@
+"""Model backends: one module per kind, a common request/result shape, and a factory.
+
+A backend turns a :class:`CallRequest` (prompt, seed, decoding options) into a
+:class:`CallResult` (raw text, token counts, stop reason, latency). HTTP backends
+are thread-safe and are driven by ``concurrency`` workers per endpoint; the
+embedded backend runs one model in process and is driven by one worker.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from .._config import BackendConfig
+
+__all__ = ["Backend", "CallRequest", "CallResult", "Latent", "make_backend"]
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """One call to make.
+
+    Parameters
+    ----------
+    model : str
+        Model tag / id / GGUF.
+    prompt : str
+        The protocol prompt (the backend applies the model's chat template).
+    seed : int
+        Per-call decoding seed.
+    temperature, top_p : float
+        Decoding options.
+    num_predict : int
+        Maximum generated tokens.
+    known_p_yes : float or None
+        Choice mode: the example's ``p_yes`` already recorded in the store, reused on
+        resume so that a resumed run draws exactly what an uninterrupted one would.
+    """
+
+    model: str
+    prompt: str
+    seed: int
+    temperature: float
+    top_p: float
+    num_predict: int
+    known_p_yes: float | None = None
+
+
+@dataclass(frozen=True)
+class Latent:
+    """Choice mode: the answer law of one example under one policy."""
+
+    p_yes: float
+    logit_yes: float
+    logit_no: float
+    prompt_tokens: int
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What a backend returned for one call (before parsing)."""
+
+    raw_output: str
+    latency_s: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    stop_reason: str | None
+    endpoint: str
+    attempts: int = 1
+    latent: Latent | None = None
+
+
+class Backend:
+    """Base class: subclasses implement :meth:`check` and :meth:`call`.
+
+    Parameters
+    ----------
+    cfg : BackendConfig
+        The backend table.
+    endpoints : tuple of str
+        The policy's endpoints; empty means the backend's own (or its kind's default).
+    stop : threading.Event
+        Set when the run is stopping; retry waits end early.
+    """
+
+    def __init__(self, cfg: BackendConfig, endpoints: tuple[str, ...], stop: threading.Event):
+        self.cfg = cfg
+        chosen = tuple(endpoints) or cfg.endpoints or (cfg.default_endpoint,)
+        self.endpoints = tuple(e.rstrip("/") for e in chosen)
+        self.stop = stop
+
+    def slots(self) -> list[str]:
+        """One endpoint per worker: each endpoint gets ``concurrency`` workers."""
+        return [e for e in self.endpoints for _ in range(self.cfg.concurrency)]
+
+    def check(self, models: set[str]) -> None:
+        """Fail fast with a one-line :class:`BackendError` if an endpoint or model is unusable."""
+        raise NotImplementedError
+
+    def call(self, request: CallRequest, endpoint: str) -> CallResult:
+        """Make one call on ``endpoint``; raise :class:`BackendError` once retries are spent."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release connections or the model."""
+
+
+def make_backend(cfg: BackendConfig, endpoints: tuple[str, ...], stop: threading.Event) -> Backend:
+    """The backend of kind ``cfg.kind`` (imported lazily: each kind has its own dependencies)."""
+    if cfg.kind == "ollama":
+        from ._ollama import OllamaBackend as cls
+    elif cfg.kind == "openai":
+        from ._openai import OpenAIBackend as cls
+    else:
+        from ._embedded import EmbeddedBackend as cls
+    return cls(cfg, endpoints, stop)

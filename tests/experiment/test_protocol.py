@@ -1,0 +1,68 @@
+"""The paper's protocol: exact prompt text, schema, parsing and the seed hash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from certify.experiment import ANSWER_SCHEMA, TASKS, build_prompt, call_seed, parse_answer
+
+PREFIX = "Answer the task with Yes or No. Return only valid JSON with key 'answer' and value 'Yes' or 'No'."
+
+
+def test_qnli_prompt_is_prefix_two_blank_lines_body_and_newline():
+    got = build_prompt(TASKS["qnli"], {"question": "Who wrote it?", "sentence": "Ann wrote it."})
+    assert got == (
+        PREFIX + "\n\n\n"
+        "Question:\nWho wrote it?\n\nSentence:\nAnn wrote it.\n\n"
+        "Does the sentence entail an answer to the question?\n"
+    )
+
+
+def test_qqp_prompt_matches_the_paper_template():
+    got = build_prompt(TASKS["qqp"], {"question1": "A?", "question2": "B?"})
+    assert got == PREFIX + "\n\n\nQuestion 1:\nA?\n\nQuestion 2:\nB?\n\nDo these two questions ask the same thing?\n"
+
+
+def test_schema_is_the_papers_schema():
+    paper = json.loads(
+        '{"type": "object", "properties": {"answer": {"type": "string", "enum": ["Yes", "No"]}},'
+        ' "required": ["answer"], "additionalProperties": false}'
+    )
+    assert json.loads(json.dumps(dict(ANSWER_SCHEMA))) == paper
+
+
+def test_parse_json_first():
+    p = parse_answer('{"answer": "No"}')
+    assert (p.answer, p.method, p.valid) == ("No", "json", True)
+
+
+def test_parse_falls_back_to_regex_for_non_json_and_off_schema_json():
+    assert (parse_answer("Yes, it does.").answer, parse_answer("Yes, it does.").method) == ("Yes", "regex")
+    assert parse_answer('{"answer": "no"}').answer == "No"
+    assert parse_answer('{"answer": "no"}').method == "regex"
+    # the first yes/no token wins
+    assert parse_answer("no... well, yes").answer == "No"
+
+
+def test_parse_invalid_outputs_have_no_answer():
+    for raw in ("", "banana", "nothing is known", '{"answer": "Maybe"}', '{"answer": "', "noyes"):
+        p = parse_answer(raw)
+        assert (p.answer, p.method, p.valid) == (None, "none", False), raw
+
+
+def test_seed_is_sha256_of_the_four_pieces_mod_mersenne_prime():
+    expected = int(hashlib.sha256(b"20263001|llama3.1-8b-t0.2|42|3").hexdigest(), 16) % 2147483647
+    assert call_seed(20263001, "llama3.1-8b-t0.2", "42", 3) == expected
+
+
+def test_seeds_differ_across_each_piece_and_fit_int32():
+    seeds = {
+        call_seed(b, c, e, r)
+        for b in (20263001, 20263002)
+        for c in ("a", "b")
+        for e in ("1", "2")
+        for r in range(5)
+    }
+    assert len(seeds) == 40
+    assert all(0 <= s < 2**31 - 1 for s in seeds)
