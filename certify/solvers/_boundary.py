@@ -58,7 +58,7 @@ def unique_law(theta: np.ndarray):
             continue
         A = np.vander(pts, m1, increasing=True).T
         w, res = optimize.nnls(A, theta)
-        if res <= 1e-9:
+        if res <= 1e-13:
             keep = w > 1e-14
             return pts[keep], w[keep]
     return None

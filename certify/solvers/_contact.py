@@ -109,6 +109,11 @@ def _derivs(y) -> tuple[list, list, list]:
 def maximize_between(T: Target, y: np.ndarray, a: float, b: float, x: float) -> tuple[float, float]:
     """Local maximum of r = f - p in [a, b], from ``x``, by Newton safeguarded with bisection on r'."""
     c0, c1, c2 = _derivs(y)
+    # Monotone on the bracket: the maximum is at an end, no iteration needed.
+    if T(b, 1) - _horner(c1, b) >= 0.0:
+        return b, float(T(b) - _horner(c0, b))
+    if T(a, 1) - _horner(c1, a) <= 0.0:
+        return a, float(T(a) - _horner(c0, a))
     for _ in range(80):
         s1 = T(x, 1) - _horner(c1, x)
         if s1 == 0.0:

@@ -73,7 +73,8 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
     w = weights.astype(float).copy()
     y = y.astype(float).copy()
     size = m1 + s + k
-    for it in range(60):
+    prev = np.inf
+    for it in range(40):
         ph = _phi(atoms, m1)
         dph = _dphi(atoms[inner], m1)
         f0 = np.atleast_1d(T(atoms))
@@ -102,17 +103,26 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
             atoms[inner] = np.clip(new_inner, 0.0, 1.0)
             return _newton_kkt(T, theta, atoms, w, y)
         atoms[inner] = new_inner
-        small_step = np.max(np.abs(dz)) <= 1e-15 * (1.0 + np.max(np.abs(y)))
-        if small_step:
-            return atoms, w, y, bool(np.max(np.abs(R)) <= 1e-11 * T.scale)
-        if it > 3 and np.max(np.abs(R)) <= 1e-16 * T.scale:
+        step = np.max(np.abs(dz)) / (1.0 + np.max(np.abs(y)))
+        # In the quadratic regime a step below 1e-9 leaves an error near 1e-18:
+        # stop without another round of evaluations.
+        if step <= 1e-9 and np.max(np.abs(R)) <= 1e-6 * T.scale:
             return atoms, w, y, True
+        if step <= 1e-15:
+            return atoms, w, y, bool(np.max(np.abs(R)) <= 1e-11 * T.scale)
+        # Newton from a wrong pattern wanders: give up once steps stop shrinking.
+        if (it >= 6 and step > 0.5 * prev) or np.max(np.abs(w)) > 1e6:
+            return atoms, w, y, False
+        prev = step
     R_norm = np.max(np.abs(R))
     return atoms, w, y, bool(R_norm <= 1e-13 * T.scale)
 
 
-def _accept(T: Target, atoms, weights, y) -> tuple[bool, float, float]:
+def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
+    """Is (law, p) an optimal pair: a law with the moments, p >= f on [0, 1]?"""
     if np.any(weights < -1e-13):
+        return False, np.inf, np.nan
+    if np.max(np.abs(_phi(atoms, len(theta)).T @ np.maximum(weights, 0.0) - theta)) > 1e-13:
         return False, np.inf, np.nan
     viol, where = max_violation(T, y, contacts=atoms)
     tol = ACCEPT_TOL * (T.scale + float(np.sum(np.abs(y))))
@@ -207,6 +217,32 @@ def _two_moment_candidates(theta: np.ndarray):
     yield np.array([z, 1.0]), np.array([(1 - mu) ** 2 / (1 - 2 * mu + nu), (nu - mu * mu) / (1 - 2 * mu + nu)])
 
 
+#: Faces of the moment problem already found, per target: (atoms, dual, violation).
+#: A law with m+1 contact points fixes its dual polynomial independently of the
+#: moments, so the same certificate serves every moment vector inside the simplex
+#: spanned by its atoms' moment curves (only the weights change).
+_FACES: dict[tuple, list] = {}
+MAX_FACES = 32
+
+
+def _known_face(T: Target, theta: np.ndarray):
+    for atoms, y, viol in _FACES.get((T.objective, T.sign, len(theta)), ()):
+        w = np.linalg.solve(_phi(atoms, len(theta)).T, theta)
+        if np.min(w) >= -1e-15:
+            good = w > 0
+            return Solution(atoms[good], np.maximum(w[good], 0.0), y, "exact", 0, viol)
+    return None
+
+
+def _remember(T: Target, sol: Solution, m1: int) -> Solution:
+    if len(sol.atoms) == m1 and np.all(sol.weights > 1e-9):
+        faces = _FACES.setdefault((T.objective, T.sign, m1), [])
+        if not any(np.allclose(f[0], np.sort(sol.atoms), atol=1e-12) for f in faces):
+            faces.insert(0, (np.sort(sol.atoms), sol.dual, sol.violation))
+            del faces[MAX_FACES:]
+    return sol
+
+
 def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
     """Maximize E[sign * g] over laws on [0, 1] with moments ``theta``.
 
@@ -224,6 +260,10 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
         For f = sign * g: the law and a polynomial p >= f on [0, 1].
     """
     T = target(objective, sign)
+    return _remember(T, _solve(T, objective, theta), len(theta))
+
+
+def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
     m1 = len(theta)
     m = m1 - 1
     if m == 2:
@@ -234,17 +274,33 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
     else:
         on_boundary = True  # decided by the Hankel test below
     found = unique_law(theta) if on_boundary else None
+    if found is None:
+        hit = _known_face(T, theta)
+        if hit is not None:
+            return hit
     if found is not None:
         atoms, weights = found
         y = unique_law_dual(T, atoms, m1)
         viol, _ = max_violation(T, y, contacts=atoms)
         return Solution(atoms, weights, y, "exact", 0, viol)
     if m == 2:
-        for atoms, weights in _two_moment_candidates(theta):
+        # Both candidates are feasible laws; only one with the larger value can be optimal.
+        cands = sorted(_two_moment_candidates(theta), key=lambda c: -float(np.dot(c[1], T(c[0]))))
+        best = float(np.dot(cands[0][1], T(cands[0][0])))
+        for atoms, weights in cands:
+            if float(np.dot(weights, T(atoms))) < best - 1e-15 * T.scale:
+                break
             y = _dual_from_pattern(T, atoms, m1)
-            ok, viol, _ = _accept(T, atoms, weights, y)
+            ok, viol, where = _accept(T, atoms, weights, y, theta)
             if ok:
                 return Solution(atoms, weights, y, "exact", 1, viol)
+            # One exchange step from the failed pattern: the most violated point
+            # joins it; Newton moves the contacts and drops an atom that goes negative.
+            if np.isfinite(where):
+                found = _polish(T, theta, np.append(atoms, where), np.append(weights, 0.0))
+                if found is not None:
+                    A2, W2, y2, viol = found
+                    return Solution(A2, W2, y2, "exact", 2, viol)
         basis = [0.0, nu / mu, 1.0]
     elif m == 1:
         basis = [0.0, 1.0]
@@ -277,7 +333,7 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
                 return Solution(A2, W2, y2, "exact", total, viol)
         # Where f is flat to rounding (e.g. P_n near 0) no pattern is well posed,
         # but the basis itself may already be a certificate within tolerance.
-        ok, viol, _ = _accept(T, atoms[keep], w[keep], _yv)
+        ok, viol, _ = _accept(T, atoms[keep], w[keep], _yv, theta)
         if ok:
             good = w[keep] > 1e-16
             return Solution(atoms[keep][good], np.maximum(w[keep][good], 0.0), _yv, "exact", total, viol)
@@ -301,7 +357,7 @@ def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
         A, W = np.delete(A2, j), np.delete(W2, j)
     else:
         return None
-    ok, viol, _where = _accept(T, A2, W2, y2)
+    ok, viol, _where = _accept(T, A2, W2, y2, theta)
     if not ok:
         return None
     good = W2 > 1e-16
