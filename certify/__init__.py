@@ -6,14 +6,15 @@ Public namespace (everything else lives in private ``_module.py`` files):
   :class:`Objective`, :func:`majority_polynomial`, :func:`majority_index`;
 * moment classes: :func:`moment_class`, :class:`Moments`, :func:`nu_from_rho`,
   :func:`rho_from_nu`, :func:`pair_table`;
-* sharp bounds (Theorem 3.1): :func:`sharp_bounds`, :func:`sharp_bound`, with results
+* sharp bounds (Theorem 3.1): :func:`sharp_bounds`, :func:`sharp_bound`, the vectorized
+  :func:`sharp_bound_arrays`, with results
   :class:`SharpBounds`, :class:`Bound`, :class:`Law`;
 * closed forms: :func:`three_vote_bounds` (Theorem 3.2), :func:`one_call_three_vote_envelope`
   (eq. A.1), :func:`improvement_threshold`, :func:`endpoint_bounds` (Theorem 3.3);
 * errors: :class:`CertifyError` and its subclasses.
 """
 
-from ._bounds import METHODS, sharp_bound, sharp_bounds
+from ._bounds import METHODS, BoundArrays, sharp_bound, sharp_bound_arrays, sharp_bounds
 from ._closed_forms import ThreeVoteBounds, improvement_threshold, one_call_three_vote_envelope, three_vote_bounds
 from ._endpoint import EndpointBounds, endpoint_bounds, endpoint_value
 from ._errors import CertifyError, InfeasibleMomentsError, InputError, ObjectiveError, SolverError
@@ -29,6 +30,7 @@ __all__ = [
     "METHODS",
     "SCHEMA_VERSION",
     "Bound",
+    "BoundArrays",
     "CertifyError",
     "EndpointBounds",
     "InfeasibleMomentsError",
@@ -54,6 +56,7 @@ __all__ = [
     "parse_objective",
     "rho_from_nu",
     "sharp_bound",
+    "sharp_bound_arrays",
     "sharp_bounds",
     "three_vote_bounds",
     "vote_accuracy",

@@ -53,7 +53,9 @@ def unique_law(theta: np.ndarray):
         v = vec[:, 0]
         roots = npoly.polyroots(npoly.polymul(v, mult))
         pts = [float(r.real) for r in np.atleast_1d(roots) if abs(r.imag) < 1e-6 and -1e-9 <= r.real <= 1 + 1e-9]
-        pts = np.unique(np.clip(np.round(pts, 12), 0.0, 1.0))
+        pts = np.sort(np.clip(pts, 0.0, 1.0))
+        if len(pts) > 1:  # roots that coincide to rounding are one atom
+            pts = pts[np.concatenate(([True], np.diff(pts) > 1e-12))]
         if len(pts) == 0:
             continue
         A = np.vander(pts, m1, increasing=True).T

@@ -42,7 +42,13 @@ class Target:
         # Between grid points f - p can exceed its sampled values by at most
         # h^2/8 max|f'' - p''|: local maxima within that band must be refined.
         self.h = float(np.max(np.diff(x)))
-        self.curvature = float(np.max(np.abs(objective.evaluate(x, 2))))
+        self.second = self.sign * np.asarray(objective.evaluate(x, 2), dtype=float)
+        self.curvature = float(np.max(np.abs(self.second)))
+        self._ends = (float(self(0.0, 1)), float(self(1.0, 1)))
+
+    def first_at(self, end: float) -> float:
+        """f'(0) or f'(1), cached."""
+        return self._ends[0] if end == 0.0 else self._ends[1]
 
     def band(self, y) -> float:
         """Height below the sampled maximum within which a local maximum may hide a larger one."""

@@ -1,0 +1,42 @@
+"""The vectorized path gives the per-point engine's values on whole grids."""
+
+import numpy as np
+import pytest
+
+from certify import InfeasibleMomentsError, InputError, sharp_bound_arrays, sharp_bounds, three_vote_bounds
+
+
+def test_three_vote_grid_against_closed_form():
+    # Theorem 3.2 on a 120 x 120 (mu, rho) grid including rho = 0, 1 and mu = 0, 1.
+    M, R = np.meshgrid(np.linspace(0, 1, 120), np.linspace(0, 1, 120))
+    b = sharp_bound_arrays(3, mu=M, rho=R)
+    assert b.lower.shape == M.shape
+    cf = [three_vote_bounds(m, rho=r) for m, r in zip(M.ravel(), R.ravel())]
+    assert np.max(np.abs(b.lower.ravel() - [c.lower for c in cf])) <= 1e-12
+    assert np.max(np.abs(b.upper.ravel() - [c.upper for c in cf])) <= 1e-12
+
+
+@pytest.mark.parametrize("spec", ["V5", "V101", "P3 - P1"])
+def test_matches_pointwise_engine(spec):
+    rng = np.random.default_rng(11)
+    mu = rng.uniform(0, 1, 3000)
+    rho = rng.uniform(0, 1, 3000)
+    rho[:50] = 0.0
+    rho[50:100] = 1.0
+    b = sharp_bound_arrays(spec, mu=mu, rho=rho)
+    for i in rng.choice(3000, 60, replace=False).tolist() + [0, 60]:
+        ref = sharp_bounds(spec, mu=mu[i], rho=rho[i])
+        assert b.lower[i] == pytest.approx(ref.lower.value, abs=1e-12)
+        assert b.upper[i] == pytest.approx(ref.upper.value, abs=1e-12)
+    assert np.all(b.lower <= b.upper + 1e-15)
+
+
+def test_errors_name_the_index():
+    with pytest.raises(InfeasibleMomentsError, match=r"\[1\].*nu <= mu"):
+        sharp_bound_arrays(5, mu=[0.5, 0.7], nu=[0.3, 0.8])
+    with pytest.raises(InputError, match="finite"):
+        sharp_bound_arrays(5, mu=[0.5, np.nan], rho=[0.3, 0.2])
+    with pytest.raises(InputError, match="exactly one"):
+        sharp_bound_arrays(5, mu=[0.5])
+    with pytest.raises(InfeasibleMomentsError, match="rho"):
+        sharp_bound_arrays(5, mu=[0.5], rho=[1.5])
