@@ -7,6 +7,7 @@ Only an optimal status yields a number; every other status raises
 from __future__ import annotations
 
 import cvxpy as cp
+from cvxpy import settings as cps
 
 from .._errors import SolverError
 
@@ -19,7 +20,7 @@ CVXPY_STATUS = {
     cp.INFEASIBLE_INACCURATE: False,
     cp.UNBOUNDED: False,
     cp.UNBOUNDED_INACCURATE: False,
-    cp.INFEASIBLE_OR_UNBOUNDED: False,
+    cps.INFEASIBLE_OR_UNBOUNDED: False,
     cp.USER_LIMIT: False,
     cp.SOLVER_ERROR: False,
 }
