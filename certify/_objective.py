@@ -248,7 +248,6 @@ def parse_objective(spec) -> Objective:
         import sympy
         from sympy.parsing.sympy_parser import (
             convert_xor,
-            implicit_multiplication_application,
             parse_expr,
             rationalize,
             standard_transformations,

@@ -3,17 +3,20 @@
 The sharp bound sup E[f] over laws with moments theta is a semi-infinite LP
 whose columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 3.1). We
 
+0. return the unique law on the boundary of the moment space (explicit dual),
+   or reuse a face found before: a law with m+1 contacts fixes its dual, which
+   then certifies every moment vector inside the simplex of its atoms;
 1. try the closed-form contact patterns of the two-moment class (two atoms,
-   one at an endpoint: the patterns of the three-vote closed form);
+   one at an endpoint: the patterns of the three-vote closed form), and one
+   exchange step from the better one if its dual fails;
 2. otherwise run the simplex method on the grid of :class:`~._contact.Target`
    (the classical exchange / Remez step for moment problems);
 3. merge neighbouring grid atoms into contact points and solve the KKT system
    (moment equations, contact and tangency conditions) by Newton's method, which
    converges quadratically to the continuous optimum;
-4. accept only if the dual polynomial is a majorant on all of [0, 1] up to
-   rounding; otherwise the most violated point enters and the exchange resumes.
-
-Boundary moment vectors (a unique representing law) get their dual directly.
+4. accept only if the law has the moments and the dual polynomial is a majorant
+   on all of [0, 1] up to rounding; otherwise continue the exchange with
+   continuous columns to tighter tolerances and polish again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from numpy.polynomial import polynomial as npoly
 
 from .._errors import SolverError
 from ._boundary import unique_law, unique_law_dual
-from ._contact import Target, ascent_from, max_violation, poly, refine_max, target
+from ._contact import Target, ascent_from, max_violation, refine_max, target
 from ._solution import Solution
 
 #: Atoms this close to 0 or 1 are treated as endpoint contacts (no tangency condition).
@@ -274,15 +277,14 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
     else:
         on_boundary = True  # decided by the Hankel test below
     found = unique_law(theta) if on_boundary else None
-    if found is None:
-        hit = _known_face(T, theta)
-        if hit is not None:
-            return hit
     if found is not None:
         atoms, weights = found
         y = unique_law_dual(T, atoms, m1)
         viol, _ = max_violation(T, y, contacts=atoms)
         return Solution(atoms, weights, y, "exact", 0, viol)
+    hit = _known_face(T, theta)
+    if hit is not None:
+        return hit
     if m == 2:
         # Both candidates are feasible laws; only one with the larger value can be optimal.
         cands = sorted(_two_moment_candidates(theta), key=lambda c: -float(np.dot(c[1], T(c[0]))))
