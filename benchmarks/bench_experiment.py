@@ -80,7 +80,7 @@ def bench_generate(calls: int) -> float:
 def bench_server(calls: int, instances: int, concurrencies: list[int]) -> list[tuple[int, float]]:
     """Calls/s of serve-ollama (generate mode) against client concurrency."""
     port = 18000 + os.getpid() % 1000 + instances
-    launch = ("import sys, certify.cli.main as m; m.COMMAND_MODULES = ('serve_ollama',); "
+    launch = ("import sys, certify.cli.main as m; "
               "sys.exit(m.main(sys.argv[1:]))")
     threads = "1"  # one thread per instance: 2 threads on 2 shared cores ran 5x slower here
     proc = subprocess.Popen([sys.executable, "-c", launch, "serve-ollama", "--port", str(port), "--instances",

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
+from pathlib import Path
 
 from .._errors import CertifyError, InputError
 
-#: Command modules, in the order ``certify --help`` lists them.
-COMMAND_MODULES = ("bounds", "experiment", "serve_ollama")
+#: Commands listed first in ``certify --help``; every other public module of this
+#: package that defines ``register`` is a command too, listed after them by name.
+COMMAND_ORDER = ("bounds",)
+
+
+def command_modules() -> list[str]:
+    """Names of the command modules: one public module per command in this package."""
+    here = [str(Path(__file__).parent)]
+    found = sorted(m.name for m in pkgutil.iter_modules(here) if not m.name.startswith("_") and m.name != "main")
+    return [n for n in COMMAND_ORDER if n in found] + [n for n in found if n not in COMMAND_ORDER]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"certify {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         importlib.import_module(f"{__package__}.{name}").register(sub)
     return parser
 

@@ -12,12 +12,8 @@ from pathlib import Path
 
 import httpx
 
-# The dispatcher of certify.cli.main, limited to this package's commands so these
-# tests exercise the real entry point whatever other commands exist in the tree.
-LAUNCH = (
-    "import sys, certify.cli.main as m; "
-    "m.COMMAND_MODULES = ('experiment', 'serve_ollama'); sys.exit(m.main(sys.argv[1:]))"
-)
+# The real entry point, certify.cli.main, run from the source tree.
+LAUNCH = "import sys, certify.cli.main as m; sys.exit(m.main(sys.argv[1:]))"
 CLI = [sys.executable, "-c", LAUNCH]
 ROOT = Path(__file__).resolve().parents[2]
 
