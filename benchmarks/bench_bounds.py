@@ -2,7 +2,7 @@
 """Sharp bounds of vote accuracy: ``exact`` vs ``sos`` vs ``grid``.
 
 Every method computes the sharp two-moment interval [L, U] of E P_n(Q)
-(Theorem 3.1, label ``thm:general-odd-main``; computations in Appendix B) for
+(Theorem 4.1, label ``thm:general-odd-main``; computations in Appendix B) for
 the same random feasible (mu, nu), fixed seed, at budgets of 3 to 1001 votes:
 
 * ``exact``: contact-point exchange with Newton polishing (the default method);
@@ -110,7 +110,7 @@ class Cell:
 
 
 def random_points(count: int, seed: int) -> list[tuple[float, float]]:
-    """Feasible (mu, nu): mu, rho uniform on [0.05, 0.95], nu = mu^2 + rho mu (1 - mu) (eq. 2.2)."""
+    """Feasible (mu, nu): mu, rho uniform on [0.05, 0.95], nu = mu^2 + rho mu (1 - mu) (eq. (rho-main))."""
     rng = np.random.default_rng(seed)
     pts = []
     for _ in range(count):

@@ -6,11 +6,11 @@ Public namespace (everything else lives in private ``_module.py`` files):
   :class:`Objective`, :func:`majority_polynomial`, :func:`majority_index`;
 * moment classes: :func:`moment_class`, :class:`Moments`, :func:`nu_from_rho`,
   :func:`rho_from_nu`, :func:`pair_table`;
-* sharp bounds (Theorem 3.1): :func:`sharp_bounds`, :func:`sharp_bound`, the vectorized
+* sharp bounds (Theorem 4.1): :func:`sharp_bounds`, :func:`sharp_bound`, the vectorized
   :func:`sharp_bound_arrays`, with results
   :class:`SharpBounds`, :class:`Bound`, :class:`Law`;
-* closed forms: :func:`three_vote_bounds` (Theorem 3.2), :func:`one_call_three_vote_envelope`
-  (eq. A.1), :func:`improvement_threshold`, :func:`endpoint_bounds` (Theorem 3.3);
+* closed forms: :func:`three_vote_bounds` (Theorem 4.2), :func:`one_call_three_vote_envelope`
+  (eq. (onecall-envelope-main), Appendix A.3), :func:`improvement_threshold`, :func:`endpoint_bounds` (Theorem 4.3);
 * errors: :class:`CertifyError` and its subclasses.
 """
 

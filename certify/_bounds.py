@@ -1,4 +1,4 @@
-"""Sharp bounds of E[g(Q)] over a moment class (Theorem 3.1), any polynomial g.
+"""Sharp bounds of E[g(Q)] over a moment class (Theorem 4.1), any polynomial g.
 
 This is the public entry point that validates inputs once, dispatches to a
 solver (``exact``, ``sos`` or ``grid``), and turns the solver's raw solution into
@@ -85,7 +85,7 @@ def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
 def sharp_bounds(objective, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", **options) -> SharpBounds:
     """Sharp lower and upper bounds of E[g(Q)] over all laws with the given moments.
 
-    Implements Theorem 3.1 (eqs. 3.1-3.2) for any polynomial objective and any
+    Implements Theorem 4.1 (eqs. (dual-L-main)-(dual-U-main)) for any polynomial objective and any
     moment order: the extrema are attained by laws with at most m+1 atoms and
     certified by a polynomial minorant / majorant of degree m on [0, 1].
 
@@ -95,7 +95,7 @@ def sharp_bounds(objective, *, mu=None, nu=None, rho=None, moments=None, method:
         An int is a vote budget (``3`` means V_1 = E P_1(Q)); a string follows
         the objective syntax (``"P3 - P1"``, ``"V7 - V3"``, ``"3*q**2 - 2*q**3"``).
     mu, nu, rho : float or str, optional
-        The paper's two-moment class: mu with nu or rho (eq. 2.2). Strings such
+        The paper's two-moment class: mu with nu or rho (eq. (rho-main)). Strings such
         as ``"4517/8192"`` are exact rationals.
     moments : sequence or Moments, optional
         Raw moments (m_1, ..., m_m) instead of mu / nu: order 1 is one call,
@@ -201,7 +201,7 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
 
 
 def sharp_bound_arrays(objective, *, mu, nu=None, rho=None) -> BoundArrays:
-    """Sharp bounds of E[g(Q)] on many two-moment points at once (Theorem 3.1).
+    """Sharp bounds of E[g(Q)] on many two-moment points at once (Theorem 4.1).
 
     Same values as :func:`sharp_bounds` with ``method="exact"`` -- every value is
     certified by a valid dual quadratic -- but vectorized over the points: faces

@@ -1,4 +1,4 @@
-"""Closed forms: the three-vote interval (Theorem 3.2) and the one-call envelope (A.3).
+"""Closed forms: the three-vote interval (Theorem 4.2) and the one-call envelope (A.3).
 
 These are independent of the numerical engine, which must agree with them; the
 tests compare both on dense grids.
@@ -15,7 +15,7 @@ __all__ = ["ThreeVoteBounds", "three_vote_bounds", "one_call_three_vote_envelope
 
 @dataclass(frozen=True)
 class ThreeVoteBounds:
-    """Sharp three-vote interval [L_1, U_1] of Theorem 3.2.
+    """Sharp three-vote interval [L_1, U_1] of Theorem 4.2.
 
     Attributes
     ----------
@@ -59,7 +59,7 @@ class ThreeVoteBounds:
 
 
 def three_vote_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = None) -> ThreeVoteBounds:
-    """Closed-form sharp bounds of V_1 = E[3Q^2 - 2Q^3] (Theorem 3.2, eqs. 3.3-3.4).
+    """Closed-form sharp bounds of V_1 = E[3Q^2 - 2Q^3] (Theorem 4.2, eqs. (L1-three-main)-(U1-three-main)).
 
     Parameters
     ----------
@@ -88,13 +88,13 @@ def three_vote_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = N
 def improvement_threshold(mu: float) -> float:
     """The correlation below which three votes certifiably beat one call: 1 - 1/(2 mu).
 
-    Meaningful for mu > 1/2 (Theorem 3.2); negative, hence never met, otherwise.
+    Meaningful for mu > 1/2 (Theorem 4.2); negative, hence never met, otherwise.
     """
     return 1.0 - 1.0 / (2.0 * mu) if mu > 0 else float("-inf")
 
 
 def one_call_three_vote_envelope(mu) -> tuple[float, float]:
-    """Mean-only sharp bounds of V_1 (eq. A.1): what one labeled call certifies.
+    """Mean-only sharp bounds of V_1 (eq. (onecall-envelope-main), Appendix A.3): what one labeled call certifies.
 
     L_1^one = P_1(mu) for mu <= 1/4 and (9 mu - 1)/8 above; U_1^one = 9 mu / 8 for
     mu <= 3/4 and P_1(mu) above.

@@ -1,4 +1,4 @@
-"""The infinite-vote endpoint V_inf = P(Q > 1/2) + P(Q = 1/2)/2 (eq. 3.3, Theorem 3.3).
+"""The infinite-vote endpoint V_inf = P(Q > 1/2) + P(Q = 1/2)/2 (eq. (main-vinf), Theorem 4.3).
 
 V_inf is a discontinuous threshold functional, so its sharp bounds over the
 moment class are a supremum and an infimum that need not be attained; the
@@ -27,7 +27,7 @@ def endpoint_value(law: Law) -> float:
 
 
 def _upper_two(mu: float, nu: float) -> tuple[float, bool, str]:
-    """G(mu, nu) of eq. 3.6: (value, attained, branch)."""
+    """G(mu, nu) of eq. (endpoint-map-main): (value, attained, branch)."""
     if mu <= 0.0:
         return 0.0, True, "point"
     if mu >= 1.0:
@@ -81,7 +81,7 @@ def _upper_one_law(mu: float, branch: str, eps: float) -> Law:
 
 @dataclass(frozen=True)
 class EndpointBounds:
-    """Sharp bounds [L_inf, U_inf] of the infinite-vote endpoint (Theorem 3.3).
+    """Sharp bounds [L_inf, U_inf] of the infinite-vote endpoint (Theorem 4.3).
 
     Attributes
     ----------
@@ -107,7 +107,7 @@ class EndpointBounds:
     def sequence(self, side: str, eps: float) -> Law:
         """A law in the class whose V_inf tends to the bound on ``side`` as eps -> 0+.
 
-        The constructions are those of the proof of Theorem 3.3: two atoms at
+        The constructions are those of the proof of Theorem 4.3: two atoms at
         x and 1/2 + eps on the fractional branch, atoms {0, 1/2 + eps, 1} on the
         linear branch, mirrored by q -> 1 - q for the lower side.
         """
@@ -151,7 +151,7 @@ def _upper_law(moments: tuple[float, ...], eps: float) -> Law:
 
 
 def endpoint_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = None) -> EndpointBounds:
-    """Sharp bounds of the infinite-vote endpoint V_inf (Theorem 3.3, eq. 3.6).
+    """Sharp bounds of the infinite-vote endpoint V_inf (Theorem 4.3, eq. (endpoint-map-main)).
 
     U_inf(mu, nu) = G(mu, nu) and L_inf(mu, nu) = 1 - G(1 - mu, 1 - 2 mu + nu). With
     ``mu`` alone, the one-call bounds max(0, 2 mu - 1) <= V_inf <= min(1, 2 mu).

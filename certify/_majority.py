@@ -1,4 +1,4 @@
-"""Majority-vote polynomials P_n (paper eq. 3.2) and the even-budget collapse.
+"""Majority-vote polynomials P_n (paper eq. (main-vn)) and the even-budget collapse.
 
 P_n(q) = Pr{Bin(2n+1, q) >= n+1} is evaluated as the regularized incomplete beta
 function I_q(n+1, n+1), which stays accurate to a few ulps for budgets of thousands
@@ -51,7 +51,7 @@ def majority_index(votes: int) -> int:
 
 
 def majority_polynomial(n: int, q, derivative: int = 0):
-    """Evaluate P_n or one of its first two derivatives (paper eq. 3.2).
+    """Evaluate P_n or one of its first two derivatives (paper eq. (main-vn)).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Moment classes M(m_1, ..., m_m) on [0, 1] (paper eq. 2.4 and Proposition 2.1).
+"""Moment classes M(m_1, ..., m_m) on [0, 1] (paper eq. (momentclass-main) and Proposition 3.1).
 
 Two moments (mu, nu) are what two labeled calls identify; order m = 1 is the
 one-call case and m >= 3 is what K >= m labeled calls identify. Inputs are
@@ -46,7 +46,7 @@ def _number(value, what: str) -> tuple[float, Fraction | None]:
 
 @dataclass(frozen=True)
 class PairTable:
-    """Two-call pair probabilities (paper eq. 2.3)."""
+    """Two-call pair probabilities (paper eq. (pair-probs-main))."""
 
     both_correct: float  #: p11 = nu
     disagree: float  #: p10 + p01 = 2 (mu - nu)
@@ -57,18 +57,18 @@ class PairTable:
 
 
 def nu_from_rho(mu: float, rho: float) -> float:
-    """Second moment from the same-example correlation: nu = mu^2 + rho mu (1 - mu) (eq. 2.2)."""
+    """Second moment from the same-example correlation: nu = mu^2 + rho mu (1 - mu) (eq. (rho-main))."""
     return mu * mu + rho * mu * (1.0 - mu)
 
 
 def rho_from_nu(mu: float, nu: float) -> float:
-    """Same-example correlation rho = (nu - mu^2) / (mu (1 - mu)) (eq. 2.2); NaN when mu is 0 or 1."""
+    """Same-example correlation rho = (nu - mu^2) / (mu (1 - mu)) (eq. (rho-main)); NaN when mu is 0 or 1."""
     denom = mu * (1.0 - mu)
     return (nu - mu * mu) / denom if denom > 0 else float("nan")
 
 
 def pair_table(mu: float, nu: float) -> PairTable:
-    """Pair probabilities p11, p10 + p01, p00 of two calls (paper eq. 2.3)."""
+    """Pair probabilities p11, p10 + p01, p00 of two calls (paper eq. (pair-probs-main))."""
     return PairTable(both_correct=nu, disagree=2.0 * (mu - nu), both_wrong=1.0 - 2.0 * mu + nu)
 
 

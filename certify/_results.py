@@ -55,7 +55,7 @@ class Law:
 
 @dataclass(frozen=True)
 class Bound:
-    """One side of a sharp bound of E[g(Q)] over a moment class (Theorem 3.1).
+    """One side of a sharp bound of E[g(Q)] over a moment class (Theorem 4.1).
 
     Attributes
     ----------

@@ -7,7 +7,7 @@ from certify import InfeasibleMomentsError, InputError, sharp_bound_arrays, shar
 
 
 def test_three_vote_grid_against_closed_form():
-    # Theorem 3.2 on a 120 x 120 (mu, rho) grid including rho = 0, 1 and mu = 0, 1.
+    # Theorem 4.2 on a 120 x 120 (mu, rho) grid including rho = 0, 1 and mu = 0, 1.
     M, R = np.meshgrid(np.linspace(0, 1, 120), np.linspace(0, 1, 120))
     b = sharp_bound_arrays(3, mu=M, rho=R)
     assert b.lower.shape == M.shape

@@ -23,7 +23,7 @@ from ._reference import majority_mp, polynomial_mp, sharp_value_mp
 
 
 def test_three_vote_closed_form_on_dense_grid():
-    # Theorem 3.2 closed form vs the engine on 101 x 100 = 10,100 feasible points,
+    # Theorem 4.2 closed form vs the engine on 101 x 100 = 10,100 feasible points,
     # rho in [0, 1] including both boundaries, mu in (0, 1).
     worst = 0.0
     for mu in np.linspace(0.005, 0.995, 101):

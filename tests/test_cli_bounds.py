@@ -23,7 +23,7 @@ def test_json_shape_and_values(capsys):
     assert data["mu"] == 0.7 and data["nu"] == pytest.approx(0.532)
     votes = [r["votes"] for r in data["results"]]
     assert votes == [3, 4, 101, "inf"]
-    cf = three_vote_bounds(0.7, rho=0.2)  # Theorem 3.2 closed form
+    cf = three_vote_bounds(0.7, rho=0.2)  # Theorem 4.2 closed form
     r3, r4 = data["results"][0], data["results"][1]
     assert r3["lower"] == pytest.approx(cf.lower, abs=1e-12) and r3["upper"] == pytest.approx(cf.upper, abs=1e-12)
     assert r4["lower"] == r3["lower"] and r4["upper"] == r3["upper"]  # fair ties: 4 votes = 3 votes
@@ -32,7 +32,7 @@ def test_json_shape_and_values(capsys):
     assert len(r3["lower_dual"]) == 3 and len(r3["upper_dual"]) == 3
     inf = data["results"][-1]
     assert "lower_dual" not in inf and inf["upper"] == 1.0
-    # Theorem 3.3: L_inf = 1 - G(1 - mu, 1 - 2 mu + nu) on the fractional branch
+    # Theorem 4.3: L_inf = 1 - G(1 - mu, 1 - 2 mu + nu) on the fractional branch
     mu, nu = 0.3, 1 - 2 * 0.7 + data["nu"]
     assert inf["lower"] == pytest.approx(1 - (nu - mu * mu) / (nu + 0.25 - mu), abs=1e-14)
 

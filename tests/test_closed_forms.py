@@ -1,4 +1,4 @@
-"""Closed forms: Theorem 3.2 (three votes), eq. (A.1) and Theorem 3.3 (infinite votes)."""
+"""Closed forms: Theorem 4.2 (three votes), eq. (onecall-envelope-main), Appendix A.3 and Theorem 4.3 (infinite votes)."""
 
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ def test_three_vote_width_and_rho_form():
     for mu, rho in GRID:
         b = three_vote_bounds(mu, rho=rho)
         s = mu * (1 - mu) * (1 - rho)
-        # eq. (3.3)-(3.4) in the rho parametrization, written out independently
+        # eq. (main-vinf)-(3.4) in the rho parametrization, written out independently
         assert b.lower == pytest.approx(mu + s * (2 * mu * (1 - rho) - 1), abs=1e-14)
         assert b.upper == pytest.approx(mu + s * (2 * mu + 2 * rho * (1 - mu) - 1), abs=1e-14)
         assert b.width == pytest.approx(2 * mu * (1 - mu) * rho * (1 - rho), abs=1e-14)
@@ -44,7 +44,7 @@ def test_three_vote_endpoints():
 
 
 def test_one_call_envelope_pieces_meet():
-    # value and slope continuity at 1/4 and 3/4 (proof of eq. A.1)
+    # value and slope continuity at 1/4 and 3/4 (proof of eq. (onecall-envelope-main), Appendix A.3)
     lo_a, _ = one_call_three_vote_envelope(0.25 - 1e-9)
     lo_b, _ = one_call_three_vote_envelope(0.25 + 1e-9)
     assert lo_a == pytest.approx(lo_b, abs=1e-8)

@@ -34,7 +34,7 @@ def test_monomial_coefficients_match_sympy_expansion(n):
 
 
 def test_known_small_polynomials():
-    # P_1 = 3q^2 - 2q^3 and P_2 = 10q^3 - 15q^4 + 6q^5 (paper Sec. 3.2 and App. B).
+    # P_1 = 3q^2 - 2q^3 and P_2 = 10q^3 - 15q^4 + 6q^5 (paper Section 4.2 and App. B).
     assert majority_monomial_coefficients(1) == (0, 0, 3, -2)
     assert majority_monomial_coefficients(2) == (0, 0, 0, 10, -15, 6)
 

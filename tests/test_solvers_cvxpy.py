@@ -1,7 +1,7 @@
 """The cvxpy methods ``sos`` (exact SOS dual) and ``grid`` (primal LP on atoms).
 
 Both are checked against ``method="exact"`` and against references computed
-without any of the solvers: closed forms (Theorem 3.2 for three votes, the
+without any of the solvers: closed forms (Theorem 4.2 for three votes, the
 one-call envelope for one moment, the identity E P_1 = 3 m_2 - 2 m_3 for three
 moments) and, for the grid, its own rigorous error bound h^2/8 sup|(f - p)''|.
 """
@@ -32,7 +32,7 @@ def law_moments(order: int) -> list[float]:
 
 
 def three_vote_reference(mu: float, nu: float) -> tuple[float, float]:
-    # Theorem 3.2 (paper eqs. L1/U1), derived by hand in Appendix A from
+    # Theorem 4.2 (paper eqs. L1/U1), derived by hand in Appendix A from
     # q (q - nu/mu)^2 >= 0 and (1 - q)(q - (mu - nu)/(1 - mu))^2 >= 0.
     return nu + 2 * (mu - nu) ** 2 / (1 - mu), 3 * nu - 2 * nu**2 / mu
 

@@ -28,7 +28,7 @@ def register(sub) -> None:
         help="sharp lower/upper bounds of vote accuracy or any polynomial objective",
         description=(
             "Sharp bounds of E[g(Q)] over all laws of the latent success probability Q on [0,1] "
-            "with the given moments (Theorem 3.1). Give --mu with --nu or --rho (two labeled calls), "
+            "with the given moments (Theorem 4.1). Give --mu with --nu or --rho (two labeled calls), "
             "--mu alone (one call), or --moments m1 m2 ... (order m). Numbers may be fractions like 4517/8192."
         ),
     )

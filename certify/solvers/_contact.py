@@ -1,7 +1,7 @@
 """Contact-point geometry shared by the solvers.
 
 Every sharp bound is a pair (law, polynomial p >= f on [0, 1]) touching at the
-law's atoms (Theorem 3.1). This module holds what all solvers need to work with
+law's atoms (Theorem 4.1). This module holds what all solvers need to work with
 such pairs: the target f = sign * g sampled on a fine grid, local maximization of
 the residual f - p, the numerical violation of a candidate dual, and recovery of
 an extremal law from the contact points of a dual.

@@ -1,7 +1,7 @@
 """The ``exact`` method: contact-point exchange with Newton polishing.
 
 The sharp bound sup E[f] over laws with moments theta is a semi-infinite LP
-whose columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 3.1). We
+whose columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 4.1). We
 
 0. return the unique law on the boundary of the moment space (explicit dual),
    or reuse a face found before: a law with m+1 contacts fixes its dual, which

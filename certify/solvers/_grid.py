@@ -1,7 +1,7 @@
 """The ``grid`` method: the primal moment LP over a fixed grid of atoms (cvxpy).
 
 This is the baseline a user would write by hand for the sharp bound of
-Theorem 3.1 (label ``thm:general-odd-main``; computations as in Appendix B):
+Theorem 4.1 (label ``thm:general-odd-main``; computations as in Appendix B):
 restrict the latent law to ``size`` equispaced atoms x_i of [0, 1] and solve
 
     max  sum_i w_i f(x_i)   s.t.   sum_i w_i x_i^k = m_k  (k = 0..m),  w >= 0,

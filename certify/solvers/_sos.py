@@ -1,6 +1,6 @@
 """The ``sos`` method: the dual of the sharp bound as an exact sum-of-squares program.
 
-By Theorem 3.1 (label ``thm:general-odd-main``; see also Appendix B) the sharp
+By Theorem 4.1 (label ``thm:general-odd-main``; see also Appendix B) the sharp
 upper bound of E[f], f = sign * g, over laws on [0, 1] with moments theta is
 
     min  y . theta   s.t.   p(q) = sum_k y_k q^k >= f(q)  for all q in [0, 1].
