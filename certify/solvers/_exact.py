@@ -299,10 +299,16 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
             # One exchange step from the failed pattern: the most violated point
             # joins it; Newton moves the contacts and drops an atom that goes negative.
             if np.isfinite(where):
-                found = _polish(T, theta, np.append(atoms, where), np.append(weights, 0.0))
-                if found is not None:
-                    A2, W2, y2, viol = found
-                    return Solution(A2, W2, y2, "exact", 2, viol)
+                inner = atoms[(atoms > 0) & (atoms < 1)]
+                # The violator either replaces the endpoint atom (two interior
+                # contacts) or joins the pattern (three contacts).
+                for A0 in (np.append(inner, where), np.append(atoms, where)):
+                    x = np.sort(A0)
+                    W0 = np.linalg.lstsq(_phi(x, m1).T, theta, rcond=None)[0]
+                    found = _polish(T, theta, x, W0)
+                    if found is not None:
+                        A2, W2, y2, viol = found
+                        return Solution(A2, W2, y2, "exact", 2, viol)
         basis = [0.0, nu / mu, 1.0]
     elif m == 1:
         basis = [0.0, 1.0]
