@@ -11,9 +11,16 @@ Public namespace (everything else lives in private ``_module.py`` files):
   :class:`SharpBounds`, :class:`Bound`, :class:`Law`;
 * closed forms: :func:`three_vote_bounds` (Theorem 4.2), :func:`one_call_three_vote_envelope`
   (eq. (onecall-envelope-main), Appendix A.3), :func:`improvement_threshold`, :func:`endpoint_bounds` (Theorem 4.3);
+* certificates: :func:`certify_bound`, :func:`certify_many` build exact, auditable
+  :class:`Certificate` objects; :func:`verify_certificate` re-checks one with the
+  independent exact checker; :func:`dump_certificate` / :func:`load_certificate`;
 * errors: :class:`CertifyError` and its subclasses.
 """
 
+from .certificates import BatchItem, Certificate, VerificationResult, certify_bound, certify_many
+from .certificates import dump as dump_certificate
+from .certificates import load as load_certificate
+from .certificates import verify as verify_certificate
 from ._bounds import METHODS, BoundArrays, sharp_bound, sharp_bound_arrays, sharp_bounds
 from ._closed_forms import ThreeVoteBounds, improvement_threshold, one_call_three_vote_envelope, three_vote_bounds
 from ._endpoint import EndpointBounds, endpoint_bounds, endpoint_value
@@ -27,6 +34,14 @@ from ._results import SCHEMA_VERSION, Bound, Law, SharpBounds
 __version__ = "0.1.0"
 
 __all__ = [
+    "BatchItem",
+    "Certificate",
+    "VerificationResult",
+    "certify_bound",
+    "certify_many",
+    "dump_certificate",
+    "load_certificate",
+    "verify_certificate",
     "METHODS",
     "SCHEMA_VERSION",
     "Bound",

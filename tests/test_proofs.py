@@ -3,15 +3,41 @@
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 PROOFS = sorted((Path(__file__).resolve().parent.parent / "proofs").glob("*.py"))
 
+def _all_true(flags: dict) -> bool:
+    return bool(flags) and all(v is True for v in flags.values())
+
+
+def _three_vote(r) -> bool:
+    # Re-verify the recorded certificate and compare with Theorem 4.2 at mu = 7/10, rho = 1/5:
+    # L_1 = nu + 2 (mu - nu)^2 / (1 - mu), nu = mu^2 + rho mu (1 - mu), in exact Fractions.
+    from certify.certificates import verify
+
+    mu, rho = Fraction(7, 10), Fraction(1, 5)
+    nu = mu * mu + rho * mu * (1 - mu)
+    result = verify(r["certificate"])
+    return _all_true(r["symbolic"]) and r["exact_certificates"] == 32 and result.ok and result.enclosure == (nu + 2 * (mu - nu) ** 2 / (1 - mu),) * 2
+
+
+def _maxent_ldgp(r) -> bool:
+    signs = all((p["maxent"]["lambda"] > 0) == (float(p["mu"]) > 0.5) for p in r["points"] if p["mu"] != "0.5")
+    return all(_all_true(v) for v in r["all_points"].values()) and len(r["points"]) == 9 and signs
+
+
 #: What each record must say; a script without an entry here fails the test.
 CHECKS = {
     "even_budget_collapse": lambda r: r["symbolic_boundary_cancellation"] is True and r["exact_n"] == list(range(1, 51)),
+    "moment_identities": lambda r: _all_true(r["symbolic"]) and r["grid_points_exact"] == 625,
+    "three_vote_closed_form": _three_vote,
+    "one_call_envelope": lambda r: _all_true(r["symbolic"]) and r["exact_certificates"] == 34,
+    "endpoint_map": lambda r: _all_true(r["symbolic"]) and _all_true(r["all_points"]) and len(r["points"]) == 27,
+    "maxent_ldgp": _maxent_ldgp,
 }
 
 
