@@ -14,9 +14,9 @@ import math
 
 from .._bounds import as_moments, sharp_bounds
 from .._endpoint import endpoint_bounds
-from .._errors import InputError
 from .._objective import parse_objective, vote_accuracy
 from .._results import SCHEMA_VERSION
+from ._args import add_moment_arguments, check_moment_arguments, parse_vote_count
 from ._output import format_law, print_json, print_table
 
 DEFAULT_VOTES = ("3", "5", "inf")
@@ -32,11 +32,7 @@ def register(sub) -> None:
             "--mu alone (one call), or --moments m1 m2 ... (order m). Numbers may be fractions like 4517/8192."
         ),
     )
-    p.add_argument("--mu", help="one-call accuracy E[Q]")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--nu", help="second moment E[Q^2] = P(two calls both correct)")
-    g.add_argument("--rho", help="same-example correlation of two calls")
-    p.add_argument("--moments", nargs="+", metavar="M", help="raw moments m1 ... mm instead of --mu/--nu")
+    add_moment_arguments(p)
     p.add_argument("--votes", nargs="+", metavar="K", help="vote budgets: counts (odd or even) or 'inf' (default: 3 5 inf)")
     p.add_argument("--objective", nargs="+", metavar="EXPR", default=[], help='objectives such as "P3 - P1", "V7 - V3", "3*q**2 - 2*q**3"')
     p.add_argument("--method", default="exact", choices=["exact", "sos", "grid"], help="solver (default: exact)")
@@ -45,27 +41,11 @@ def register(sub) -> None:
 
 
 def _parse_votes(tokens) -> list:
-    out = []
-    for tok in tokens:
-        t = tok.strip().lower()
-        if t in ("inf", "infinity"):
-            out.append("inf")
-            continue
-        try:
-            k = int(t)
-        except ValueError:
-            raise InputError(f"votes={tok!r} must be a positive integer or 'inf'") from None
-        if k < 1:
-            raise InputError(f"votes={k} must be at least 1 (a budget of at least one call)")
-        out.append(k)
-    return out
+    return ["inf" if tok.strip().lower() in ("inf", "infinity") else parse_vote_count(tok) for tok in tokens]
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.moments and (args.mu is not None or args.nu is not None or args.rho is not None):
-        raise InputError("give --moments or --mu/--nu/--rho, not both")
-    if not args.moments and args.mu is None:
-        raise InputError("--mu is required (or --moments m1 ... mm)")
+    check_moment_arguments(args)
     mom = as_moments(mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
     votes = _parse_votes(args.votes if args.votes is not None else ([] if args.objective else DEFAULT_VOTES))
     objectives = [parse_objective(text) for text in args.objective]

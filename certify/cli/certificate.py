@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._errors import InputError
+from ._args import add_moment_arguments, check_moment_arguments, parse_vote_count
 from .._objective import parse_objective, vote_accuracy
 from ..certificates import certify_bound, dump, to_json
 
@@ -27,11 +27,7 @@ def register(sub) -> None:
             "accepted by the independent checker before it is written. Numbers like 4517/8192 or 0.7 are exact."
         ),
     )
-    p.add_argument("--mu", help="one-call accuracy E[Q]")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--nu", help="second moment E[Q^2]")
-    g.add_argument("--rho", help="same-example correlation of two calls")
-    p.add_argument("--moments", nargs="+", metavar="M", help="raw moments m1 ... mm instead of --mu/--nu")
+    add_moment_arguments(p)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--votes", metavar="K", help="vote budget (majority accuracy V_K)")
     what.add_argument("--objective", metavar="EXPR", help='polynomial objective such as "P3 - P1"')
@@ -43,18 +39,9 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.moments and (args.mu is not None or args.nu is not None or args.rho is not None):
-        raise InputError("give --moments or --mu/--nu/--rho, not both")
-    if not args.moments and args.mu is None:
-        raise InputError("--mu is required (or --moments m1 ... mm)")
+    check_moment_arguments(args)
     if args.votes is not None:
-        try:
-            votes = int(args.votes)
-        except ValueError:
-            raise InputError(f"--votes={args.votes!r} must be a positive integer") from None
-        if votes < 1:
-            raise InputError(f"--votes={votes} must be at least 1")
-        objective = vote_accuracy(votes)
+        objective = vote_accuracy(parse_vote_count(args.votes))
     else:
         objective = parse_objective(args.objective)
     cert = certify_bound(objective, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments, digits=args.digits, method=args.method)
