@@ -14,6 +14,10 @@ Public namespace (everything else lives in private ``_module.py`` files):
 * certificates: :func:`certify_bound`, :func:`certify_many` build exact, auditable
   :class:`Certificate` objects; :func:`verify_certificate` re-checks one with the
   independent exact checker; :func:`dump_certificate` / :func:`load_certificate`;
+* data and statistics (Section 4.4, Section 5): :func:`read_bits`, :func:`two_call_estimates`,
+  :func:`wald_region`, :func:`project` / :func:`project_many` (projected Wald intervals),
+  :func:`empirical_vote_accuracy`, :func:`maxent_completion`, :func:`ldgp_completion`,
+  :func:`analyze`;
 * errors: :class:`CertifyError` and its subclasses.
 """
 
@@ -21,6 +25,32 @@ from .certificates import BatchItem, Certificate, VerificationResult, certify_bo
 from .certificates import dump as dump_certificate
 from .certificates import load as load_certificate
 from .certificates import verify as verify_certificate
+from .stats import (
+    AllCallEstimates,
+    AnalysisReport,
+    CallBits,
+    Completion,
+    DataError,
+    EmptyRegionError,
+    ProjectedInterval,
+    TwoCallEstimates,
+    WaldRegion,
+    all_call_estimates,
+    analyze,
+    compare_budgets,
+    compare_policies,
+    complete,
+    empirical_vote_accuracy,
+    ldgp_completion,
+    maxent_completion,
+    project,
+    project_many,
+    read_bits,
+    read_groups,
+    two_call_estimates,
+    two_call_from_summary,
+    wald_region,
+)
 from ._bounds import METHODS, BoundArrays, sharp_bound, sharp_bound_arrays, sharp_bounds
 from ._closed_forms import ThreeVoteBounds, improvement_threshold, one_call_three_vote_envelope, three_vote_bounds
 from ._endpoint import EndpointBounds, endpoint_bounds, endpoint_value
@@ -34,6 +64,30 @@ from ._results import SCHEMA_VERSION, Bound, Law, SharpBounds
 __version__ = "0.1.0"
 
 __all__ = [
+    "AllCallEstimates",
+    "AnalysisReport",
+    "CallBits",
+    "Completion",
+    "DataError",
+    "EmptyRegionError",
+    "ProjectedInterval",
+    "TwoCallEstimates",
+    "WaldRegion",
+    "all_call_estimates",
+    "analyze",
+    "compare_budgets",
+    "compare_policies",
+    "complete",
+    "empirical_vote_accuracy",
+    "ldgp_completion",
+    "maxent_completion",
+    "project",
+    "project_many",
+    "read_bits",
+    "read_groups",
+    "two_call_estimates",
+    "two_call_from_summary",
+    "wald_region",
     "BatchItem",
     "Certificate",
     "VerificationResult",

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._errors import InfeasibleMomentsError, InputError
-from ._moments import FEASIBILITY_TOL, Moments, moments as make_moments
+from ._moments import FEASIBILITY_TOL, Moments, moments as make_moments, snap_two_moments
 from ._objective import Objective, parse_objective, vote_accuracy
 from ._results import Bound, Law, SharpBounds
 from .solvers._contact import max_violation, target
@@ -185,7 +185,6 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
     if np.any(out):
         i = _first(out)
         raise InfeasibleMomentsError(f"mu[{i}]={float(m[i])!r} is infeasible: 0 <= mu <= 1 must hold")
-    m = np.where(m <= tol, 0.0, np.where(m >= 1 - tol, 1.0, m))
     if rho is not None:
         out = (second < -tol) | (second > 1 + tol)
         if np.any(out):
@@ -196,8 +195,7 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
         if np.any(viol):
             i = _first(viol)
             raise InfeasibleMomentsError(f"(mu, nu)[{i}]=({float(m[i])!r}, {float(second[i])!r}) is infeasible: {rule} must hold")
-    second = np.where(second <= m * m + tol, m * m, np.where(second >= m - tol, m, second))
-    return m, second
+    return snap_two_moments(m, second)
 
 
 def sharp_bound_arrays(objective, *, mu, nu=None, rho=None) -> BoundArrays:

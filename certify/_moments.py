@@ -17,7 +17,7 @@ import numpy as np
 
 from ._errors import InfeasibleMomentsError, InputError
 
-__all__ = ["Moments", "moments", "nu_from_rho", "rho_from_nu", "pair_table", "PairTable", "FEASIBILITY_TOL"]
+__all__ = ["Moments", "moments", "snap_two_moments", "nu_from_rho", "rho_from_nu", "pair_table", "PairTable", "FEASIBILITY_TOL"]
 
 #: Absolute slack for feasibility checks; values this close to the boundary are snapped onto it.
 FEASIBILITY_TOL = 1e-12
@@ -190,14 +190,28 @@ def moments(mu=None, nu=None, rho=None, values=None) -> Moments:
     return Moments(values=tuple(vals), exact=tuple(exact))
 
 
+def snap_two_moments(mu, nu):
+    """Snap feasible (mu, nu) within :data:`FEASIBILITY_TOL` of the boundary onto it.
+
+    Works on floats and arrays alike. Within the tolerance the unique boundary
+    law is meant (a point mass when nu = mu^2, atoms at 0 and 1 when nu = mu), so
+    floating noise never leaves a point a hair inside the boundary, where the
+    moment problem is needlessly ill-conditioned. Feasibility is checked first,
+    on the values as given.
+    """
+    tol = FEASIBILITY_TOL
+    mu = np.where(mu <= tol, 0.0, np.where(mu >= 1 - tol, 1.0, mu))
+    nu = np.where(nu <= mu * mu + tol, mu * mu, np.where(nu >= mu - tol, mu, nu))
+    return (float(mu), float(nu)) if np.ndim(mu) == 0 else (mu, nu)
+
+
 def _validate_and_snap(vals: list[float], exact: list[Fraction]) -> list[float]:
     tol = FEASIBILITY_TOL
     mu = vals[0]
     if not (-tol <= mu <= 1 + tol):
         raise InfeasibleMomentsError(f"mu={mu!r} is infeasible: 0 <= mu <= 1 must hold")
-    mu = 0.0 if mu <= tol else (1.0 if mu >= 1 - tol else mu)
-    vals[0] = mu
     if len(vals) == 1:
+        vals[0] = 0.0 if mu <= tol else (1.0 if mu >= 1 - tol else mu)
         return vals
     if len(vals) == 2:
         nu = vals[1]
@@ -205,13 +219,9 @@ def _validate_and_snap(vals: list[float], exact: list[Fraction]) -> list[float]:
             raise InfeasibleMomentsError(f"(mu, nu)=({mu!r}, {nu!r}) is infeasible: mu^2 <= nu must hold (mu^2 = {mu * mu!r})")
         if nu > mu + tol:
             raise InfeasibleMomentsError(f"(mu, nu)=({mu!r}, {nu!r}) is infeasible: nu <= mu must hold")
-        # Snap onto the boundary: within the tolerance the unique boundary law is meant.
-        if nu <= mu * mu + tol:
-            nu = mu * mu
-        elif nu >= mu - tol:
-            nu = mu
-        vals[1] = nu
+        vals[0], vals[1] = snap_two_moments(mu, nu)
         return vals
+    vals[0] = 0.0 if mu <= tol else (1.0 if mu >= 1 - tol else mu)
     for i in range(1, len(vals)):
         if not (-tol <= vals[i] <= vals[i - 1] + tol):
             raise InfeasibleMomentsError(

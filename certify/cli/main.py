@@ -64,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"certify {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``certify ... | head``): stop quietly, as Unix tools do.
+        sys.stderr.close()
+        return 141
     return int(code or 0)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._moments import snap_two_moments
 from ._contact import Target, max_violation, target
 from ._exact import _FACES, solve_exact
 
@@ -172,7 +173,10 @@ def _faces(T: Target, theta: np.ndarray, todo: np.ndarray, out: np.ndarray) -> N
     for atoms, _y, _v in _FACES.get((T.objective, T.sign, 3), ()):
         if not np.any(todo):
             return
-        W = np.linalg.solve(np.vander(atoms, 3, increasing=True).T, theta[todo].T).T
+        try:
+            W = np.linalg.solve(np.vander(atoms, 3, increasing=True).T, theta[todo].T).T
+        except np.linalg.LinAlgError:  # pragma: no cover - faces are kept well separated
+            continue
         hit = np.all(W >= -1e-15, axis=1)
         rows = np.nonzero(todo)[0][hit]
         out[rows] = np.maximum(W[hit], 0.0) @ T(atoms)
@@ -203,6 +207,7 @@ def _two_inner_round(T: Target, theta, rows, start, Y0, out, todo, xs, ys) -> np
 def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[np.ndarray, dict]:
     """Sharp max of E[sign * g] for every (mu, nu); returns (values of f = sign*g, path counts)."""
     T = target(objective, sign)
+    mu, nu = snap_two_moments(np.asarray(mu, dtype=float), np.asarray(nu, dtype=float))
     P = len(mu)
     out = np.full(P, np.nan)
     theta = np.stack([np.ones(P), mu, nu], axis=1)

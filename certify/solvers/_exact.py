@@ -230,7 +230,10 @@ MAX_FACES = 32
 
 def _known_face(T: Target, theta: np.ndarray):
     for atoms, y, viol in _FACES.get((T.objective, T.sign, len(theta)), ()):
-        w = np.linalg.solve(_phi(atoms, len(theta)).T, theta)
+        try:
+            w = np.linalg.solve(_phi(atoms, len(theta)).T, theta)
+        except np.linalg.LinAlgError:  # pragma: no cover - faces are kept well separated
+            continue
         if np.min(w) >= -1e-15:
             good = w > 0
             return Solution(atoms[good], np.maximum(w[good], 0.0), y, "exact", 0, viol)
@@ -238,7 +241,8 @@ def _known_face(T: Target, theta: np.ndarray):
 
 
 def _remember(T: Target, sol: Solution, m1: int) -> Solution:
-    if len(sol.atoms) == m1 and np.all(sol.weights > 1e-9):
+    # Only well-separated faces are kept: their weight systems stay well conditioned.
+    if len(sol.atoms) == m1 and np.all(sol.weights > 1e-9) and np.min(np.diff(np.sort(sol.atoms))) > 1e-6:
         faces = _FACES.setdefault((T.objective, T.sign, m1), [])
         if not any(np.allclose(f[0], np.sort(sol.atoms), atol=1e-12) for f in faces):
             faces.insert(0, (np.sort(sol.atoms), sol.dual, sol.violation))
@@ -263,7 +267,10 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
         For f = sign * g: the law and a polynomial p >= f on [0, 1].
     """
     T = target(objective, sign)
-    return _remember(T, _solve(T, objective, theta), len(theta))
+    try:
+        return _remember(T, _solve(T, objective, theta), len(theta))
+    except np.linalg.LinAlgError as exc:  # never a traceback: a singular system is a solver failure
+        raise SolverError("exact", "singular linear system", str(exc)) from None
 
 
 def _solve(T: Target, objective, theta: np.ndarray) -> Solution:

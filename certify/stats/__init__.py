@@ -1,0 +1,73 @@
+"""Statistics on correctness bits: from repeated-call data to certified vote accuracy.
+
+* data: :func:`read_bits`, :func:`read_groups`, :func:`bits_from_array`, :class:`CallBits`,
+  :class:`DataError` (formats, the ragged-count rule and the inspect_ai score mapping
+  are documented in :mod:`certify.stats._data`);
+* estimators: :func:`two_call_estimates` (paper Section 4.4), :func:`two_call_from_summary`,
+  :func:`all_call_estimates` (U-statistics from every call), with
+  :class:`TwoCallEstimates`, :class:`AllCallEstimates`;
+* regions: :func:`wald_region` (eq. (wald-region-main)), :func:`project` / :func:`project_many`
+  (interval hull of eq. (projected-set-main)), :class:`WaldRegion`, :class:`ProjectedInterval`,
+  :class:`EmptyRegionError`;
+* empirical votes: :func:`empirical_vote_accuracy`, :func:`per_example_vote_accuracy`,
+  :func:`compare_budgets`, :func:`compare_policies`;
+* completions (Sec. 4): :func:`maxent_completion`, :func:`ldgp_completion`,
+  :func:`complete`, :class:`Completion`;
+* the whole pipeline: :func:`analyze` -> :class:`AnalysisReport`.
+"""
+
+from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
+from ._data import CallBits, DataError, bits_from_array, read_bits, read_groups
+from ._empirical import (
+    EmpiricalVote,
+    PairedComparison,
+    compare_budgets,
+    compare_policies,
+    empirical_vote_accuracy,
+    per_example_vote_accuracy,
+)
+from ._estimators import (
+    AllCallEstimates,
+    TwoCallEstimates,
+    all_call_estimates,
+    two_call_estimates,
+    two_call_from_summary,
+)
+from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
+from ._report import REPORT_SCHEMA_VERSION, AnalysisReport, BudgetRow, Verdict, analyze, parse_votes
+
+__all__ = [
+    "COMPLETION_METHODS",
+    "REPORT_SCHEMA_VERSION",
+    "AllCallEstimates",
+    "AnalysisReport",
+    "BudgetRow",
+    "CallBits",
+    "Completion",
+    "DataError",
+    "EmpiricalVote",
+    "EmptyRegionError",
+    "PairedComparison",
+    "ProjectedInterval",
+    "TwoCallEstimates",
+    "Verdict",
+    "WaldRegion",
+    "all_call_estimates",
+    "analyze",
+    "bits_from_array",
+    "compare_budgets",
+    "compare_policies",
+    "complete",
+    "empirical_vote_accuracy",
+    "ldgp_completion",
+    "maxent_completion",
+    "parse_votes",
+    "per_example_vote_accuracy",
+    "project",
+    "project_many",
+    "read_bits",
+    "read_groups",
+    "two_call_estimates",
+    "two_call_from_summary",
+    "wald_region",
+]

@@ -1,0 +1,158 @@
+"""Empirical majority-vote accuracy from K repeated calls, and paired comparisons.
+
+For an example with K_i calls of which S_i are correct, a uniformly chosen
+m-subset of its calls has a correct strict majority with the hypergeometric
+probability
+
+    h_m(S_i, K_i) = sum_{j > m/2} C(S_i, j) C(K_i - S_i, m - j) / C(K_i, m).
+
+Given q_i the calls are i.i.d. Bernoulli(q_i), so h_m is the U-statistic of the
+majority kernel and E[h_m | q_i] = P_n(q_i) with m = 2n + 1 (eq. (momentclass-main)): the
+average over examples is unbiased for V_n, with the ordinary standard error of
+a mean of independent per-example values. Even m uses fair coin-flip ties
+(half the tie probability), unbiased for the even-budget accuracy, which equals
+V of the odd budget below (Sec. 2). By the ragged-count rule of
+:mod:`certify.stats._data`, m must not exceed the smallest K_i.
+
+Paired comparisons (two budgets on the same examples, or two policies on the
+same example ids) use per-example differences, so example difficulty cancels
+and the standard error is that of the mean difference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import hypergeom, norm
+
+from .._errors import InputError
+from ._data import CallBits
+
+__all__ = ["EmpiricalVote", "PairedComparison", "per_example_vote_accuracy", "empirical_vote_accuracy",
+           "compare_budgets", "compare_policies"]
+
+
+@dataclass(frozen=True)
+class EmpiricalVote:
+    """Empirical m-vote accuracy.
+
+    Attributes
+    ----------
+    votes : int
+        Budget m.
+    value : float
+        Mean over examples of h_m(S_i, K_i).
+    se : float
+        Standard error sd(h_m)/sqrt(n).
+    n : int
+        Examples.
+    """
+
+    votes: int
+    value: float
+    se: float
+    n: int
+
+    def to_dict(self) -> dict:
+        return {"votes": self.votes, "value": self.value, "se": self.se, "n": self.n}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EmpiricalVote":
+        return cls(int(d["votes"]), float(d["value"]), float(d["se"]), int(d["n"]))
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Mean of paired per-example differences (b - a) with a normal confidence interval.
+
+    Attributes
+    ----------
+    label_a, label_b : str
+        What is compared, e.g. ``"V1 (m=1)"`` and ``"m=5"`` or two policy names.
+    difference : float
+        Mean of (b_i - a_i).
+    se : float
+        sd(b_i - a_i) / sqrt(n).
+    lower, upper : float
+        difference -/+ z_{1-alpha/2} se.
+    alpha : float
+    n : int
+        Paired examples.
+    """
+
+    label_a: str
+    label_b: str
+    difference: float
+    se: float
+    lower: float
+    upper: float
+    alpha: float
+    n: int
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PairedComparison":
+        return cls(d["label_a"], d["label_b"], *(float(d[k]) for k in ("difference", "se", "lower", "upper", "alpha")), int(d["n"]))
+
+
+def _check_votes(votes, data: CallBits) -> int:
+    if isinstance(votes, bool) or not isinstance(votes, (int, np.integer)) or votes < 1:
+        raise InputError(f"votes={votes!r} must be a positive integer number of calls")
+    if votes > data.calls:
+        raise InputError(
+            f"votes={votes} exceeds the calls every example has (K = {data.calls}); an empirical "
+            f"{votes}-vote accuracy needs at least {votes} calls on each example"
+        )
+    return int(votes)
+
+
+def per_example_vote_accuracy(data: CallBits, votes: int) -> np.ndarray:
+    """h_m(S_i, K_i) for every example: exact hypergeometric majority probability (fair ties for even m)."""
+    m = _check_votes(votes, data)
+    k, s = data.counts, data.successes.astype(int)
+    # hypergeom(M=K_i, n=S_i, N=m): number of correct calls in a random m-subset.
+    win = hypergeom.sf(m // 2, k, s, m)
+    if m % 2 == 0:
+        win = win + 0.5 * hypergeom.pmf(m // 2, k, s, m)  # fair coin-flip ties
+    return np.asarray(win, dtype=float)
+
+
+def empirical_vote_accuracy(data: CallBits, votes: int) -> EmpiricalVote:
+    """Unbiased estimate of V for ``votes`` calls from K >= votes repeats, with its standard error."""
+    h = per_example_vote_accuracy(data, votes)
+    se = float(np.std(h, ddof=1) / np.sqrt(len(h))) if len(h) > 1 else float("nan")
+    return EmpiricalVote(int(votes), float(h.mean()), se, len(h))
+
+
+def _paired(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, alpha: float) -> PairedComparison:
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    d = b - a
+    n = len(d)
+    if n < 2:
+        raise InputError(f"{n} paired example(s): a standard error needs at least 2")
+    se = float(np.std(d, ddof=1) / np.sqrt(n))
+    z = float(norm.ppf(1 - alpha / 2))
+    mean = float(d.mean())
+    return PairedComparison(label_a, label_b, mean, se, mean - z * se, mean + z * se, float(alpha), n)
+
+
+def compare_budgets(data: CallBits, votes_a: int, votes_b: int, alpha: float = 0.05) -> PairedComparison:
+    """Paired difference V(votes_b) - V(votes_a) on the same examples, with a 1 - alpha interval."""
+    return _paired(per_example_vote_accuracy(data, votes_a), per_example_vote_accuracy(data, votes_b),
+                   f"m={votes_a}", f"m={votes_b}", alpha)
+
+
+def compare_policies(a: CallBits, b: CallBits, votes: int, alpha: float = 0.05, *, labels=("a", "b")) -> PairedComparison:
+    """Paired difference of ``votes``-vote accuracy, policy b minus policy a, on their common example ids."""
+    common = sorted(set(a.example_ids) & set(b.example_ids))
+    if not common:
+        raise InputError("the two policies share no example ids; a paired comparison needs the same examples")
+    ia = {k: i for i, k in enumerate(a.example_ids)}
+    ib = {k: i for i, k in enumerate(b.example_ids)}
+    ha = per_example_vote_accuracy(a, votes)[[ia[k] for k in common]]
+    hb = per_example_vote_accuracy(b, votes)[[ib[k] for k in common]]
+    return _paired(ha, hb, str(labels[0]), str(labels[1]), alpha)
