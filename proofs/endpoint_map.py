@@ -20,7 +20,6 @@ Run ``python proofs/endpoint_map.py``; it writes ``proofs/records/endpoint_map.j
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -30,6 +29,7 @@ import sympy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's certify
 
 from certify import endpoint_bounds
+from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 
 DPS = 50
 EPS = [mpmath.mpf(10) ** (-k) for k in (3, 6, 12, 24)]
@@ -121,9 +121,7 @@ def main() -> int:
         "points": points,
         "all_points": {f: all(p[f] for p in points) for f in flags},
     }
-    out = Path(__file__).with_name("records") / "endpoint_map.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    out = write_record(__file__, record)
     for name, ok in sym.items():
         print(f"{name}: {ok}")
     for f in flags:

@@ -11,14 +11,13 @@ Run ``python proofs/even_budget_collapse.py`` to see what was proven; it writes
 
 from __future__ import annotations
 
-import json
 import sys
 from fractions import Fraction
-from pathlib import Path
 
 import sympy
 
 from certify._majority import fair_tie_even_coefficients, majority_monomial_coefficients
+from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 
 MAX_N = 50
 
@@ -48,9 +47,7 @@ def main() -> int:
     sym = symbolic_identity()
     checked = exact_identity()
     record = {"claim": "P_even_n == P_(n-1) for fair ties", "symbolic_boundary_cancellation": sym, "exact_n": checked}
-    out = Path(__file__).with_name("records") / "even_budget_collapse.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(record, indent=2) + "\n")
+    out = write_record(__file__, record)
     print(f"boundary terms cancel for symbolic n: {sym}")
     print(f"fair-tie 2n votes == 2n-1 votes exactly for n = 1..{checked[-1]}")
     print(f"record: {out}")

@@ -19,13 +19,12 @@ Run ``python proofs/maxent_ldgp.py``; it writes ``proofs/records/maxent_ldgp.jso
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
 import mpmath
 import numpy as np
 from scipy import integrate, special, stats
+from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 
 DPS = 30
 GRID = [(mu, rho) for mu in ("0.3", "0.5", "0.9") for rho in ("0.05", "0.2", "0.8")]
@@ -166,9 +165,7 @@ def main() -> int:
     ld_flags = ("r_unique_bracket", "moments_matched", "plackett_matches_scipy", "endpoint_limit")
     summary = {"maxent": {f: all(r["maxent"][f] for r in rows) for f in me_flags}, "ldgp": {f: all(r["ldgp"][f] for r in rows) for f in ld_flags}}
     record = {"claim": "Propositions 4.1 (MaxEnt) and 4.2 (LDGP), numerically on a grid of interior (mu, rho)", "points": rows, "all_points": summary}
-    out = Path(__file__).with_name("records") / "maxent_ldgp.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    out = write_record(__file__, record)
     for model, flags in summary.items():
         for name, ok in flags.items():
             print(f"{model} {name} on all {len(rows)} points: {ok}")

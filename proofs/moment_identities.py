@@ -16,12 +16,11 @@ Run ``python proofs/moment_identities.py``; it writes ``proofs/records/moment_id
 
 from __future__ import annotations
 
-import json
 import sys
 from fractions import Fraction
-from pathlib import Path
 
 import sympy
+from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 
 GRID = 24
 
@@ -85,9 +84,7 @@ def main() -> int:
     sym = symbolic()
     points = grid_check()
     record = {"claim": "Proposition 3.1: moment identities, pair table, feasible set with two-point witnesses", "symbolic": sym, "grid_points_exact": points}
-    out = Path(__file__).with_name("records") / "moment_identities.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    out = write_record(__file__, record)
     for name, ok in sym.items():
         print(f"{name}: {ok}")
     print(f"two-point witness exact on {points} feasible rational points (boundary included)")

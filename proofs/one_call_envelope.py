@@ -17,7 +17,6 @@ Run ``python proofs/one_call_envelope.py``; it writes ``proofs/records/one_call_
 
 from __future__ import annotations
 
-import json
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -27,6 +26,7 @@ import sympy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's certify
 
 from certify.certificates import certify_bound, verify
+from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 
 
 def symbolic() -> dict:
@@ -72,9 +72,7 @@ def main() -> int:
     sym = symbolic()
     checked = exact_grid()
     record = {"claim": "eq. (onecall-envelope-main): one-call three-vote envelope; L_1^one(mu) <= mu", "symbolic": sym, "exact_certificates": checked}
-    out = Path(__file__).with_name("records") / "one_call_envelope.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    out = write_record(__file__, record)
     for name, ok in sym.items():
         print(f"{name}: {ok}")
     print(f"{checked} exact one-moment certificates equal the envelope (zero width)")

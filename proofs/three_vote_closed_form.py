@@ -19,7 +19,6 @@ Run ``python proofs/three_vote_closed_form.py``; it writes
 
 from __future__ import annotations
 
-import json
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -29,6 +28,7 @@ import sympy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's certify
 
 from certify.certificates import certify_bound, verify
+from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 
 
 def symbolic() -> dict:
@@ -86,9 +86,7 @@ def main() -> int:
     sym = symbolic()
     checked, sample = exact_grid()
     record = {"claim": "Theorem 4.2: three-vote closed forms, width <= 1/8, improvement iff rho < 1 - 1/(2 mu)", "symbolic": sym, "exact_certificates": checked, "certificate": sample}
-    out = Path(__file__).with_name("records") / "three_vote_closed_form.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    out = write_record(__file__, record)
     for name, ok in sym.items():
         print(f"{name}: {ok}")
     print(f"{checked} exact certificates equal the closed forms with zero width")

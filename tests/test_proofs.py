@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PROOFS = sorted((Path(__file__).resolve().parent.parent / "proofs").glob("*.py"))
+PROOFS = sorted(p for p in (Path(__file__).resolve().parent.parent / "proofs").glob("*.py") if not p.name.startswith("_"))
 
 def _all_true(flags: dict) -> bool:
     return bool(flags) and all(v is True for v in flags.values())

@@ -8,6 +8,7 @@ embedded backend runs one model in process and is driven by one worker.
 
 from __future__ import annotations
 
+import abc
 import threading
 from dataclasses import dataclass
 
@@ -70,7 +71,7 @@ class CallResult:
     latent: Latent | None = None
 
 
-class Backend:
+class Backend(abc.ABC):
     """Base class: subclasses implement :meth:`check` and :meth:`call`.
 
     Parameters
@@ -93,13 +94,13 @@ class Backend:
         """One endpoint per worker: each endpoint gets ``concurrency`` workers."""
         return [e for e in self.endpoints for _ in range(self.cfg.concurrency)]
 
+    @abc.abstractmethod
     def check(self, models: set[str]) -> None:
         """Fail fast with a one-line :class:`BackendError` if an endpoint or model is unusable."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def call(self, request: CallRequest, endpoint: str) -> CallResult:
         """Make one call on ``endpoint``; raise :class:`BackendError` once retries are spent."""
-        raise NotImplementedError
 
     def close(self) -> None:
         """Release connections or the model."""
