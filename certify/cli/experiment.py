@@ -9,7 +9,7 @@ __all__ = ["register"]
 
 
 def register(subparsers) -> None:
-    """Add ``experiment`` with its ``run``, ``status`` and ``export`` subcommands."""
+    """Add ``experiment`` with its ``run``, ``status``, ``export`` and ``report`` subcommands."""
     p = subparsers.add_parser(
         "experiment",
         help="run repeated-call LLM experiments and export their correctness bits",
@@ -34,6 +34,10 @@ def register(subparsers) -> None:
                     help="wide: one row per example with bits b0..b{K-1}; long: one row per call")
     ex.add_argument("-o", "--output", required=True, help="destination file (replaced atomically)")
     ex.set_defaults(run=_export)
+
+    from ..report._cli import add_report_parser
+
+    add_report_parser(sub)
 
 
 def _run(args) -> int:
