@@ -78,7 +78,6 @@ def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
         dual=tuple(float(c) for c in dual),
         dual_value=float(np.dot(dual, theta)),
         violation=max(float(violation), 0.0),
-        contacts=law.atoms,
     )
 
 

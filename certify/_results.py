@@ -1,12 +1,12 @@
 """Result objects: extremal laws, dual polynomials, one-sided bounds, bound pairs.
 
-All are frozen dataclasses with ``to_dict`` / ``from_dict``; floats travel as
-``repr`` strings inside JSON so that they round-trip bit for bit.
+All are frozen dataclasses with ``to_dict`` / ``from_dict``; floats are written
+as JSON numbers with repr precision, so they round-trip bit for bit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -72,8 +72,7 @@ class Bound:
     violation : float
         Largest amount by which the dual polynomial fails to be a minorant
         (majorant) on [0, 1], as measured numerically; 0 for a valid certificate.
-    contacts : tuple of float
-        Points where the dual polynomial touches g (the law's support).
+        The dual touches g at the law's atoms.
     """
 
     side: str
@@ -82,7 +81,6 @@ class Bound:
     dual: tuple[float, ...]
     dual_value: float
     violation: float = 0.0
-    contacts: tuple[float, ...] = field(default=())
 
     @property
     def gap(self) -> float:
@@ -97,7 +95,6 @@ class Bound:
             "dual": list(self.dual),
             "dual_value": self.dual_value,
             "violation": self.violation,
-            "contacts": list(self.contacts),
         }
 
     @classmethod
@@ -109,7 +106,6 @@ class Bound:
             dual=_floats(data["dual"]),
             dual_value=float(data["dual_value"]),
             violation=float(data.get("violation", 0.0)),
-            contacts=_floats(data.get("contacts", ())),
         )
 
 

@@ -200,10 +200,15 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
 
 
 def contact_points(T: Target, y: np.ndarray, tol: float) -> np.ndarray:
-    """Points of [0, 1] where f - p comes within ``tol`` of its maximum 0."""
+    """Points of [0, 1] where f - p comes within ``tol`` (relative) of its maximum 0.
+
+    Grid local maxima are screened with :meth:`Target.band`, not with ``tol``: a
+    tangency between grid points shows on the grid up to the band below its
+    true height, so only refined values are held to ``tol``.
+    """
     r = T.values - poly(y, T.grid)
     pts = []
-    for i in local_maxima(r, -max(tol, 1e-6) * T.scale):
+    for i in local_maxima(r, -tol * T.scale - T.band(y)):
         x, v = refine_max(T, y, int(i))
         if v >= -tol * T.scale:
             pts.append(x)
@@ -211,17 +216,32 @@ def contact_points(T: Target, y: np.ndarray, tol: float) -> np.ndarray:
     return pts
 
 
+#: Largest moment residual accepted for a recovered law.
+MOMENT_TOL = 1e-12
+
+
 def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solver_name: str):
     """A basic (at most m+1 atoms) law on ``points`` with moments ``theta`` maximizing E[f].
 
-    Solved as a small LP with HiGHS's dual simplex, whose optimal solutions are
-    vertices, hence supported on at most len(theta) points.
+    HiGHS's dual simplex picks the vertex (an optimal basic solution has at most
+    len(theta) atoms); the weights are then re-solved on that support by least
+    squares, because HiGHS meets the moments only to its 1e-7 feasibility
+    tolerance.
+
+    Raises
+    ------
+    SolverError
+        If no law on ``points`` has these moments (residual above :data:`MOMENT_TOL`).
     """
     m1 = len(theta)
     A = np.vander(points, m1, increasing=True).T
     res = optimize.linprog(-fvals, A_eq=A, b_eq=theta, bounds=(0, None), method="highs-ds")
     if res.status != 0:
-        raise SolverError(solver_name, f"law recovery failed: {res.message}")
-    w = res.x
-    keep = w > 1e-15
-    return points[keep], w[keep]
+        raise SolverError(solver_name, "law recovery failed", str(res.message))
+    atoms = points[res.x > 1e-15]
+    vander = np.vander(atoms, m1, increasing=True).T
+    weights = np.linalg.lstsq(vander, theta, rcond=None)[0]
+    residual = float(np.max(np.abs(vander @ weights - theta)))
+    if residual > MOMENT_TOL or np.any(weights < 0.0):
+        raise SolverError(solver_name, "law recovery failed", f"moment residual {residual:.2g}, smallest weight {np.min(weights):.2g}")
+    return atoms, weights

@@ -35,7 +35,7 @@ from ._contact import law_on_points, max_violation, target
 from ._solution import Solution
 from ._status import check_cvxpy
 
-__all__ = ["solve_grid", "basic_law", "check_solver", "solve_checked", "GRID_SOLVERS", "LIMIT_OPTIONS", "DEFAULT_SIZE"]
+__all__ = ["solve_grid", "check_solver", "solve_checked", "GRID_SOLVERS", "LIMIT_OPTIONS", "DEFAULT_SIZE"]
 
 #: Default number of equispaced atoms (spacing 1/2000).
 DEFAULT_SIZE = 2001
@@ -53,10 +53,6 @@ GRID_SOLVERS = ("CLARABEL", "HIGHS")
 #: Grid weights above this are the LP's support; an interior-point solution also
 #: spreads ~1e-6 mass next to each contact, which the basic-solution step removes.
 SUPPORT_TOL = 1e-10
-
-#: Largest moment residual accepted for a basic law: weights re-solved on the
-#: support meet the moments to rounding unless no law on that support can.
-MOMENT_TOL = 1e-12
 
 
 def check_solver(solver, method: str, allowed) -> str:
@@ -102,27 +98,6 @@ def solve_checked(problem: cp.Problem, solver: str, detail: str, max_iter=None, 
         # cvxpy raises instead of returning a status when the solver itself fails.
         raise SolverError(solver, cp.SOLVER_ERROR, f"{detail}: {exc}") from None
     check_cvxpy(problem, solver, detail)
-
-
-def basic_law(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solver_name: str):
-    """A law with at most m + 1 atoms among ``points``, moments ``theta``, maximizing E[f].
-
-    :func:`._contact.law_on_points` picks the vertex; its weights are then
-    re-solved on that support by (backward-stable) least squares, because HiGHS
-    meets the moments only to its 1e-7 feasibility tolerance.
-
-    Raises
-    ------
-    SolverError
-        If no law on ``points`` has these moments (residual above :data:`MOMENT_TOL`).
-    """
-    atoms, _ = law_on_points(points, theta, fvals, solver_name)
-    vander = np.vander(atoms, len(theta), increasing=True).T
-    weights = np.linalg.lstsq(vander, theta, rcond=None)[0]
-    residual = float(np.max(np.abs(vander @ weights - theta)))
-    if residual > MOMENT_TOL or np.any(weights < 0.0):
-        raise SolverError(solver_name, "law recovery failed", f"moment residual {residual:.2g}, smallest weight {np.min(weights):.2g}")
-    return atoms, weights
 
 
 @lru_cache(maxsize=16)
@@ -183,6 +158,6 @@ def solve_grid(objective, theta: np.ndarray, sign: int, size: int = DEFAULT_SIZE
     # A^T y >= f on the grid and y . theta = optimum (checked in the tests).
     y = np.asarray(moments.dual_value, dtype=float)
     support = np.nonzero(np.asarray(weights.value) > SUPPORT_TOL)[0]
-    atoms, w = basic_law(x[support], np.asarray(theta, dtype=float), fvals[support], f"grid/{name}")
+    atoms, w = law_on_points(x[support], np.asarray(theta, dtype=float), fvals[support], f"grid/{name}")
     violation = max_violation(target(objective, sign), y)[0]
     return Solution(atoms, w, y, f"grid/{name}", int(problem.solver_stats.num_iters or 0), violation)

@@ -59,8 +59,8 @@ import numpy as np
 from numpy.polynomial import chebyshev
 
 from .._errors import InputError, SolverError
-from ._contact import contact_points, max_violation, poly, target
-from ._grid import basic_law, check_solver, solve_checked
+from ._contact import contact_points, law_on_points, max_violation, poly, target
+from ._grid import check_solver, solve_checked
 from ._solution import Solution
 
 __all__ = ["solve_sos", "SOS_SOLVERS", "MAX_DEGREE"]
@@ -78,12 +78,6 @@ MAX_DEGREE = 151
 #: Relative tolerance (of :attr:`Target.scale`) on f - p for a contact candidate.
 #: Generous on purpose: a spurious candidate only enlarges the recovery LP.
 CONTACT_TOL = 1e-5
-
-#: Tolerance handed to :func:`._contact.contact_points`, which screens grid values
-#: *before* Newton refinement: a tangency between grid points shows there at
-#: about -|(f - p)''| h^2 / 8 (-3e-5 at 51 votes), so the screen must be looser
-#: than :data:`CONTACT_TOL`, applied after refinement.
-SCREEN_TOL = 1e-2
 
 #: Offsets tried, smallest first, around the interior contact points (see module docstring).
 OFFSETS = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 1e-2)
@@ -162,7 +156,7 @@ def _recover_law(T, coeffs: np.ndarray, contacts: np.ndarray, theta: np.ndarray,
     for points in _candidate_sets(T, coeffs, contacts):
         points = np.unique(np.clip(points, 0.0, 1.0))
         try:
-            return basic_law(points, theta, np.asarray(T(points), dtype=float), solver_name)
+            return law_on_points(points, theta, np.asarray(T(points), dtype=float), solver_name)
         except SolverError as exc:  # the moments are outside the hull of these candidates
             failure = exc
     raise SolverError(solver_name, "law recovery failed", f"contacts {np.round(contacts, 6).tolist()}; last: {failure.detail}")
@@ -208,8 +202,7 @@ def solve_sos(objective, theta: np.ndarray, sign: int, solver: str = "CLARABEL",
     solve_checked(problem, name, f"SOS program, degree {degree}, objective {objective.name}", max_iter, time_limit, **SOS_SOLVERS[name])
     coeffs = np.asarray(y.value, dtype=float)
     T = target(objective, sign)
-    contacts = contact_points(T, coeffs, SCREEN_TOL)
-    contacts = contacts[np.asarray(T(contacts)) - poly(coeffs, contacts) >= -CONTACT_TOL * T.scale]
+    contacts = contact_points(T, coeffs, CONTACT_TOL)
     if len(contacts) == 0:
         raise SolverError(f"sos/{name}", "no contact points", f"max(f - p) = {max_violation(T, coeffs)[0]:.3g}")
     atoms, weights = _recover_law(T, coeffs, contacts, theta, f"sos/{name}")
