@@ -8,7 +8,6 @@ snapped onto it so that floating noise never turns a boundary point infeasible.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -16,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from ._errors import InfeasibleMomentsError, InputError
+from ._numbers import exact_number
 
 __all__ = ["Moments", "moments", "snap_two_moments", "nu_from_rho", "rho_from_nu", "pair_table", "PairTable", "FEASIBILITY_TOL"]
 
@@ -23,25 +23,10 @@ __all__ = ["Moments", "moments", "snap_two_moments", "nu_from_rho", "rho_from_nu
 FEASIBILITY_TOL = 1e-12
 
 
-def _number(value, what: str) -> tuple[float, Fraction | None]:
-    """Parse a float or an exact rational string like ``"4517/8192"``."""
-    if isinstance(value, bool) or value is None:
-        raise InputError(f"{what}={value!r} must be a number")
-    if isinstance(value, Fraction):
-        return float(value), value
-    if isinstance(value, str):
-        try:
-            frac = Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"{what}={value!r} is not a number or fraction p/q") from None
-        return float(frac), frac
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{what}={value!r} must be a number") from None
-    if not math.isfinite(x):
-        raise InputError(f"{what}={value!r} must be a finite number")
-    return x, Fraction(x)
+def _number(value, what: str) -> tuple[float, Fraction]:
+    """A moment as (float, exact rational); see :func:`certify._numbers.exact_number`."""
+    frac = exact_number(value, what)
+    return float(frac), frac
 
 
 @dataclass(frozen=True)

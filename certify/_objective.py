@@ -17,7 +17,6 @@ Numbers may be integers, decimals or fractions; they are taken as exact rational
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -28,6 +27,7 @@ import numpy as np
 
 from ._bernstein import bernstein_eval, bernstein_to_monomial, monomial_to_bernstein
 from ._errors import ObjectiveError
+from ._numbers import exact_number
 from ._majority import majority_index, majority_monomial_coefficients, majority_polynomial, majority_scalar
 
 __all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"]
@@ -37,29 +37,7 @@ MAX_EXPANDED_DEGREE = 4001
 
 
 def _fraction(value, what: str) -> Fraction:
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, bool):
-        raise ObjectiveError(f"{what}={value!r} must be a number")
-    if isinstance(value, (int, np.integer)):
-        return Fraction(int(value))
-    if isinstance(value, (float, np.floating)):
-        if not math.isfinite(value):
-            raise ObjectiveError(f"{what}={value!r} must be finite")
-        return Fraction(float(value))
-    if isinstance(value, str):
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise ObjectiveError(f"{what}={value!r} is not a number or fraction p/q") from None
-    try:
-        import sympy
-
-        if isinstance(value, sympy.Basic) and value.is_Rational:
-            return Fraction(int(value.p), int(value.q))
-    except ImportError:  # pragma: no cover
-        pass
-    raise ObjectiveError(f"{what}={value!r} must be a number")
+    return exact_number(value, what, ObjectiveError)
 
 
 @dataclass(frozen=True)

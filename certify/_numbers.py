@@ -1,0 +1,45 @@
+"""Reading numbers exactly: the one parser behind moments and objective coefficients."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ._errors import InputError
+
+
+def exact_number(value, what: str, error: type[InputError] = InputError) -> Fraction:
+    """The exact rational value of ``value``, or ``error`` naming ``what``.
+
+    Strings are read exactly (``"0.7"`` is 7/10, ``"4517/8192"`` stays as is);
+    floats keep their exact binary value; sympy rationals are accepted.
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, bool) or value is None:
+        raise error(f"{what}={value!r} must be a number")
+    if isinstance(value, (int, np.integer)):
+        return Fraction(int(value))
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise error(f"{what}={value!r} is not a number or fraction p/q") from None
+    try:
+        import sympy
+
+        if isinstance(value, sympy.Basic):
+            if value.is_Rational:
+                return Fraction(int(value.p), int(value.q))
+            raise error(f"{what}={value!r} must be a rational number")
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise error(f"{what}={value!r} must be a number") from None
+    if not math.isfinite(x):
+        raise error(f"{what}={value!r} must be a finite number")
+    return Fraction(x)
