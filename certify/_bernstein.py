@@ -19,7 +19,11 @@ __all__ = [
     "bernstein_to_monomial",
     "elevate",
     "bernstein_eval",
+    "bernstein_scalar",
 ]
+
+#: Highest degree evaluated by the scalar loop; C(d, k) s^k stays far from overflow.
+SCALAR_MAX_DEGREE = 256
 
 
 def monomial_to_bernstein(coeffs: Sequence[Fraction], degree: int | None = None) -> tuple[Fraction, ...]:
@@ -64,6 +68,36 @@ def _basis(d: int, q: np.ndarray) -> np.ndarray:
     logc = special.gammaln(d + 1) - special.gammaln(k + 1) - special.gammaln(d - k + 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.exp(logc + special.xlogy(k, q[None, :]) + special.xlog1py(d - k, -q[None, :]))
+
+
+def bernstein_derivative(bern: Sequence[float]) -> list[float]:
+    """Float Bernstein coefficients of the derivative: d (b_{k+1} - b_k) in degree d-1."""
+    d = len(bern) - 1
+    return [d * (bern[k + 1] - bern[k]) for k in range(d)] if d > 0 else [0.0]
+
+
+def bernstein_scalar(bern: Sequence[float], t: float) -> float:
+    """A Bernstein polynomial at one point, in O(d) scalar operations.
+
+    Sum of b_k C(d, k) s^k times (1-t)^d with s = t / (1-t) <= 1 (the
+    Volk-Schumaker scheme), on the reversed coefficients at 1 - t when t > 1/2;
+    every term is a product of nonnegative factors, so the error is that of
+    summing the d+1 terms. For degrees above :data:`SCALAR_MAX_DEGREE` use
+    :func:`bernstein_eval`.
+    """
+    d = len(bern) - 1
+    if d == 0:
+        return float(bern[0])
+    if t > 0.5:
+        bern, t = bern[::-1], 1.0 - t
+    if t == 0.0:
+        return float(bern[0])
+    s = t / (1.0 - t)
+    term, acc = 1.0, float(bern[0])
+    for k in range(1, d + 1):
+        term *= s * (d - k + 1) / k
+        acc += term * bern[k]
+    return acc * (1.0 - t) ** d
 
 
 def bernstein_eval(bern: np.ndarray, q, derivative: int = 0):

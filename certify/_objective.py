@@ -20,15 +20,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Sequence
 
 import numpy as np
 
-from ._bernstein import bernstein_eval, bernstein_to_monomial, monomial_to_bernstein
+from ._bernstein import SCALAR_MAX_DEGREE, bernstein_derivative, bernstein_eval, bernstein_scalar, bernstein_to_monomial, monomial_to_bernstein
 from ._errors import ObjectiveError
 from ._numbers import exact_number
-from ._majority import majority_index, majority_monomial_coefficients, majority_polynomial, majority_scalar
+from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial, majority_scalar
 
 __all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"]
 
@@ -90,6 +90,15 @@ class Objective:
         return np.array([float(b) for b in self.bernstein], dtype=float)
 
     @cached_property
+    def _bern_jet(self) -> tuple[list, list, list] | None:
+        """Float Bernstein coefficients of the polynomial part and its two derivatives."""
+        if not len(self.bernstein) or len(self.bernstein) - 1 > SCALAR_MAX_DEGREE:
+            return None
+        b0 = [float(b) for b in self.bernstein]
+        b1 = bernstein_derivative(b0)
+        return b0, b1, bernstein_derivative(b1)
+
+    @cached_property
     def _maj_float(self) -> tuple[tuple[float, int], ...]:
         return tuple((float(c), n) for c, n in self.majority)
 
@@ -100,7 +109,9 @@ class Objective:
             out = 0.0
             for c, n in self._maj_float:
                 out += c * majority_scalar(n, q, derivative)
-            if len(self.bernstein):
+            if self._bern_jet is not None:
+                out += bernstein_scalar(self._bern_jet[derivative], q)
+            elif len(self.bernstein):
                 out += float(bernstein_eval(self._bern_float, q, derivative))
             return out
         qa = np.asarray(q, dtype=float)
@@ -112,6 +123,24 @@ class Objective:
         return out if qa.ndim else float(out)
 
     __call__ = evaluate
+
+    def jet(self, q: float) -> tuple[float, float, float]:
+        """g(q), g'(q) and g''(q) at one point (the scalar hot path of Newton's method)."""
+        f0 = f1 = f2 = 0.0
+        for c, n in self._maj_float:
+            v0, v1, v2 = majority_jet(n, q)
+            f0, f1, f2 = f0 + c * v0, f1 + c * v1, f2 + c * v2
+        if self._bern_jet is not None:
+            b0, b1, b2 = self._bern_jet
+            f0 += bernstein_scalar(b0, q)
+            f1 += bernstein_scalar(b1, q)
+            f2 += bernstein_scalar(b2, q)
+        elif len(self.bernstein):
+            b = self._bern_float
+            f0 += float(bernstein_eval(b, q))
+            f1 += float(bernstein_eval(b, q, 1))
+            f2 += float(bernstein_eval(b, q, 2))
+        return f0, f1, f2
 
     def monomial_coefficients(self) -> tuple[Fraction, ...]:
         """Exact rational monomial coefficients c_0..c_d of g."""
@@ -219,31 +248,7 @@ def parse_objective(spec) -> Objective:
     if isinstance(spec, Objective):
         return spec
     if isinstance(spec, str):
-        text = spec.strip()
-        if not text:
-            raise ObjectiveError("objective '' is empty; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)")
-        _check_tokens(text)
-        import sympy
-        from sympy.parsing.sympy_parser import (
-            convert_xor,
-            parse_expr,
-            rationalize,
-            standard_transformations,
-        )
-
-        names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
-        local = {n: sympy.Symbol(n) for n in names}
-        try:
-            expr = parse_expr(
-                text,
-                local_dict=local,
-                global_dict={"Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational, "Symbol": sympy.Symbol},
-                transformations=standard_transformations + (convert_xor, rationalize),
-                evaluate=True,
-            )
-        except Exception as exc:  # sympy raises many types for malformed input
-            raise ObjectiveError(f"objective {text!r} is not a valid expression ({type(exc).__name__})") from None
-        return _from_sympy(expr, name=" ".join(text.split()))
+        return _parse_text(spec.strip())
     try:
         import sympy
 
@@ -254,6 +259,35 @@ def parse_objective(spec) -> Objective:
     if isinstance(spec, (list, tuple, np.ndarray)):
         return Objective.from_coefficients(list(spec))
     raise ObjectiveError(f"objective {spec!r} must be a string, coefficient list or sympy expression")
+
+
+@lru_cache(maxsize=512)
+def _parse_text(text: str) -> Objective:
+    """Objective from the text syntax; cached, since sympy parsing costs about a millisecond."""
+    if not text:
+        raise ObjectiveError("objective '' is empty; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)")
+    _check_tokens(text)
+    import sympy
+    from sympy.parsing.sympy_parser import (
+        convert_xor,
+        parse_expr,
+        rationalize,
+        standard_transformations,
+    )
+
+    names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+    local = {n: sympy.Symbol(n) for n in names}
+    try:
+        expr = parse_expr(
+            text,
+            local_dict=local,
+            global_dict={"Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational, "Symbol": sympy.Symbol},
+            transformations=standard_transformations + (convert_xor, rationalize),
+            evaluate=True,
+        )
+    except Exception as exc:  # sympy raises many types for malformed input
+        raise ObjectiveError(f"objective {text!r} is not a valid expression ({type(exc).__name__})") from None
+    return _from_sympy(expr, name=" ".join(text.split()))
 
 
 def _from_sympy(expr, name: str) -> Objective:
