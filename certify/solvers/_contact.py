@@ -9,6 +9,7 @@ an extremal law from the contact points of a dual.
 
 from __future__ import annotations
 
+import bisect
 from functools import lru_cache
 
 import numpy as np
@@ -42,8 +43,12 @@ class Target:
         # Between grid points f - p can exceed its sampled values by at most
         # h^2/8 max|f'' - p''|: local maxima within that band must be refined.
         self.h = float(np.max(np.diff(x)))
+        self.cell_band = 0.125 * np.diff(x) ** 2
         self.second = self.sign * np.asarray(objective.evaluate(x, 2), dtype=float)
         self.curvature = float(np.max(np.abs(self.second)))
+        # Python lists for the scalar loops of the hot path
+        self.grid_list = x.tolist()
+        self.second_list = self.second.tolist()
         self._ends = (float(self(0.0, 1)), float(self(1.0, 1)))
 
     def first_at(self, end: float) -> float:
@@ -57,6 +62,12 @@ class Target:
 
     def __call__(self, x, derivative: int = 0):
         return self.sign * self.objective.evaluate(x, derivative)
+
+    def jet(self, x: float) -> tuple[float, float, float]:
+        """f(x), f'(x), f''(x) at one point."""
+        s = self.sign
+        f0, f1, f2 = self.objective.jet(float(x))
+        return s * f0, s * f1, s * f2
 
 
 @lru_cache(maxsize=128)
@@ -106,7 +117,7 @@ def _horner(c: list, x: float) -> float:
 
 
 def _derivs(y) -> tuple[list, list, list]:
-    c0 = [float(v) for v in y]
+    c0 = list(map(float, y))
     c1 = [k * c0[k] for k in range(1, len(c0))] or [0.0]
     c2 = [k * c1[k] for k in range(1, len(c1))] or [0.0]
     return c0, c1, c2
@@ -168,32 +179,110 @@ def local_maxima(r: np.ndarray, threshold: float) -> np.ndarray:
     return np.nonzero(left & right & (r > threshold))[0]
 
 
+#: Grid cells on each side of a contact judged by the curvature of f - p, not its value.
+WINDOW = 2
+
+
+def _horner_array(c: list, x: np.ndarray):
+    """Polynomial with coefficients ``c`` on an array (a scalar for a constant)."""
+    acc = c[-1]
+    for coef in reversed(c[:-1]):
+        acc = acc * x + coef
+    return acc
+
+
+def _cell_bounds(T: Target, r: np.ndarray, c2: list) -> np.ndarray:
+    """Upper bound of r = f - p on each grid cell.
+
+    On a cell of width h, r exceeds the larger of its end values by at most
+    h^2/8 max|r''|; max|r''| over the cell is taken as twice the larger sampled
+    |r''| at its ends (the grid has about four points per unit of degree, so
+    r'' cannot change by more than that within a cell).
+    """
+    a = np.abs(T.second - _horner_array(c2, T.grid))
+    return np.maximum(r[:-1], r[1:]) + 2.0 * T.cell_band * np.maximum(a[:-1], a[1:])
+
+
+def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> tuple[float, float] | None:
+    """(max of f - p, where) when the grid alone decides it; None otherwise.
+
+    The grid decides when every cell away from the contacts provably stays
+    below 0 (:func:`_cell_bounds`) and on a window of cells around each
+    contact r has one curvature sign, so that its maximum there is at the
+    contact or at a sampled point: concave around an interior tangency, concave
+    or convex around an endpoint contact that r leaves downhill. This is the
+    hot path of every accepted certificate. ``bound`` is overwritten.
+    """
+    g, second = T.grid_list, T.second_list
+    last = len(g) - 1
+    c0, c1, c2 = c
+    best_x, best = float("nan"), -np.inf
+    tangency = 1e-13 * T.scale * (1.0 + sum(map(abs, c0)))
+    for x in contacts:
+        x = float(x)
+        f0, f1, f2 = T.jet(x)
+        slope = f1 - _horner(c1, x)
+        if x <= 0.0:
+            lo, hi, inner = 0, WINDOW, False
+            if slope > 0.0:  # f - p leaves 0 uphill
+                return None
+        elif x >= 1.0:
+            lo, hi, inner = last - WINDOW, last, False
+            if slope < 0.0:
+                return None
+        else:
+            j = bisect.bisect_left(g, x)
+            lo, hi, inner = max(j - WINDOW, 0), min(j + WINDOW - 1, last), True
+            if abs(slope) > tangency or f2 - _horner(c2, x) >= 0.0:
+                return None
+        # grid points lo..hi span the window's cells lo..hi-1
+        curv = [second[k] - _horner(c2, g[k]) for k in range(lo, hi + 1)]
+        if not (all(v < 0.0 for v in curv) or (not inner and all(v > 0.0 for v in curv))):
+            return None
+        bound[lo:hi] = -np.inf
+        k = max(range(lo, hi + 1), key=lambda i: r[i])
+        for xv, v in ((x, f0 - _horner(c0, x)), (g[k], float(r[k]))):
+            if v > best:
+                best_x, best = xv, v
+    if np.max(bound) > _rounding(T):
+        return None
+    return best, best_x
+
+
+def _rounding(T: Target) -> float:
+    """Size of rounding errors in sampled f - p: differences below it are not searched."""
+    return 2.0**-52 * T.scale
+
+
 def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float]:
     """Largest value of f - p on [0, 1] and where it occurs.
 
-    Every grid local maximum within :meth:`Target.band` of the grid maximum is
-    refined by Newton, so that excursions between grid points are found.
-    When the caller knows the contact points of p (where p = f), local maxima
-    next to them are found by climbing from the contact, which returns at once
-    at a genuine tangency (r' = 0, r'' < 0) and is exact to rounding.
+    When the caller knows the contact points of p (where p = f), the grid
+    usually decides alone (:func:`_screen`). Otherwise a branch and bound over
+    the grid cells: every cell whose bound (:func:`_cell_bounds`) exceeds the
+    best value found so far is searched by safeguarded Newton, largest bound
+    first, so excursions between grid points are found and cells where f - p
+    is flat to rounding cost nothing. The value is exact up to rounding
+    (:func:`_rounding`).
     """
-    r = T.values - poly(y, T.grid)
+    c = _derivs(y)
+    r = T.values - _horner_array(c[0], T.grid)
+    bound = _cell_bounds(T, r, c[2])
+    if contacts is not None and len(contacts):
+        found = _screen(T, c, r, bound.copy(), contacts)
+        if found is not None:
+            return found
     i_top = int(np.argmax(r))
     best_x, best = float(T.grid[i_top]), float(r[i_top])
-    cand = local_maxima(r, best - T.band(y))
-    if contacts is not None and len(contacts):
-        h = 2.0 * float(np.max(np.diff(T.grid)))
-        c = np.asarray(contacts, dtype=float)
-        for x in c:
-            if 0.0 < x < 1.0:
-                # Uphill from the contact: returns at once at a genuine tangency.
-                xv, v = ascent_from(T, y, float(x))
-                if v > best:
-                    best_x, best = xv, v
-        far = np.min(np.abs(T.grid[cand][:, None] - c[None, :]), axis=1) > h
-        cand = cand[far]
-    for i in cand:
-        x, v = refine_max(T, y, int(i))
+    # Cells that cannot beat the best value by more than rounding are not searched:
+    # where f - p is flat to rounding (f = 1 to all digits, say) that is most of them.
+    slack = _rounding(T)
+    cells = np.nonzero(bound > best + slack)[0]
+    g = T.grid_list
+    for i in cells[np.argsort(-bound[cells])].tolist():
+        if bound[i] <= best + slack:
+            break
+        x, v = maximize_between(T, y, g[i], g[i + 1], 0.5 * (g[i] + g[i + 1]))
         if v > best:
             best_x, best = x, v
     return best, best_x
