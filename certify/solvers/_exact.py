@@ -3,14 +3,16 @@
 The sharp bound sup E[f] over laws with moments theta is a semi-infinite LP
 whose columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 4.1). We
 
-0. return the unique law on the boundary of the moment space (explicit dual),
-   or reuse a face found before: a law with m+1 contacts fixes its dual, which
-   then certifies every moment vector inside the simplex of its atoms;
-1. try the closed-form contact patterns of the two-moment class (two atoms,
-   one at an endpoint: the patterns of the three-vote closed form), and one
-   exchange step from the better one if its dual fails;
-2. otherwise run the simplex method on the grid of :class:`~._contact.Target`
-   (the classical exchange / Remez step for moment problems);
+0. return the unique law on the boundary of the moment space (explicit dual);
+1. for two moments, read the contact pattern of the grid optimum off the grid
+   hull (:mod:`._hull`: the grid LP solved once for all (mu, nu)) and polish
+   it without a linear system: a face found before (a law with m+1 contacts
+   fixes its dual, which then certifies every moment vector inside the simplex
+   of its atoms), two interior tangencies by a 2 x 2 Newton iteration, or the
+   closed-form laws with an endpoint atom (:mod:`._two_moments`);
+2. otherwise try the closed-form patterns and one exchange step from the
+   better one, then run the simplex method on the grid of
+   :class:`~._contact.Target` (the classical exchange / Remez step);
 3. merge neighbouring grid atoms into contact points and solve the KKT system
    (moment equations, contact and tangency conditions) by Newton's method, which
    converges quadratically to the continuous optimum;
@@ -27,7 +29,9 @@ from numpy.polynomial import polynomial as npoly
 from .._errors import SolverError
 from ._boundary import unique_law, unique_law_dual
 from ._contact import Target, ascent_from, max_violation, refine_max, target
+from ._hull import grid_hull
 from ._solution import Solution
+from ._two_moments import bitangent_law, endpoint_law, endpoint_laws, three_atom_weights
 
 #: Atoms this close to 0 or 1 are treated as endpoint contacts (no tangency condition).
 ENDPOINT_TOL = 1e-12
@@ -123,12 +127,16 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
 
 def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
     """Is (law, p) an optimal pair: a law with the moments, p >= f on [0, 1]?"""
-    if np.any(weights < -1e-13):
+    if min(weights) < -1e-13:
         return False, np.inf, np.nan
-    if np.max(np.abs(_phi(atoms, len(theta)).T @ np.maximum(weights, 0.0) - theta)) > 1e-13:
-        return False, np.inf, np.nan
+    w = np.maximum(weights, 0.0)
+    moment = w.copy()
+    for k in range(len(theta)):
+        if abs(float(np.sum(moment)) - theta[k]) > 1e-13:
+            return False, np.inf, np.nan
+        moment *= atoms
     viol, where = max_violation(T, y, contacts=atoms)
-    tol = ACCEPT_TOL * (T.scale + float(np.sum(np.abs(y))))
+    tol = ACCEPT_TOL * (T.scale + sum(map(abs, map(float, y))))
     return viol <= tol, viol, where
 
 
@@ -211,28 +219,6 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     raise SolverError("exact", f"exchange did not converge in {max_iter} iterations")
 
 
-def _two_moment_candidates(T: Target, mu: float, nu: float) -> list:
-    """The two-atom laws with one atom at an endpoint (the three-vote extremizers).
-
-    Returns [(atoms, weights, value, dual)], better value first. The dual is the
-    quadratic through the endpoint value and tangent at the interior atom, in
-    closed form: this is the hot path of the two-moment class.
-    """
-    f0, f1 = float(T.values[0]), float(T.values[-1])
-    x = nu / mu
-    wa = mu * mu / nu
-    fx, dx = T(x), T(x, 1)
-    ca = (f0 + dx * x - fx) / (x * x)
-    a = (np.array([0.0, x]), np.array([1.0 - wa, wa]), (1.0 - wa) * f0 + wa * fx, np.array([f0, dx - 2.0 * ca * x, ca]))
-    z = (mu - nu) / (1.0 - mu)
-    wb = (nu - mu * mu) / (1.0 - 2.0 * mu + nu)
-    fz, dz = T(z), T(z, 1)
-    cb = (f1 + dz * (z - 1.0) - fz) / (z - 1.0) ** 2
-    bb = dz - 2.0 * cb * (z - 1.0)
-    b = (np.array([z, 1.0]), np.array([1.0 - wb, wb]), (1.0 - wb) * fz + wb * f1, np.array([f1 - bb + cb, bb - 2.0 * cb, cb]))
-    return [a, b] if a[2] >= b[2] else [b, a]
-
-
 #: Faces of the moment problem already found, per target: (atoms, dual, violation).
 #: A law with m+1 contact points fixes its dual polynomial independently of the
 #: moments, so the same certificate serves every moment vector inside the simplex
@@ -242,12 +228,16 @@ MAX_FACES = 32
 
 
 def _known_face(T: Target, theta: np.ndarray):
-    for atoms, y, viol in _FACES.get((T.objective, T.sign, len(theta)), ()):
-        try:
-            w = np.linalg.solve(_phi(atoms, len(theta)).T, theta)
-        except np.linalg.LinAlgError:  # pragma: no cover - faces are kept well separated
-            continue
-        if np.min(w) >= -1e-15:
+    m1 = len(theta)
+    for atoms, y, viol in _FACES.get((T.objective, T.sign, m1), ()):
+        if m1 == 3:
+            w = np.array(three_atom_weights(*atoms.tolist(), float(theta[1]), float(theta[2])))
+        else:
+            try:
+                w = np.linalg.solve(_phi(atoms, m1).T, theta)
+            except np.linalg.LinAlgError:  # pragma: no cover - faces are kept well separated
+                continue
+        if w.min() >= -1e-15:
             good = w > 0
             return Solution(atoms[good], np.maximum(w[good], 0.0), y, "exact", 0, viol)
     return None
@@ -255,10 +245,13 @@ def _known_face(T: Target, theta: np.ndarray):
 
 def _remember(T: Target, sol: Solution, m1: int) -> Solution:
     # Only well-separated faces are kept: their weight systems stay well conditioned.
-    if len(sol.atoms) == m1 and np.all(sol.weights > 1e-9) and np.min(np.diff(np.sort(sol.atoms))) > 1e-6:
+    if len(sol.atoms) != m1 or sol.iterations == 0:  # not a face, or one reused
+        return sol
+    atoms = np.sort(sol.atoms)
+    if np.all(sol.weights > 1e-9) and np.min(np.diff(atoms)) > 1e-6:
         faces = _FACES.setdefault((T.objective, T.sign, m1), [])
-        if not any(np.allclose(f[0], np.sort(sol.atoms), atol=1e-12) for f in faces):
-            faces.insert(0, (np.sort(sol.atoms), sol.dual, sol.violation))
+        if not any(np.max(np.abs(f[0] - atoms)) <= 1e-12 for f in faces):
+            faces.insert(0, (atoms, sol.dual, sol.violation))
             del faces[MAX_FACES:]
     return sol
 
@@ -302,12 +295,16 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
         y = unique_law_dual(T, atoms, m1)
         viol, _ = max_violation(T, y, contacts=atoms)
         return Solution(atoms, weights, y, "exact", 0, viol)
+    if m == 2:
+        found = _from_grid_hull(T, theta)
+        if found is not None:
+            return found
     hit = _known_face(T, theta)
     if hit is not None:
         return hit
     if m == 2:
         # Both candidates are feasible laws; only one with the larger value can be optimal.
-        cands = _two_moment_candidates(T, float(mu), float(nu))
+        cands = endpoint_laws(T, float(mu), float(nu))
         for atoms, weights, value, y in cands:
             if value < cands[0][2] - 1e-15 * T.scale:
                 break
@@ -356,14 +353,77 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
             found = _polish(T, theta, A, W)
             if found is not None:
                 A2, W2, y2, viol = found
-                return Solution(A2, W2, y2, "exact", total, viol)
+                return Solution(A2, W2, y2, "exact", total + 1, viol)
         # Where f is flat to rounding (e.g. P_n near 0) no pattern is well posed,
         # but the basis itself may already be a certificate within tolerance.
         ok, viol, _ = _accept(T, atoms[keep], w[keep], _yv, theta)
         if ok:
             good = w[keep] > 1e-16
-            return Solution(atoms[keep][good], np.maximum(w[keep][good], 0.0), _yv, "exact", total, viol)
+            return Solution(atoms[keep][good], np.maximum(w[keep][good], 0.0), _yv, "exact", total + 1, viol)
     raise SolverError("exact", "no convergence", f"objective {objective.name}")
+
+
+def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
+    """Polish the contact pattern of the grid optimum (m = 2), or None.
+
+    The pattern comes from the facet of :func:`~._hull.grid_hull` above
+    (mu, nu); the closed-form and scalar patterns of :mod:`._two_moments` are
+    polished without the general KKT system.
+    """
+    mu, nu = float(theta[1]), float(theta[2])
+    contacts = grid_hull(T).locate(mu, nu)
+    if not contacts:
+        return None
+    kinds = [k for _, _, k in contacts]
+    if len(contacts) == 3:
+        hit = _known_face(T, theta)
+        if hit is not None:
+            return hit
+    first, later = [], []
+    if len(contacts) == 2:
+        x1, x2 = contacts[0][0], contacts[1][0]
+        if kinds == ["inner", "inner"]:
+            first.append((x1, x2))
+        elif "inner" in kinds:
+            # The end contact may be an interior tangency between the end and
+            # its neighbouring grid point: start there if the endpoint law fails.
+            g = grid_hull(T).grid
+            later.append((float(g[1]), x2) if kinds[1] == "inner" else (x1, float(g[-2])))
+    for x1, x2 in first:
+        found = _two_inner_solution(T, theta, x1, x2)
+        if found is not None:
+            return found
+    # A contact at (or merged with) an end vertex is most likely the end itself.
+    # Where f is flat to rounding, or (mu, nu) is closer to the parabola than
+    # the grid resolves, the grid's pattern says little, and the endpoint laws
+    # are the ones that certify.
+    ends = [e for e, k in ((0.0, kinds[0]), (1.0, kinds[-1])) if k != "inner"]
+    for end in ends + [e for e in (0.0, 1.0) if e not in ends]:
+        atoms, weights, _value, y = endpoint_law(T, mu, nu, end)
+        ok, viol, _ = _accept(T, atoms, weights, y, theta)
+        if ok:
+            return Solution(atoms, weights, y, "exact", 1, viol)
+    for x1, x2 in later:
+        found = _two_inner_solution(T, theta, x1, x2)
+        if found is not None:
+            return found
+    A = np.array([0.0 if k == "end" and x < 0.5 else 1.0 if k == "end" else x for x, _, k in contacts])
+    W = np.array([w for _, w, _ in contacts])
+    found = _polish(T, theta, A, W)
+    if found is not None:
+        A2, W2, y2, viol = found
+        return Solution(A2, W2, y2, "exact", 1, viol)
+    return None
+
+
+def _two_inner_solution(T: Target, theta: np.ndarray, x1: float, x2: float) -> Solution | None:
+    """Two interior tangencies by :func:`~._two_moments.bitangent_law` from (x1, x2), if certified."""
+    found = bitangent_law(T, float(theta[1]), float(theta[2]), x1, x2)
+    if found is None:
+        return None
+    atoms, weights, _value, y, its = found
+    ok, viol, _ = _accept(T, atoms, weights, y, theta)
+    return Solution(atoms, weights, y, "exact", its, viol) if ok else None
 
 
 def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):

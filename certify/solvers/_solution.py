@@ -20,7 +20,8 @@ class Solution:
     solver : str
         Which solver produced it.
     iterations : int
-        Exchange / Newton / interior-point iterations, as reported.
+        Exchange / Newton / interior-point iterations, as reported; 0 for a
+        certificate that is explicit (boundary laws) or reused (known faces).
     violation : float
         max over [0, 1] of f - p as measured by :func:`._contact.max_violation`
         (NaN when not measured); at most rounding for a valid certificate.
