@@ -8,6 +8,7 @@ solver (``exact``, ``sos`` or ``grid``), and turns the solver's raw solution int
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,19 +65,19 @@ def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
     sign = 1 if side == "upper" else -1
     theta = mom.theta
     sol = solve(obj, theta, sign, **options)
-    order = np.argsort(sol.atoms)
-    atoms, weights = np.asarray(sol.atoms)[order], np.asarray(sol.weights)[order]
-    law = Law(atoms=tuple(float(a) for a in atoms), weights=tuple(float(w) for w in weights))
-    violation = sol.violation
-    if not np.isfinite(violation):
+    # plain floats from here on: a law has a handful of atoms
+    pairs = sorted(zip(np.asarray(sol.atoms, dtype=float).tolist(), np.asarray(sol.weights, dtype=float).tolist()))
+    law = Law(atoms=tuple(a for a, _ in pairs), weights=tuple(w for _, w in pairs))
+    violation = float(sol.violation)
+    if not math.isfinite(violation):
         violation = max_violation(target(obj, sign), np.asarray(sol.dual))[0]
-    dual = sign * np.asarray(sol.dual, dtype=float)
+    dual = tuple(sign * c for c in np.asarray(sol.dual, dtype=float).tolist())
     return Bound(
         side=side,
         value=law.expect(obj),
         law=law,
-        dual=tuple(float(c) for c in dual),
-        dual_value=float(np.dot(dual, theta)),
+        dual=dual,
+        dual_value=math.fsum(c * t for c, t in zip(dual, theta.tolist())),
         violation=max(float(violation), 0.0),
     )
 

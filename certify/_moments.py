@@ -185,6 +185,10 @@ def snap_two_moments(mu, nu):
     on the values as given.
     """
     tol = FEASIBILITY_TOL
+    if isinstance(mu, float) and isinstance(nu, float):
+        mu = 0.0 if mu <= tol else (1.0 if mu >= 1 - tol else mu)
+        nu = mu * mu if nu <= mu * mu + tol else (mu if nu >= mu - tol else nu)
+        return mu, nu
     mu = np.where(mu <= tol, 0.0, np.where(mu >= 1 - tol, 1.0, mu))
     nu = np.where(nu <= mu * mu + tol, mu * mu, np.where(nu >= mu - tol, mu, nu))
     return (float(mu), float(nu)) if np.ndim(mu) == 0 else (mu, nu)

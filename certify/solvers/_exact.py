@@ -127,15 +127,15 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
 
 def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
     """Is (law, p) an optimal pair: a law with the moments, p >= f on [0, 1]?"""
-    if min(weights) < -1e-13:
+    A, W = np.asarray(atoms, dtype=float).tolist(), np.asarray(weights, dtype=float).tolist()
+    if min(W) < -1e-13:
         return False, np.inf, np.nan
-    w = np.maximum(weights, 0.0)
-    moment = w.copy()
-    for k in range(len(theta)):
-        if abs(float(np.sum(moment)) - theta[k]) > 1e-13:
+    moment = [max(w, 0.0) for w in W]
+    for t in theta.tolist():
+        if abs(sum(moment) - t) > 1e-13:
             return False, np.inf, np.nan
-        moment *= atoms
-    viol, where = max_violation(T, y, contacts=atoms)
+        moment = [m * a for m, a in zip(moment, A)]
+    viol, where = max_violation(T, y, contacts=A)
     tol = ACCEPT_TOL * (T.scale + sum(map(abs, map(float, y))))
     return viol <= tol, viol, where
 
@@ -231,7 +231,10 @@ def _known_face(T: Target, theta: np.ndarray):
     m1 = len(theta)
     for atoms, y, viol in _FACES.get((T.objective, T.sign, m1), ()):
         if m1 == 3:
-            w = np.array(three_atom_weights(*atoms.tolist(), float(theta[1]), float(theta[2])))
+            w3 = three_atom_weights(*atoms.tolist(), float(theta[1]), float(theta[2]))
+            if min(w3) < -1e-15:
+                continue
+            w = np.array(w3)
         else:
             try:
                 w = np.linalg.solve(_phi(atoms, m1).T, theta)

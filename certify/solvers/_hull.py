@@ -20,6 +20,7 @@ contacts).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
@@ -32,13 +33,17 @@ from ._two_moments import three_atom_weights
 HULL_SIZE = 513
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GridHull:
     """Upper facets of the lifted grid: planes (a, b, c) and sorted vertex indices."""
 
     grid: np.ndarray
     planes: np.ndarray
     vertices: np.ndarray
+
+    @cached_property
+    def grid_list(self) -> list:
+        return self.grid.tolist()
 
     def locate(self, mu: float, nu: float) -> list[tuple[float, float, str]]:
         """Contact points of the grid optimum at (mu, nu).
@@ -55,9 +60,8 @@ class GridHull:
         """
         if not len(self.planes):
             return []
-        values = self.planes[:, 0] + self.planes[:, 1] * mu + self.planes[:, 2] * nu
-        idx = [int(v) for v in self.vertices[int(np.argmin(values))]]
-        a, b, c = (float(self.grid[v]) for v in idx)
+        idx = self.vertices[int((self.planes @ np.array((1.0, mu, nu))).argmin())].tolist()
+        a, b, c = (self.grid_list[v] for v in idx)
         w = three_atom_weights(a, b, c, mu, nu)
         groups = [[0]]
         for t in (1, 2):
