@@ -43,7 +43,8 @@ class Target:
         # Between grid points f - p can exceed its sampled values by at most
         # h^2/8 max|f'' - p''|: local maxima within that band must be refined.
         self.h = float(np.max(np.diff(x)))
-        self.cell_band = 0.125 * np.diff(x) ** 2
+        self.cell_band2 = 0.25 * np.diff(x) ** 2  # twice h^2/8: see _cell_bounds
+        self.vander2 = np.vander(x, 3, increasing=True)
         self.second = self.sign * np.asarray(objective.evaluate(x, 2), dtype=float)
         self.curvature = float(np.max(np.abs(self.second)))
         # Python lists for the scalar loops of the hot path
@@ -199,8 +200,8 @@ def _cell_bounds(T: Target, r: np.ndarray, c2: list) -> np.ndarray:
     |r''| at its ends (the grid has about four points per unit of degree, so
     r'' cannot change by more than that within a cell).
     """
-    a = np.abs(T.second - _horner_array(c2, T.grid))
-    return np.maximum(r[:-1], r[1:]) + 2.0 * T.cell_band * np.maximum(a[:-1], a[1:])
+    a = np.abs(T.second - (c2[0] if len(c2) == 1 else _horner_array(c2, T.grid)))
+    return np.maximum(r[:-1], r[1:]) + T.cell_band2 * np.maximum(a[:-1], a[1:])
 
 
 def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> tuple[float, float] | None:
@@ -266,12 +267,13 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
     (:func:`_rounding`).
     """
     c = _derivs(y)
-    r = T.values - _horner_array(c[0], T.grid)
+    r = T.values - (T.vander2 @ y if len(c[0]) == 3 else _horner_array(c[0], T.grid))
     bound = _cell_bounds(T, r, c[2])
     if contacts is not None and len(contacts):
-        found = _screen(T, c, r, bound.copy(), contacts)
+        found = _screen(T, c, r, bound, contacts)
         if found is not None:
             return found
+        bound = _cell_bounds(T, r, c[2])  # the screen masked its windows
     i_top = int(np.argmax(r))
     best_x, best = float(T.grid[i_top]), float(r[i_top])
     # Cells that cannot beat the best value by more than rounding are not searched:
