@@ -21,36 +21,60 @@ Public namespace (everything else lives in private ``_module.py`` files):
 * errors: :class:`CertifyError` and its subclasses.
 """
 
-from .certificates import BatchItem, Certificate, VerificationResult, certify_bound, certify_many
-from .certificates import dump as dump_certificate
-from .certificates import load as load_certificate
-from .certificates import verify as verify_certificate
-from .stats import (
-    AllCallEstimates,
-    AnalysisReport,
-    CallBits,
-    Completion,
-    DataError,
-    EmptyRegionError,
-    ProjectedInterval,
-    TwoCallEstimates,
-    WaldRegion,
-    all_call_estimates,
-    analyze,
-    compare_budgets,
-    compare_policies,
-    complete,
-    empirical_vote_accuracy,
-    ldgp_completion,
-    maxent_completion,
-    project,
-    project_many,
-    read_bits,
-    read_groups,
-    two_call_estimates,
-    two_call_from_summary,
-    wald_region,
-)
+import importlib as _importlib
+
+# Statistics and certificates load scipy.stats and the checker on first use
+# (PEP 562), so that `import certify` and `certify bounds` start fast.
+_LAZY = {
+    **{name: ("certify.certificates", name) for name in ("BatchItem", "Certificate", "VerificationResult", "certify_bound", "certify_many")},
+    "dump_certificate": ("certify.certificates", "dump"),
+    "load_certificate": ("certify.certificates", "load"),
+    "verify_certificate": ("certify.certificates", "verify"),
+    **{
+        name: ("certify.stats", name)
+        for name in (
+            "AllCallEstimates",
+            "AnalysisReport",
+            "CallBits",
+            "Completion",
+            "DataError",
+            "EmptyRegionError",
+            "ProjectedInterval",
+            "TwoCallEstimates",
+            "WaldRegion",
+            "all_call_estimates",
+            "analyze",
+            "compare_budgets",
+            "compare_policies",
+            "complete",
+            "empirical_vote_accuracy",
+            "ldgp_completion",
+            "maxent_completion",
+            "project",
+            "project_many",
+            "read_bits",
+            "read_groups",
+            "two_call_estimates",
+            "two_call_from_summary",
+            "wald_region",
+        )
+    },
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        value = getattr(_importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'certify' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
 from ._bounds import METHODS, BoundArrays, sharp_bound, sharp_bound_arrays, sharp_bounds
 from ._closed_forms import ThreeVoteBounds, improvement_threshold, one_call_three_vote_envelope, three_vote_bounds
 from ._endpoint import EndpointBounds, endpoint_bounds, endpoint_value

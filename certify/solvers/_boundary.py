@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.polynomial import polynomial as npoly
-from scipy import optimize
 
 from ._contact import Target
 
@@ -59,6 +58,8 @@ def unique_law(theta: np.ndarray):
         if len(pts) == 0:
             continue
         A = np.vander(pts, m1, increasing=True).T
+        from scipy import optimize  # on first use: scipy.optimize costs 0.1 s to import
+
         w, res = optimize.nnls(A, theta)
         if res <= 1e-13:
             keep = w > 1e-14
@@ -110,6 +111,8 @@ def _sup_ratio(T: Target, h: np.ndarray, omega: np.ndarray, atoms: np.ndarray) -
             return -(float(T(z)) - npoly.polyval(z, h)) / npoly.polyval(z, omega)
 
         if hi > lo:
+            from scipy import optimize
+
             res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-14})
             best = max(best, -float(res.fun))
     for a in atoms:

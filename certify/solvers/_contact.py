@@ -14,7 +14,6 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.polynomial import polynomial as npoly
-from scipy import optimize
 
 from .._errors import SolverError
 
@@ -324,6 +323,8 @@ def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solv
     SolverError
         If no law on ``points`` has these moments (residual above :data:`MOMENT_TOL`).
     """
+    from scipy import optimize  # only the cvxpy methods recover laws this way
+
     m1 = len(theta)
     A = np.vander(points, m1, increasing=True).T
     res = optimize.linprog(-fvals, A_eq=A, b_eq=theta, bounds=(0, None), method="highs-ds")

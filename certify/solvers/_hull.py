@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 from ._contact import Target
 from ._two_moments import three_atom_weights
@@ -89,6 +88,8 @@ def _build(T: Target) -> GridHull:
         x = np.sort(0.5 * (1.0 - t))
         x[0], x[-1] = 0.0, 1.0
         f = np.asarray(T(x), dtype=float)
+    from scipy.spatial import ConvexHull, QhullError  # on first use only
+
     try:
         hull = ConvexHull(np.stack([x, x * x, f], axis=1))
     except QhullError:  # the lifted points are coplanar: f is a quadratic
