@@ -195,7 +195,8 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
         if np.any(viol):
             i = _first(viol)
             raise InfeasibleMomentsError(f"(mu, nu)[{i}]=({float(m[i])!r}, {float(second[i])!r}) is infeasible: {rule} must hold")
-    return snap_two_moments(m, second)
+    mu_s, nu_s = snap_two_moments(m, second)
+    return np.asarray(mu_s, dtype=float), np.asarray(nu_s, dtype=float)  # 0-d arrays for scalars
 
 
 def sharp_bound_arrays(objective, *, mu, nu=None, rho=None) -> BoundArrays:

@@ -33,18 +33,19 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
     """Classify quadratics p = Y[:, 0] + Y[:, 1] q + Y[:, 2] q^2 as majorants of f.
 
     ``contacts`` (rows x k, NaN for none) are where p touches f: tangency at
-    interior points, value at 0 or 1. Away from contacts the grid maximum of
-    f - p must sit a margin below 0 that covers excursions between grid points
-    (h^2/8 max|f'' - p''|); next to an interior contact (f - p)'' < 0 is
-    required, next to an endpoint contact f - p must leave 0 downhill.
+    interior points, value at 0 or 1. Every grid cell away from the contacts
+    must stay below 0 by its own bound (the larger end value of r = f - p plus
+    h^2/8 times twice the larger sampled |r''|, as in
+    :func:`~._contact.max_violation`); next to an interior contact r'' < 0 is
+    required, next to an endpoint contact r must leave 0 downhill.
     Returns (valid, invalid); rows that are neither are inconclusive.
     """
-    valid, invalid = _check_on(T, Y, contacts, T.grid, T.values, T.second, T.h)
+    valid, invalid = _check_on(T, Y, contacts, T.grid, T.values, T.second, T.cell_band2)
     unsure = ~valid & ~invalid
     if np.any(unsure):
-        # A finer grid shrinks the margin 64-fold for the inconclusive rows.
-        X, F, F2, h = _fine_grid(T)
-        v2, i2 = _check_on(T, Y[unsure], contacts[unsure], X, F, F2, h)
+        # A finer grid shrinks the cell bounds 64-fold for the inconclusive rows.
+        X, F, F2, band2 = _fine_grid(T)
+        v2, i2 = _check_on(T, Y[unsure], contacts[unsure], X, F, F2, band2)
         valid[unsure], invalid[unsure] = v2, i2
     return valid, invalid
 
@@ -52,13 +53,14 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
 def _fine_grid(T: Target):
     if not hasattr(T, "_fine"):
         X = np.linspace(0.0, 1.0, 8 * len(T.grid) + 1)
-        T._fine = (X, T(X), T(X, 2), float(X[1] - X[0]))
+        T._fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
     return T._fine
 
 
-def _check_on(T: Target, Y, contacts, X, F, F2, h):
+def _check_on(T: Target, Y, contacts, X, F, F2, band2):
     tol = 1e-12 * (T.scale + np.sum(np.abs(Y), axis=1))
-    band = 0.125 * h * h * (T.curvature + 2.0 * np.abs(Y[:, 2])) + 1e-9 * T.scale
+    rounding = 2.0**-52 * T.scale
+    reach = 2.0 * float(np.sqrt(np.max(band2) / 0.25))  # two of the widest cells
     valid = np.zeros(len(Y), bool)
     invalid = np.zeros(len(Y), bool)
     C = np.nan_to_num(contacts, nan=-9.0)
@@ -66,10 +68,14 @@ def _check_on(T: Target, Y, contacts, X, F, F2, h):
         sl = slice(s, s + BLOCK)
         y, c = Y[sl], C[sl]
         R = F[None, :] - (y[:, :1] + y[:, 1:2] * X[None, :] + y[:, 2:3] * X[None, :] ** 2)
+        A = np.abs(F2[None, :] - 2.0 * y[:, 2:3])
+        cells = np.maximum(R[:, :-1], R[:, 1:]) + band2[None, :] * np.maximum(A[:, :-1], A[:, 1:])
         dist = np.abs(X[None, :, None] - c[:, None, :])
-        near = np.any(dist <= 2.0 * h, axis=2)
-        near_inner = np.any((dist <= 2.0 * h) & (c[:, None, :] > 0) & (c[:, None, :] < 1), axis=2)
-        far_max = np.max(np.where(near, -np.inf, R), axis=1)
+        near = np.any(dist <= reach, axis=2)
+        near_inner = np.any((dist <= reach) & (c[:, None, :] > 0) & (c[:, None, :] < 1), axis=2)
+        near_cells = near[:, :-1] | near[:, 1:]
+        far_bound = np.max(np.where(near_cells, -np.inf, cells), axis=1)
+        far_value = np.max(np.where(near, -np.inf, R), axis=1)
         curv = np.max(np.where(near_inner, F2[None, :] - 2.0 * y[:, 2:3], -np.inf), axis=1)
         slope_ok = np.ones(len(y), bool)
         for end, sgn in ((0.0, 1.0), (1.0, -1.0)):
@@ -77,8 +83,8 @@ def _check_on(T: Target, Y, contacts, X, F, F2, h):
             if np.any(rows):
                 d = T.first_at(end) - (y[rows, 1] + 2.0 * y[rows, 2] * end)
                 slope_ok[rows] = sgn * d <= 0.0
-        valid[sl] = (far_max <= -band[sl]) & (curv < 0) & slope_ok
-        invalid[sl] = (far_max > tol[sl]) | ~slope_ok
+        valid[sl] = (far_bound <= rounding) & (curv < 0) & slope_ok
+        invalid[sl] = (far_value > tol[sl]) | ~slope_ok
     return valid, invalid
 
 
