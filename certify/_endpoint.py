@@ -55,7 +55,7 @@ def _upper_two_law(mu: float, nu: float, branch: str, eps: float) -> Law:
         return Law((x, t), (1.0 - p, p))
     if branch == "saturated":
         x = (mu - nu) / (1.0 - mu)
-        w1 = (nu - mu * mu) / (1.0 - 2.0 * mu + nu)
+        w1 = (mu - x) / (1.0 - x)  # from the mean; (nu - mu^2) / (1 - 2 mu + nu) cancels for mu near 1
         return Law((x, 1.0), (1.0 - w1, w1))
     if nu == mu:  # linear branch on the edge nu = mu: the law on {0, 1} attains 3mu - 2nu = mu
         return Law((0.0, 1.0), (1.0 - mu, mu))

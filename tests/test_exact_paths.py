@@ -192,3 +192,33 @@ def test_objective_jet_matches_its_evaluator():
         for x in (0.0, 0.3, 0.5, 0.77, 1.0):
             want = [float(obj.evaluate(np.array([x]), k)[0]) for k in range(3)]
             assert np.allclose(obj.jet(x), want, rtol=1e-13, atol=1e-13)
+
+
+def _edge_points(count, seed):
+    """(mu, nu) near the corners and the boundary of the moment region, where weights are ill-conditioned."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        mu = float(rng.choice([rng.uniform(0, 1), rng.uniform(0, 1e-3), 1 - rng.uniform(0, 1e-3), rng.uniform(0.45, 0.55)]))
+        rho = float(rng.choice([rng.uniform(0, 1), rng.uniform(0, 1e-6), 1 - rng.uniform(0, 1e-6), rng.uniform(0, 1e-11)]))
+        out.append((mu, mu * mu + rho * mu * (1 - mu)))
+    return out
+
+
+def test_linear_objective_is_pinned_by_the_mean_even_through_reused_faces():
+    # E[Q] = mu for every law: both bounds are mu. Faces found at one point are
+    # reused at the next, with atoms 1e-3 apart; their weights must still meet
+    # the moments to rounding (a plain Lagrange solve was off by 1e-13).
+    for mu, nu in _edge_points(60, 99):
+        b = sharp_bounds(1, mu=mu, nu=nu)
+        assert abs(b.lower.value - mu) <= 1e-15 and abs(b.upper.value - mu) <= 1e-15
+
+
+@pytest.mark.parametrize("votes", [2001, 5001])
+def test_vote_accuracy_bounds_stay_probabilities_at_the_edges(votes):
+    # 0 <= L <= U <= 1 up to rounding, and agreement of value and dual value.
+    for mu, nu in _edge_points(60, 99):
+        b = sharp_bounds(votes, mu=mu, nu=nu)
+        assert -1e-15 <= b.lower.value <= b.upper.value + 1e-15 <= 1 + 2e-15
+        for side in (b.lower, b.upper):
+            assert side.gap <= 1e-12

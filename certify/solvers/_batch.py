@@ -156,7 +156,7 @@ def _candidates(T: Target, mu: np.ndarray, nu: np.ndarray):
     fx = T(x)
     val_a = (1.0 - wa) * f0 + wa * fx
     z = (mu - nu) / (1.0 - mu)
-    wb = (nu - mu * mu) / (1.0 - 2.0 * mu + nu)
+    wb = (mu - z) / (1.0 - z)  # from the mean: the other form cancels for mu near 1
     fz = T(z)
     val_b = (1.0 - wb) * fz + wb * f1
     use_a = val_a >= val_b

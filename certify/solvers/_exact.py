@@ -235,6 +235,9 @@ def _known_face(T: Target, theta: np.ndarray):
             if min(w3) < -1e-15:
                 continue
             w = np.array(w3)
+            # A reused face must meet the moments as tightly as a solved law.
+            if np.max(np.abs(_phi(atoms, m1).T @ np.maximum(w, 0.0) - theta)) > 1e-15:
+                continue
         else:
             try:
                 w = np.linalg.solve(_phi(atoms, m1).T, theta)
