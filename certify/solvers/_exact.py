@@ -23,6 +23,8 @@ whose columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 4.1). We
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.polynomial import polynomial as npoly
 
@@ -231,21 +233,30 @@ def _known_face(T: Target, theta: np.ndarray):
     m1 = len(theta)
     for atoms, y, viol in _FACES.get((T.objective, T.sign, m1), ()):
         if m1 == 3:
-            w3 = three_atom_weights(*atoms.tolist(), float(theta[1]), float(theta[2]))
-            if min(w3) < -1e-15:
+            mu, nu = float(theta[1]), float(theta[2])
+            A = atoms.tolist()
+            w = three_atom_weights(*A, mu, nu)
+            if min(w) < -1e-15:
                 continue
-            w = np.array(w3)
+            w = [max(v, 0.0) for v in w]
             # A reused face must meet the moments as tightly as a solved law.
-            if np.max(np.abs(_phi(atoms, m1).T @ np.maximum(w, 0.0) - theta)) > 1e-15:
+            residual = max(
+                abs(math.fsum(w) - 1.0),
+                abs(math.fsum(v * a for v, a in zip(w, A)) - mu),
+                abs(math.fsum(v * a * a for v, a in zip(w, A)) - nu),
+            )
+            if residual > 1e-15:
                 continue
+            w = np.array(w)
         else:
             try:
                 w = np.linalg.solve(_phi(atoms, m1).T, theta)
             except np.linalg.LinAlgError:  # pragma: no cover - faces are kept well separated
                 continue
-        if w.min() >= -1e-15:
-            good = w > 0
-            return Solution(atoms[good], np.maximum(w[good], 0.0), y, "exact", 0, viol)
+            if w.min() < -1e-15:
+                continue
+        good = w > 0
+        return Solution(atoms[good], np.maximum(w[good], 0.0), y, "exact", 0, viol)
     return None
 
 
@@ -377,14 +388,14 @@ def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
     polished without the general KKT system.
     """
     mu, nu = float(theta[1]), float(theta[2])
+    # Known faces first: for vote accuracies a few faces cover much of the region.
+    hit = _known_face(T, theta)
+    if hit is not None:
+        return hit
     contacts = grid_hull(T).locate(mu, nu)
     if not contacts:
         return None
     kinds = [k for _, _, k in contacts]
-    if len(contacts) == 3:
-        hit = _known_face(T, theta)
-        if hit is not None:
-            return hit
     first, later = [], []
     if len(contacts) == 2:
         x1, x2 = contacts[0][0], contacts[1][0]

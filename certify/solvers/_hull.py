@@ -25,7 +25,7 @@ from functools import cached_property
 import numpy as np
 
 from ._contact import Target
-from ._two_moments import three_atom_weights
+from ._two_moments import lagrange_weights
 
 #: Points of the hull's grid. Qhull's time grows faster than linearly (about
 #: 4 ms here, 60 ms at 2049 points); Newton's method only needs the pattern.
@@ -61,7 +61,7 @@ class GridHull:
             return []
         idx = self.vertices[int((self.planes @ np.array((1.0, mu, nu))).argmin())].tolist()
         a, b, c = (self.grid_list[v] for v in idx)
-        w = three_atom_weights(a, b, c, mu, nu)
+        w = lagrange_weights(a, b, c, 1.0, mu, nu)  # a start: no refinement needed
         groups = [[0]]
         for t in (1, 2):
             if idx[t] - idx[groups[-1][-1]] == 1:

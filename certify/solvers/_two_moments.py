@@ -25,8 +25,8 @@ import numpy as np
 from ._contact import Target
 
 
-def _lagrange(a: float, b: float, c: float, m0: float, m1: float, m2: float) -> tuple[float, float, float]:
-    # E[(Q - b)(Q - c)] = w_a (a - b)(a - c) and its permutations
+def lagrange_weights(a: float, b: float, c: float, m0: float, m1: float, m2: float) -> tuple[float, float, float]:
+    """Weights on {a, b, c} with moments (m0, m1, m2): E[(Q - b)(Q - c)] = w_a (a - b)(a - c), etc."""
     return (
         (m2 - m1 * (b + c) + m0 * b * c) / ((a - b) * (a - c)),
         (m2 - m1 * (a + c) + m0 * a * c) / ((b - a) * (b - c)),
@@ -41,12 +41,12 @@ def three_atom_weights(a: float, b: float, c: float, mu: float, nu: float) -> tu
     plus one step of iterative refinement on the moment residual: alone, the
     Lagrange form leaves residuals near 1e-12 when two atoms are 1e-3 apart.
     """
-    w = _lagrange(a, b, c, 1.0, mu, nu)
+    w = lagrange_weights(a, b, c, 1.0, mu, nu)
     atoms = (a, b, c)
     r0 = 1.0 - math.fsum(w)
     r1 = mu - math.fsum(wi * x for wi, x in zip(w, atoms))
     r2 = nu - math.fsum(wi * x * x for wi, x in zip(w, atoms))
-    d = _lagrange(a, b, c, r0, r1, r2)
+    d = lagrange_weights(a, b, c, r0, r1, r2)
     return w[0] + d[0], w[1] + d[1], w[2] + d[2]
 
 
