@@ -94,7 +94,7 @@ class Objective:
         """Float Bernstein coefficients of the polynomial part and its two derivatives."""
         if not len(self.bernstein) or len(self.bernstein) - 1 > SCALAR_MAX_DEGREE:
             return None
-        b0 = [float(b) for b in self.bernstein]
+        b0 = self._bern_float.tolist()
         b1 = bernstein_derivative(b0)
         return b0, b1, bernstein_derivative(b1)
 
@@ -109,11 +109,7 @@ class Objective:
             out = 0.0
             for c, n in self._maj_float:
                 out += c * majority_scalar(n, q, derivative)
-            if self._bern_jet is not None:
-                out += bernstein_scalar(self._bern_jet[derivative], q)
-            elif len(self.bernstein):
-                out += float(bernstein_eval(self._bern_float, q, derivative))
-            return out
+            return out + self._bernstein_at(q, derivative)
         qa = np.asarray(q, dtype=float)
         out = np.zeros_like(qa)
         for c, n in self._maj_float:
@@ -130,17 +126,15 @@ class Objective:
         for c, n in self._maj_float:
             v0, v1, v2 = majority_jet(n, q)
             f0, f1, f2 = f0 + c * v0, f1 + c * v1, f2 + c * v2
+        if not len(self.bernstein):
+            return f0, f1, f2
+        return f0 + self._bernstein_at(q, 0), f1 + self._bernstein_at(q, 1), f2 + self._bernstein_at(q, 2)
+
+    def _bernstein_at(self, q: float, derivative: int) -> float:
+        """The polynomial part (or a derivative) at one point: the scalar loop up to its degree limit."""
         if self._bern_jet is not None:
-            b0, b1, b2 = self._bern_jet
-            f0 += bernstein_scalar(b0, q)
-            f1 += bernstein_scalar(b1, q)
-            f2 += bernstein_scalar(b2, q)
-        elif len(self.bernstein):
-            b = self._bern_float
-            f0 += float(bernstein_eval(b, q))
-            f1 += float(bernstein_eval(b, q, 1))
-            f2 += float(bernstein_eval(b, q, 2))
-        return f0, f1, f2
+            return bernstein_scalar(self._bern_jet[derivative], q)
+        return float(bernstein_eval(self._bern_float, q, derivative)) if len(self.bernstein) else 0.0
 
     def monomial_coefficients(self) -> tuple[Fraction, ...]:
         """Exact rational monomial coefficients c_0..c_d of g."""

@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._moments import snap_two_moments
-from ._contact import Target, max_violation, target
+from ._contact import Target, max_violation, rounding, target
 from ._exact import _FACES, solve_exact
+from ._two_moments import endpoint_pattern, tangent_quadratic
 
 #: Rows per block of the (points x grid) residual matrix.
 BLOCK = 4096
@@ -59,8 +60,8 @@ def _fine_grid(T: Target):
 
 def _check_on(T: Target, Y, contacts, X, F, F2, band2):
     tol = 1e-12 * (T.scale + np.sum(np.abs(Y), axis=1))
-    rounding = 2.0**-52 * T.scale
-    reach = 2.0 * float(np.sqrt(np.max(band2) / 0.25))  # two of the widest cells
+    slack = rounding(T)
+    reach = 2.0 * float(np.max(np.diff(X)))  # two of the widest cells
     valid = np.zeros(len(Y), bool)
     invalid = np.zeros(len(Y), bool)
     C = np.nan_to_num(contacts, nan=-9.0)
@@ -83,7 +84,7 @@ def _check_on(T: Target, Y, contacts, X, F, F2, band2):
             if np.any(rows):
                 d = T.first_at(end) - (y[rows, 1] + 2.0 * y[rows, 2] * end)
                 slope_ok[rows] = sgn * d <= 0.0
-        valid[sl] = (far_bound <= rounding) & (curv < 0) & slope_ok
+        valid[sl] = (far_bound <= slack) & (curv < 0) & slope_ok
         invalid[sl] = (far_value > tol[sl]) | ~slope_ok
     return valid, invalid
 
@@ -149,30 +150,17 @@ def _newton_two_inner(T: Target, theta: np.ndarray, x: np.ndarray, Y: np.ndarray
 
 
 def _candidates(T: Target, mu: np.ndarray, nu: np.ndarray):
-    """Per point, the better of the two endpoint candidates: (atoms, weights, dual, inner, end)."""
-    f0, f1 = float(T(0.0)), float(T(1.0))
-    x = nu / mu
-    wa = mu * mu / nu
-    fx = T(x)
-    val_a = (1.0 - wa) * f0 + wa * fx
-    z = (mu - nu) / (1.0 - mu)
-    wb = (mu - z) / (1.0 - z)  # from the mean: the other form cancels for mu near 1
-    fz = T(z)
-    val_b = (1.0 - wb) * fz + wb * f1
-    use_a = val_a >= val_b
-    # A: p(0) = f(0), tangent at x.  B: p(1) = f(1), tangent at z.
-    dx = T(x, 1)
-    ca = (f0 + dx * x - fx) / (x * x)
-    Ya = np.stack([np.full_like(x, f0), dx - 2.0 * ca * x, ca], axis=1)
-    dz = T(z, 1)
-    cb = (f1 + dz * (z - 1.0) - fz) / (z - 1.0) ** 2
-    bb = dz - 2.0 * cb * (z - 1.0)
-    Yb = np.stack([f1 - bb + cb, bb - 2.0 * cb, cb], axis=1)
-    Y = np.where(use_a[:, None], Ya, Yb)
-    inner = np.where(use_a, x, z)
-    end = np.where(use_a, 0.0, 1.0)
-    value = np.where(use_a, val_a, val_b)
-    return Y, inner, end, value
+    """Per point, the better of the two endpoint candidates: (dual, inner atom, end, value)."""
+    rows = []
+    for end in (0.0, 1.0):
+        x, w = endpoint_pattern(mu, nu, end)
+        f_end = float(T(end))
+        fx = T(x)
+        Y = np.stack(np.broadcast_arrays(*tangent_quadratic(end, f_end, x, fx, T(x, 1))), axis=1)
+        rows.append((Y, x, (1.0 - w) * f_end + w * fx))
+    (Ya, xa, va), (Yb, xb, vb) = rows
+    use_a = va >= vb
+    return np.where(use_a[:, None], Ya, Yb), np.where(use_a, xa, xb), np.where(use_a, 0.0, 1.0), np.where(use_a, va, vb)
 
 
 def _faces(T: Target, theta: np.ndarray, todo: np.ndarray, out: np.ndarray) -> None:

@@ -21,6 +21,13 @@ from .._errors import SolverError
 MAX_GRID = 16385
 
 
+def chebyshev_lobatto(n: int) -> np.ndarray:
+    """The n Chebyshev-Lobatto points of [0, 1], increasing, with exact ends 0 and 1."""
+    x = np.sort(0.5 * (1.0 - np.cos(np.pi * np.arange(n) / (n - 1))))
+    x[0], x[-1] = 0.0, 1.0
+    return x
+
+
 class Target:
     """f = sign * g with its values cached on a Chebyshev-Lobatto grid of [0, 1].
 
@@ -32,10 +39,7 @@ class Target:
         self.objective = objective
         self.sign = float(sign)
         d = objective.degree
-        n = int(min(max(257, 4 * d + 1), MAX_GRID))
-        t = np.cos(np.pi * np.arange(n) / (n - 1))
-        x = np.sort(0.5 * (1.0 - t))
-        x[0], x[-1] = 0.0, 1.0
+        x = chebyshev_lobatto(int(min(max(257, 4 * d + 1), MAX_GRID)))
         self.grid = x
         self.values = self.sign * np.asarray(objective.evaluate(x), dtype=float)
         self.scale = 1.0 + float(np.max(np.abs(self.values)))
@@ -244,12 +248,12 @@ def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> 
         for xv, v in ((x, f0 - _horner(c0, x)), (g[k], float(r[k]))):
             if v > best:
                 best_x, best = xv, v
-    if np.max(bound) > _rounding(T):
+    if np.max(bound) > rounding(T):
         return None
     return best, best_x
 
 
-def _rounding(T: Target) -> float:
+def rounding(T: Target) -> float:
     """Size of rounding errors in sampled f - p: differences below it are not searched."""
     return 2.0**-52 * T.scale
 
@@ -263,7 +267,7 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
     best value found so far is searched by safeguarded Newton, largest bound
     first, so excursions between grid points are found and cells where f - p
     is flat to rounding cost nothing. The value is exact up to rounding
-    (:func:`_rounding`).
+    (:func:`rounding`).
     """
     c = _derivs(y)
     r = T.values - (T.vander2 @ y if len(c[0]) == 3 else _horner_array(c[0], T.grid))
@@ -277,7 +281,7 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
     best_x, best = float(T.grid[i_top]), float(r[i_top])
     # Cells that cannot beat the best value by more than rounding are not searched:
     # where f - p is flat to rounding (f = 1 to all digits, say) that is most of them.
-    slack = _rounding(T)
+    slack = rounding(T)
     cells = np.nonzero(bound > best + slack)[0]
     g = T.grid_list
     for i in cells[np.argsort(-bound[cells])].tolist():

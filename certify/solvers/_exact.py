@@ -33,7 +33,7 @@ from ._boundary import unique_law, unique_law_dual
 from ._contact import Target, ascent_from, max_violation, refine_max, target
 from ._hull import grid_hull
 from ._solution import Solution
-from ._two_moments import bitangent_law, endpoint_law, endpoint_laws, three_atom_weights
+from ._two_moments import bitangent_law, endpoint_law, three_atom_weights
 
 #: Atoms this close to 0 or 1 are treated as endpoint contacts (no tangency condition).
 ENDPOINT_TOL = 1e-12
@@ -316,36 +316,14 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
         found = _from_grid_hull(T, theta)
         if found is not None:
             return found
-    hit = _known_face(T, theta)
-    if hit is not None:
-        return hit
-    if m == 2:
-        # Both candidates are feasible laws; only one with the larger value can be optimal.
-        cands = endpoint_laws(T, float(mu), float(nu))
-        for atoms, weights, value, y in cands:
-            if value < cands[0][2] - 1e-15 * T.scale:
-                break
-            ok, viol, where = _accept(T, atoms, weights, y, theta)
-            if ok:
-                return Solution(atoms, weights, y, "exact", 1, viol)
-            # One exchange step from the failed pattern: the most violated point
-            # joins it; Newton moves the contacts and drops an atom that goes negative.
-            if np.isfinite(where):
-                inner = atoms[(atoms > 0) & (atoms < 1)]
-                # The violator either replaces the endpoint atom (two interior
-                # contacts) or joins the pattern (three contacts).
-                for A0 in (np.append(inner, where), np.append(atoms, where)):
-                    x = np.sort(A0)
-                    W0 = np.linalg.lstsq(_phi(x, m1).T, theta, rcond=None)[0]
-                    found = _polish(T, theta, x, W0)
-                    if found is not None:
-                        A2, W2, y2, viol = found
-                        return Solution(A2, W2, y2, "exact", 2, viol)
-        basis = [0.0, nu / mu, 1.0]
-    elif m == 1:
-        basis = [0.0, 1.0]
+        # Known faces, the grid's pattern and both endpoint laws failed: run the
+        # exchange on the full grid.
+        basis = [0.0, float(nu / mu), 1.0]
     else:
-        basis = [("art", i) for i in range(m1)]
+        hit = _known_face(T, theta)
+        if hit is not None:
+            return hit
+        basis = [0.0, 1.0] if m == 1 else [("art", i) for i in range(m1)]
 
     basis, w, _yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
     if any(isinstance(col, tuple) and wj > 1e-12 for col, wj in zip(basis, w)):
@@ -392,9 +370,8 @@ def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
     hit = _known_face(T, theta)
     if hit is not None:
         return hit
-    contacts = grid_hull(T).locate(mu, nu)
-    if not contacts:
-        return None
+    hull = grid_hull(T)
+    contacts = hull.locate(mu, nu)  # empty when f is a quadratic: any law is optimal
     kinds = [k for _, _, k in contacts]
     first, later = [], []
     if len(contacts) == 2:
@@ -404,8 +381,7 @@ def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
         elif "inner" in kinds:
             # The end contact may be an interior tangency between the end and
             # its neighbouring grid point: start there if the endpoint law fails.
-            g = grid_hull(T).grid
-            later.append((float(g[1]), x2) if kinds[1] == "inner" else (x1, float(g[-2])))
+            later.append((hull.grid_list[1], x2) if kinds[1] == "inner" else (x1, hull.grid_list[-2]))
     for x1, x2 in first:
         found = _two_inner_solution(T, theta, x1, x2)
         if found is not None:
@@ -414,7 +390,7 @@ def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
     # Where f is flat to rounding, or (mu, nu) is closer to the parabola than
     # the grid resolves, the grid's pattern says little, and the endpoint laws
     # are the ones that certify.
-    ends = [e for e, k in ((0.0, kinds[0]), (1.0, kinds[-1])) if k != "inner"]
+    ends = [e for e, k in zip((0.0, 1.0), (kinds[:1] + kinds[-1:]) if kinds else ()) if k != "inner"]
     for end in ends + [e for e in (0.0, 1.0) if e not in ends]:
         atoms, weights, _value, y = endpoint_law(T, mu, nu, end)
         ok, viol, _ = _accept(T, atoms, weights, y, theta)
@@ -424,9 +400,10 @@ def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
         found = _two_inner_solution(T, theta, x1, x2)
         if found is not None:
             return found
-    A = np.array([0.0 if k == "end" and x < 0.5 else 1.0 if k == "end" else x for x, _, k in contacts])
-    W = np.array([w for _, w, _ in contacts])
-    found = _polish(T, theta, A, W)
+    if not contacts:
+        return None
+    # "end" contacts sit exactly on grid point 0 or 1
+    found = _polish(T, theta, np.array([x for x, _, _ in contacts]), np.array([w for _, w, _ in contacts]))
     if found is not None:
         A2, W2, y2, viol = found
         return Solution(A2, W2, y2, "exact", 1, viol)

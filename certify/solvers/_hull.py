@@ -24,7 +24,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._contact import Target
+from ._contact import Target, chebyshev_lobatto
 from ._two_moments import lagrange_weights
 
 #: Points of the hull's grid. Qhull's time grows faster than linearly (about
@@ -84,9 +84,7 @@ def _build(T: Target) -> GridHull:
     if n == len(T.grid):
         x, f = T.grid, T.values
     else:
-        t = np.cos(np.pi * np.arange(n) / (n - 1))
-        x = np.sort(0.5 * (1.0 - t))
-        x[0], x[-1] = 0.0, 1.0
+        x = chebyshev_lobatto(n)
         f = np.asarray(T(x), dtype=float)
     from scipy.spatial import ConvexHull, QhullError  # on first use only
 

@@ -50,6 +50,30 @@ def three_atom_weights(a: float, b: float, c: float, mu: float, nu: float) -> tu
     return w[0] + d[0], w[1] + d[1], w[2] + d[2]
 
 
+def endpoint_pattern(mu, nu, end: float):
+    """The two-atom law with one atom at ``end`` (0 or 1): its interior atom and that atom's weight.
+
+    x = nu/mu with weight mu^2/nu beside 0; z = (mu - nu)/(1 - mu) with weight
+    (1 - mu)/(1 - z) beside 1 (from the mean: the textbook form
+    (1 - mu)^2 / (1 - 2 mu + nu) cancels for mu near 1). Floats or arrays.
+    """
+    if end == 0.0:
+        return nu / mu, mu * mu / nu
+    z = (mu - nu) / (1.0 - mu)
+    return z, (1.0 - mu) / (1.0 - z)
+
+
+def tangent_quadratic(end: float, f_end, x, fx, dx):
+    """Monomial coefficients (a, b, c) of the quadratic through (end, f_end) tangent to f at x.
+
+    Floats or arrays.
+    """
+    e = x - end
+    c = (f_end + dx * e - fx) / (e * e)
+    b = dx - 2.0 * c * e  # slope at the end
+    return f_end - b * end + c * end * end, b - 2.0 * c * end, c
+
+
 def endpoint_law(T: Target, mu: float, nu: float, end: float):
     """The two-atom law with an atom at ``end`` (0 or 1) and its tangent quadratic.
 
@@ -58,27 +82,12 @@ def endpoint_law(T: Target, mu: float, nu: float, end: float):
     (atoms, weights, value, dual)
         The dual passes through f(end) and is tangent to f at the interior atom.
     """
-    if end == 0.0:
-        f0 = float(T.values[0])
-        x = nu / mu
-        w = mu * mu / nu
-        fx, dx, _ = T.jet(x)
-        c = (f0 + dx * x - fx) / (x * x)
-        return np.array([0.0, x]), np.array([1.0 - w, w]), (1.0 - w) * f0 + w * fx, np.array([f0, dx - 2.0 * c * x, c])
-    f1 = float(T.values[-1])
-    z = (mu - nu) / (1.0 - mu)
-    # weight at 1 from the mean: (nu - mu^2) / (1 - 2 mu + nu) cancels for mu near 1
-    w = (mu - z) / (1.0 - z)
-    fz, dz, _ = T.jet(z)
-    c = (f1 + dz * (z - 1.0) - fz) / (z - 1.0) ** 2
-    b = dz - 2.0 * c * (z - 1.0)
-    return np.array([z, 1.0]), np.array([1.0 - w, w]), (1.0 - w) * fz + w * f1, np.array([f1 - b + c, b - 2.0 * c, c])
-
-
-def endpoint_laws(T: Target, mu: float, nu: float) -> list:
-    """Both endpoint patterns, the one with the larger value first."""
-    a, b = endpoint_law(T, mu, nu, 0.0), endpoint_law(T, mu, nu, 1.0)
-    return [a, b] if a[2] >= b[2] else [b, a]
+    x, w = endpoint_pattern(mu, nu, end)
+    f_end = float(T.values[0] if end == 0.0 else T.values[-1])
+    fx, dx, _ = T.jet(x)
+    dual = np.array(tangent_quadratic(end, f_end, x, fx, dx))
+    atoms, weights = ((0.0, x), (1.0 - w, w)) if end == 0.0 else ((x, 1.0), (w, 1.0 - w))
+    return np.array(atoms), np.array(weights), (1.0 - w) * f_end + w * fx, dual
 
 
 def bitangent_law(T: Target, mu: float, nu: float, x1: float, x2: float, max_iter: int = 16):
