@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._extras import require
 from ._config import DatasetConfig
 from ._errors import DataError, InputError
 from ._io import atomic_write_text
@@ -116,8 +117,7 @@ def _read_rows(path: Path, task: Task) -> list[tuple[object, object, dict]]:
                         raise InputError(f"{path}:{line}: not a JSON object") from None
         label_key = "label"
     elif suffix == ".parquet":
-        import pyarrow.parquet as pq
-
+        pq = require("pyarrow.parquet", f"reading the Parquet file {str(path)!r}")
         rows = pq.read_table(path).to_pylist()
         label_key = "label"
     else:
@@ -130,10 +130,7 @@ def _read_rows(path: Path, task: Task) -> list[tuple[object, object, dict]]:
 
 
 def _hub_rows(cfg: DatasetConfig) -> list[tuple[object, object, dict]]:
-    try:
-        import datasets  # optional: only this source needs it
-    except ImportError:
-        raise DataError(f"dataset {cfg.name!r}: source hub needs the 'datasets' package (pip install datasets)") from None
+    datasets = require("datasets", f"dataset {cfg.name!r} (source hub)")
     try:
         ds = datasets.load_dataset(cfg.hub_name, cfg.task, split=cfg.split)
     except Exception as exc:  # the library raises many unrelated types when offline

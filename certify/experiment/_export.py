@@ -18,6 +18,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .._extras import require
 from ._errors import InputError
 from ._io import write_atomically
 from ._store import RunStore
@@ -137,8 +138,8 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
                 w.writerow(cols)
                 w.writerows(rows)
     else:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        pa = require("pyarrow", "writing Parquet")
+        pq = require("pyarrow.parquet", "writing Parquet")
 
         types = {"position": pa.int64(), "repeat": pa.int64(), "q": pa.float64(), "valid": pa.int8(), "correct": pa.int8()}
         schema = pa.schema([(c, types.get(c, pa.int8() if c[0] == "b" and c[1:].isdigit() else pa.string())) for c in cols])

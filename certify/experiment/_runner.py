@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from .._extras import require
 from ._backends import Backend, CallRequest, CallResult, make_backend
 from ._config import ExperimentConfig, PolicyConfig
 from ._datasets import Example, draw_examples
@@ -147,8 +148,7 @@ class _Progress:
     def __init__(self, total: int, enabled: bool):
         self.bar = None
         if enabled and total:
-            from tqdm import tqdm
-
+            tqdm = require("tqdm", "the progress bar").tqdm
             self.bar = tqdm(total=total, unit="call", file=sys.stderr, dynamic_ncols=True, smoothing=0.05)
 
     def update(self, n: int, invalid: int) -> None:

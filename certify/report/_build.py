@@ -26,6 +26,7 @@ import numpy as np
 
 from .._bounds import sharp_bound_arrays
 from .._errors import InputError
+from .._extras import require
 from .._majority import majority_index, majority_polynomial
 from ..certificates import certify_bound
 from ..certificates import dump as dump_certificate
@@ -111,8 +112,7 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
     items = list(groups.items())
     bar = None
     if progress:
-        from tqdm import tqdm
-
+        tqdm = require("tqdm", "the analysis progress bar").tqdm
         bar = tqdm(total=len(items), unit="policy", desc="analysis", dynamic_ncols=True)
     reports = {}
     for g, bits in items:

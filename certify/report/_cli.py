@@ -20,10 +20,15 @@ def add_report_parser(sub) -> None:
 
 def _report(args: argparse.Namespace) -> int:
     from .._errors import InputError
+    from .._extras import require
     from ._build import write_report
 
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha {args.alpha!r} must be in (0, 1)")
+    # Before any work: a missing extra should not surface after minutes of analysis.
+    require("matplotlib", "certify experiment report (figures)")
+    if not args.no_progress:
+        require("tqdm", "certify experiment report (progress bar; --no-progress goes without)")
     res = write_report(args.store, args.out, alpha=args.alpha, step=args.step, progress=not args.no_progress)
     print(f"wrote {len(res.tables)} tables, {len(res.figures)} figure files and {res.certificates} certificates")
     print(f"report: {res.report_path}")

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._bounds import sharp_bound_arrays
 from .._endpoint import endpoint_bounds
+from .._extras import require
 from .._moments import nu_from_rho
 
 __all__ = ["FIGURE_NAMES", "width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves", "atomic_write"]
@@ -33,10 +34,9 @@ _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 
 
 def _plt():
-    import matplotlib
-
+    matplotlib = require("matplotlib", "drawing the report's figures")
     matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "drawing the report's figures")
 
     plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8,
                          "svg.hashsalt": "certify", "pdf.compression": 6})

@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from .._errors import InputError
+from .._extras import require
 
 __all__ = ["CallBits", "DataError", "read_bits", "read_groups", "bits_from_array"]
 
@@ -283,8 +284,7 @@ def _read_table(path: Path) -> tuple[list[dict], list[str], str]:
                 columns.extend(k for k in rec if k not in columns)
         return records, columns, "line"
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
+        pq = require("pyarrow.parquet", f"reading the Parquet file {str(path)!r}")
         try:
             table = pq.read_table(path)
         except Exception as exc:  # pyarrow raises several types for corrupt files

@@ -12,6 +12,7 @@ import abc
 import threading
 from dataclasses import dataclass
 
+from ..._extras import require
 from .._config import BackendConfig
 
 __all__ = ["Backend", "CallRequest", "CallResult", "Latent", "make_backend"]
@@ -108,6 +109,8 @@ class Backend(abc.ABC):
 
 def make_backend(cfg: BackendConfig, endpoints: tuple[str, ...], stop: threading.Event) -> Backend:
     """The backend of kind ``cfg.kind`` (imported lazily: each kind has its own dependencies)."""
+    if cfg.kind in ("ollama", "openai"):
+        require("httpx", f"the {cfg.kind} backend")
     if cfg.kind == "ollama":
         from ._ollama import OllamaBackend as cls
     elif cfg.kind == "openai":

