@@ -102,7 +102,7 @@ def main() -> None:
     print(f"llama-cpp-python {runs[ref][0]['version']}, Gemma 3 270M Q4_K_M, 1 thread, "
           f"{args.prompts} prompt passes and {args.generations} generations per round, "
           f"median of {args.rounds} rounds (builds alternating)\n")
-    print("| build | choice: passes/s | generate: calls/s | generate: tokens/s | choice ratio | generate ratio "
+    print("| build | choice: passes/s | generate: calls/s | generate: tokens/s | choice speed vs " + ref + " | generate speed vs " + ref + " "
           "| max logit diff vs " + ref + " | greedy answers differing |")
     print("|---|---|---|---|---|---|---|---|")
     for name in builds:
