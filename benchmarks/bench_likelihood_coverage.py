@@ -1,0 +1,192 @@
+"""Simulated coverage of the K-call likelihood-ratio intervals, beside the two-call projection.
+
+For each latent law, number of calls K and number of examples N, draws ``--reps``
+data sets (q_i from the law, S_i ~ Bin(K, q_i)), computes the likelihood-ratio
+intervals (``certify.stats._likelihood``: profile calibration c = chi2_1(1-alpha)/2)
+of V3, V5, V9, V101 and the gain V3 - V1, and counts how often each interval holds the
+true value E_pi[g] of the law (computed by quadrature or exactly for atoms). Beside
+them: the mean width of the paper's two-call projected Wald interval (Section 4.4)
+from the first two calls of the same data sets, and its coverage.
+
+Prints one Markdown table row per (law, K, N) cell: coverage and mean width of
+each objective, the two-call width and coverage of V3, and the seconds per data set.
+The Monte Carlo standard error of a coverage near 0.95 with 500 replicates is 0.010.
+
+Usage::
+
+    python benchmarks/bench_likelihood_coverage.py [--reps 500] [--laws ...] [--K 2 3 5 10]
+        [--N 50 200 1000 8192] [--workers 2] [--alpha 0.05] [--out results.jsonl]
+
+With ``--out``, each finished cell is appended to a JSON-lines file and cells
+already there are skipped, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from certify._majority import majority_polynomial  # noqa: E402
+from certify.stats._estimators import two_call_from_summary  # noqa: E402
+from certify.stats._likelihood import cell_counts, likelihood_intervals  # noqa: E402
+from certify.stats._region import EmptyRegionError, project_many, wald_region  # noqa: E402
+
+OBJECTIVES = ("V3", "V5", "V9", "V101", "V3 - V1")
+
+#: Latent laws: ("atoms", atoms, weights) or ("beta", [(weight, a, b), ...]).
+LAWS = {
+    # smooth, unimodal-ish mixture of betas
+    "beta-mix": ("beta", [(0.6, 6.0, 2.0), (0.4, 2.0, 4.0)]),
+    # mass near 0 and 1: same-example correlation rho about 0.97
+    "near-0-1": ("beta", [(0.75, 40.0, 0.2), (0.25, 0.2, 40.0)]),
+    # atoms, one at the majority's jump q = 1/2
+    "atom-half": ("atoms", [0.5, 0.85], [0.4, 0.6]),
+    # every example equally hard: rho = 0
+    "constant": ("atoms", [0.7], [1.0]),
+    # mostly below 1/2: voting hurts
+    "below-half": ("beta", [(1.0, 3.0, 5.0)]),
+    # uniform latent law
+    "uniform": ("beta", [(1.0, 1.0, 1.0)]),
+}
+
+
+def draw_q(law, n: int, rng: np.random.Generator) -> np.ndarray:
+    if law[0] == "atoms":
+        return rng.choice(np.asarray(law[1]), size=n, p=np.asarray(law[2]))
+    comps = law[1]
+    which = rng.choice(len(comps), size=n, p=[w for w, _, _ in comps])
+    a = np.array([c[1] for c in comps])[which]
+    b = np.array([c[2] for c in comps])[which]
+    return rng.beta(a, b)
+
+
+def true_value(law, objective: str) -> float:
+    """E_pi[g] of the law: exact sums for atoms; for a beta component the beta-binomial tail.
+
+    With Q ~ Beta(a, b), the number of correct calls among 2n+1 is beta-binomial, so
+    V_{2n+1} = E[P_n(Q)] = Pr{BetaBin(2n+1, a, b) >= n+1} in closed form.
+    """
+    if objective == "V3 - V1":
+        return true_value(law, "V3") - true_value(law, "V1")
+    n = (int(objective[1:]) - 1) // 2
+    if law[0] == "atoms":
+        return float(sum(w * majority_polynomial(n, np.array(x)) for x, w in zip(law[1], law[2])))
+    return float(sum(w * stats.betabinom(2 * n + 1, a, b).sf(n) for w, a, b in law[1]))
+
+
+def rho_of(law) -> float:
+    mu, nu = true_moment(law, 1), true_moment(law, 2)
+    return (nu - mu * mu) / (mu * (1 - mu)) if 0 < mu < 1 else float("nan")
+
+
+def true_moment(law, k: int) -> float:
+    if law[0] == "atoms":
+        return float(sum(w * x**k for x, w in zip(law[1], law[2])))
+    return float(sum(w * stats.beta(a, b).moment(k) for w, a, b in law[1]))
+
+
+def run_cell(task) -> dict:
+    name, k, n, reps, alpha, seed = task
+    law = LAWS[name]
+    truth = {g: true_value(law, g) for g in OBJECTIVES}
+    rng = np.random.default_rng(seed)
+    hits = {g: 0 for g in OBJECTIVES}
+    widths = {g: 0.0 for g in OBJECTIVES}
+    two_hits = two_width = 0.0
+    two_empty = 0
+    failures = 0
+    start = time.perf_counter()
+    for _ in range(reps):
+        q = draw_q(law, n, rng)
+        bits = rng.random((n, k)) < q[:, None]
+        s = bits.sum(axis=1)
+        try:
+            ivs = likelihood_intervals(cell_counts(np.full(n, k), s), OBJECTIVES, alpha=alpha)
+        except Exception as exc:  # counted and reported: a failure is never silently a hit
+            failures += 1
+            print(f"{name} K={k} N={n}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            continue
+        for g, iv in zip(OBJECTIVES, ivs):
+            hits[g] += iv.lower.value - 1e-9 <= truth[g] <= iv.upper.value + 1e-9
+            widths[g] += iv.upper.value - iv.lower.value
+        b1, b2 = bits[:, 0].astype(float), bits[:, 1].astype(float)
+        est = two_call_from_summary(float(np.mean((b1 + b2) / 2)), n, nu=float(np.mean(b1 * b2)))
+        try:
+            (proj,) = project_many([wald_region(est, alpha)], ["V3"], certify=False)[0]
+        except EmptyRegionError:  # the two-call method rejects the model: no interval, so no coverage
+            two_empty += 1
+            continue
+        two_hits += proj.lower - 1e-9 <= truth["V3"] <= proj.upper + 1e-9
+        two_width += proj.upper - proj.lower
+    done = reps - failures
+    return {
+        "law": name, "K": k, "N": n, "reps": reps, "failures": failures, "alpha": alpha,
+        "coverage": {g: hits[g] / max(done, 1) for g in OBJECTIVES},
+        "width": {g: widths[g] / max(done, 1) for g in OBJECTIVES},
+        "two_call_V3": {"coverage": two_hits / max(done, 1), "width": two_width / max(done - two_empty, 1),
+                        "empty": two_empty},
+        "truth": truth, "seconds_per_set": (time.perf_counter() - start) / reps,
+    }
+
+
+def row(r: dict) -> str:
+    cov = " | ".join(f"{r['coverage'][g]:.3f}" for g in OBJECTIVES)
+    wid = " | ".join(f"{r['width'][g]:.4f}" for g in OBJECTIVES)
+    t = r["two_call_V3"]
+    fail = f" ({r['failures']} failed)" if r["failures"] else ""
+    empty = f" ({t['empty']} empty)" if t.get("empty") else ""
+    return (f"| {r['law']} | {r['K']} | {r['N']} | {cov} | {wid} | {t['coverage']:.3f}{empty} | {t['width']:.4f} "
+            f"| {r['seconds_per_set']:.3f}{fail} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=500)
+    ap.add_argument("--laws", nargs="+", default=list(LAWS), choices=list(LAWS))
+    ap.add_argument("--K", nargs="+", type=int, default=[2, 3, 5, 10])
+    ap.add_argument("--N", nargs="+", type=int, default=[50, 200, 1000, 8192])
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--out", type=Path, help="JSON-lines file of finished cells (resumes)")
+    args = ap.parse_args()
+    done = {}
+    if args.out and args.out.exists():
+        for line in args.out.read_text().splitlines():
+            r = json.loads(line)
+            done[(r["law"], r["K"], r["N"], r["reps"], r["alpha"])] = r
+    tasks = [(name, k, n, args.reps, args.alpha, args.seed + 1000 * i + 10 * k + int(math.log2(n)))
+             for i, name in enumerate(args.laws) for k in args.K for n in args.N
+             if (name, k, n, args.reps, args.alpha) not in done]
+    tasks.sort(key=lambda t: (t[2], t[1]))  # small N first: fastest, and where the calibration is tested hardest
+    for name in args.laws:
+        print(f"- {name}: mu = {true_moment(LAWS[name], 1):.4f}, rho = {rho_of(LAWS[name]):.4f}, "
+              + ", ".join(f"{g} = {true_value(LAWS[name], g):.4f}" for g in OBJECTIVES))
+    print()
+    head = " | ".join(f"cov {g}" for g in OBJECTIVES) + " | " + " | ".join(f"width {g}" for g in OBJECTIVES)
+    print(f"| law | K | N | {head} | two-call cov V3 | two-call width V3 | s / data set |")
+    print("|" + "---|" * (3 + 2 * len(OBJECTIVES) + 3))
+    for r in done.values():
+        print(row(r), flush=True)
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for r in pool.map(run_cell, tasks):
+            print(row(r), flush=True)
+            if args.out:
+                with args.out.open("a") as fh:  # one line per finished cell: an interruption loses one cell at most
+                    fh.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,599 @@
+"""NPMLE and likelihood-ratio intervals (certify.stats._likelihood) against independent computations.
+
+References used here never go through the module's kernel, screen or solvers: binomial
+probabilities come from scipy.stats / mpmath, vote accuracies from the binomial survival
+function, the grid references from cvxpy + Clarabel (exponential cone) and scipy's SLSQP,
+the large-N limits from the package's sharp moment bounds (a separate exact solver).
+"""
+
+import math
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import optimize, stats
+
+from certify import InputError, SolverError, endpoint_bounds, sharp_bounds
+from certify.stats import bits_from_array
+from certify.stats import _likelihood as lik
+from certify.stats._likelihood import (
+    CellCounts,
+    cell_counts,
+    critical_value,
+    gradient_function,
+    identified_df,
+    likelihood_bound,
+    likelihood_interval,
+    likelihood_intervals,
+    log_likelihood,
+    npmle,
+)
+
+C95 = stats.chi2.ppf(0.95, 1) / 2
+
+
+def npmle_tol(n):
+    """The documented optimality tolerance of the NPMLE: max D <= 1e-9 + 1e-9 N."""
+    return 1e-9 + 1e-9 * n
+
+
+# ----------------------------------------------------------------------------------------------
+# Independent helpers
+
+
+def kernel(cells, x):
+    """Bin(S_c; K_c, x) by scipy (cells x points)."""
+    return stats.binom.pmf(cells.successes[:, None], cells.calls[:, None], np.atleast_1d(x)[None, :])
+
+
+def vote(k):
+    """V_k(q) = Pr{Bin(k, q) >= (k+1)/2} for odd k, by scipy's survival function."""
+    return lambda x: stats.binom.sf((k - 1) // 2, k, x)
+
+
+def loglik(cells, atoms, weights):
+    with np.errstate(divide="ignore"):  # a random law may give a cell probability 0: l = -inf
+        return float(cells.multiplicity @ np.log(kernel(cells, np.asarray(atoms)) @ np.asarray(weights)))
+
+
+def h_fun(cells, atoms, weights):
+    p = kernel(cells, np.asarray(atoms)) @ np.asarray(weights)
+    return lambda x: (cells.multiplicity / p) @ kernel(cells, x)
+
+
+def expected_counts(law_atoms, law_weights, K, N):
+    """Cells whose counts are N times the exact cell probabilities of a law (rounded)."""
+    p = stats.binom.pmf(np.arange(K + 1)[:, None], K, np.asarray(law_atoms)[None, :]) @ np.asarray(law_weights)
+    n = np.round(N * p).astype(np.int64)
+    keep = n > 0
+    return CellCounts(np.full(int(keep.sum()), K), np.arange(K + 1)[keep], n[keep])
+
+
+def multinomial_cells(law_atoms, law_weights, K, N, rng):
+    p = stats.binom.pmf(np.arange(K + 1)[:, None], K, np.asarray(law_atoms)[None, :]) @ np.asarray(law_weights)
+    n = rng.multinomial(N, p / p.sum())
+    keep = n > 0
+    return CellCounts(np.full(int(keep.sum()), K), np.arange(K + 1)[keep], n[keep])
+
+
+def simulated_cells(K, N, seed, a=2.0, b=1.0):
+    rng = np.random.default_rng(seed)
+    q = rng.beta(a, b, N)
+    return cell_counts(np.full(N, K), rng.binomial(K, q))
+
+
+def grid_solve(cells, g, sign, level):
+    """Clarabel on a fixed grid: the NPMLE (level None) or min sign * E g s.t. l >= level.
+
+    Clarabel occasionally stops with a numerical failure on one grid; a neighbouring grid size
+    then works.
+    """
+    import cvxpy as cp
+
+    for points in (401, 301, 501, 351, 451):
+        try:
+            out = _grid_solve(cells, g, sign, level, points)
+        except cp.error.SolverError:
+            continue
+        if out is not None:
+            return out
+    raise AssertionError("the reference solver failed on every grid")
+
+
+def _grid_solve(cells, g, sign, level, points):
+    import cvxpy as cp
+
+    grid = np.linspace(0, 1, points)
+    n = cells.multiplicity.astype(float)
+    N = n.sum()
+    B = kernel(cells, grid)
+    B[B < 1e-200] = 0.0
+    top = B.max(axis=1)  # rows scaled to max 1: Clarabel fails on the raw kernel for K = 10
+    B /= top[:, None]
+    shift = float(n @ np.log(top))
+    w = cp.Variable(points, nonneg=True)
+    cons = [cp.sum(w) == 1]
+    if level is None:
+        prob = cp.Problem(cp.Maximize(n @ cp.log(B @ w) / N), cons)
+    else:
+        prob = cp.Problem(cp.Minimize(sign * g(grid) @ w), cons + [n @ cp.log(B @ w) / N >= (level - shift) / N])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prob.solve(solver=cp.CLARABEL)
+    if prob.status != cp.OPTIMAL:
+        return None
+    w = np.maximum(np.asarray(w.value), 0.0)
+    return grid, w / w.sum()
+
+
+def slsqp_refine(cells, g, sign, level, grid, w):
+    """SLSQP on atoms and weights, started from the clusters of a grid solution."""
+    idx = np.flatnonzero(w > 1e-6 * w.max())
+    groups = np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)
+    atoms = np.array([np.dot(grid[gr], w[gr]) / w[gr].sum() for gr in groups])
+    weights = np.array([w[gr].sum() for gr in groups])
+    m, n, N = len(atoms), cells.multiplicity.astype(float), cells.n
+
+    def ll(x):
+        return n @ np.log(np.maximum(kernel(cells, x[:m]) @ x[m:], 1e-300))
+
+    cons = [{"type": "eq", "fun": lambda x: x[m:].sum() - 1}, {"type": "ineq", "fun": lambda x: (ll(x) - level) / N}]
+    res = optimize.minimize(lambda x: sign * g(x[:m]) @ x[m:], np.concatenate([atoms, weights]), method="SLSQP",
+                            bounds=[(0, 1)] * (2 * m), constraints=cons, options={"ftol": 1e-15, "maxiter": 500})
+    return res, ll(res.x)
+
+
+# ----------------------------------------------------------------------------------------------
+# Cells
+
+
+def test_cell_counts_aggregate_and_from_bits():
+    cells = cell_counts([3, 3, 2, 3, 2], [1, 1, 2, 0, 2])
+    assert cells.calls.tolist() == [2, 3, 3] and cells.successes.tolist() == [2, 0, 1]
+    assert cells.multiplicity.tolist() == [2, 1, 2] and cells.n == 5 and cells.max_calls == 3
+    bits = np.array([[1, 0, 1, np.nan], [1, 1, 1, 1], [0, 0, np.nan, np.nan]])
+    cb = bits_from_array(bits)
+    full = CellCounts.from_bits(cb)
+    assert sorted(zip(full.calls.tolist(), full.successes.tolist(), full.multiplicity.tolist())) == [(2, 0, 1), (3, 2, 1), (4, 4, 1)]
+    first2 = CellCounts.from_bits(cb, calls=2)
+    assert sorted(zip(first2.calls.tolist(), first2.successes.tolist())) == [(2, 0), (2, 1), (2, 2)]
+    # CallBits is accepted wherever cells are
+    assert npmle(cb).n == 3
+
+
+@pytest.mark.parametrize(
+    "calls, successes, match",
+    [
+        ([1, 1, 1], [0, 1, 1], "K_i = 1"),
+        ([2], [1], "N=1"),
+        ([], [], "N=0"),
+        ([2, 2], [3, 1], r"successes_per_example\[0\]=3 exceeds calls_per_example\[0\]=2"),
+        ([2, 2], [-1, 1], r"successes_per_example\[0\]=-1 breaks S_i >= 0"),
+        ([0, 2], [0, 1], r"calls_per_example\[0\]=0 breaks K_i >= 1"),
+        ([2, 2], [1], "must match"),
+        ([2.5, 2], [1, 1], r"calls_per_example\[0\]=2.5 is not an integer"),
+        ([True, True], [1, 1], "booleans"),
+        ([[2, 2]], [[1, 1]], "1-d"),
+    ],
+)
+def test_bad_cells(calls, successes, match):
+    with pytest.raises(InputError, match=match) as info:
+        cell_counts(calls, successes)
+    assert isinstance(info.value, ValueError) and "\n" not in str(info.value)
+
+
+def test_bad_arguments():
+    cells = cell_counts([2, 2, 3], [1, 2, 0])
+    for kw, match in [(dict(alpha=0), "alpha=0"), (dict(alpha=1.5), "alpha=1.5"), (dict(c=-1.0), "c=-1.0")]:
+        with pytest.raises(InputError, match=match):
+            likelihood_interval(cells, 3, **kw)
+    with pytest.raises(InputError, match="side="):
+        likelihood_bound(cells, 3, "middle")
+    with pytest.raises(InputError, match="W3"):
+        likelihood_interval(cells, "W3")
+    with pytest.raises(InputError, match="distinct"):
+        CellCounts(np.array([2, 2]), np.array([1, 1]), np.array([1, 1]))
+    with pytest.raises(InputError, match="multiplicity"):
+        CellCounts(np.array([2, 2]), np.array([0, 1]), np.array([0, 3]))
+    with pytest.raises(InputError, match="CellCounts"):
+        npmle([[2, 1]])
+
+
+# ----------------------------------------------------------------------------------------------
+# NPMLE
+
+
+def test_npmle_gradient_condition_mpmath():
+    """D(q) <= tol on a dense grid, evaluated independently at 40 digits; loglik matches."""
+    cells = cell_counts([3] * 6 + [4] * 5 + [2] * 3, [0, 1, 1, 2, 3, 3, 0, 2, 3, 4, 4, 1, 1, 2])
+    lat = npmle(cells)
+    assert lat.max_gradient <= npmle_tol(cells.n)
+    with mpmath.workdps(40):
+        atoms = [mpmath.mpf(a) for a in lat.atoms]
+        weights = [mpmath.mpf(w) for w in lat.weights]
+
+        def pmf(k, s, x):
+            return mpmath.binomial(k, s) * x**s * (1 - x) ** (k - s)
+
+        cl = list(zip(cells.calls.tolist(), cells.successes.tolist(), cells.multiplicity.tolist()))
+        p = [sum(w * pmf(k, s, a) for a, w in zip(atoms, weights)) for k, s, _ in cl]
+        ll = sum(n * mpmath.log(pc) for (_, _, n), pc in zip(cl, p))
+        assert abs(float(ll) - lat.loglik) <= 1e-12 * max(1.0, abs(lat.loglik))
+        xs = [mpmath.mpf(i) / 1000 for i in range(1001)] + atoms
+        dmax = max(sum(n * pmf(k, s, x) / pc for (k, s, n), pc in zip(cl, p)) - cells.n for x in xs)
+        assert float(dmax) <= npmle_tol(cells.n)
+        # and D vanishes on the support (the optimality condition holds with equality there)
+        for a in atoms:
+            assert abs(float(sum(n * pmf(k, s, a) / pc for (k, s, n), pc in zip(cl, p)) - cells.n)) <= npmle_tol(cells.n)
+
+
+@pytest.mark.parametrize("seed, K, N", [(0, 5, 2000), (1, 3, 500), (2, 10, 8192), (3, 2, 300)])
+def test_npmle_against_grid_solvers(seed, K, N):
+    """No law on a grid (Clarabel optimum, EM iterates) beats the NPMLE; the grid optimum is close."""
+    cells = simulated_cells(K, N, seed)
+    lat = npmle(cells)
+    assert loglik(cells, lat.atoms, lat.weights) == pytest.approx(lat.loglik, abs=1e-9 * N)
+    grid, w = grid_solve(cells, None, 1, None)
+    l_grid = loglik(cells, grid, w)
+    assert l_grid <= lat.loglik + 1e-9
+    assert l_grid >= lat.loglik - 5e-3  # 401 points: atoms off by <= 1/800 cost O(N h^2 D'')
+    B, n = kernel(cells, grid), cells.multiplicity
+    wem = np.full(len(grid), 1.0 / len(grid))
+    for _ in range(300):
+        wem *= ((n / (B @ wem)) @ B) / N
+        assert n @ np.log(B @ wem) <= lat.loglik + 1e-9
+    # D by the independent kernel on a dense grid
+    x = np.linspace(0, 1, 20001)
+    d = h_fun(cells, lat.atoms, lat.weights)(x) - N
+    assert d.max() <= npmle_tol(N)
+    assert np.allclose(gradient_function(cells, lat, x[::97]), d[::97], atol=1e-8 * N)
+
+
+def test_npmle_edge_cases():
+    right = npmle(cell_counts([4] * 50, [4] * 50))
+    assert right.atoms == (1.0,) and right.weights == (1.0,) and right.loglik == 0.0 and right.max_gradient <= 0
+    wrong = npmle(cell_counts([4] * 50, [0] * 50))
+    assert wrong.atoms == (0.0,) and wrong.loglik == 0.0
+    # only all-or-nothing examples: half delta_0 + half delta_1, atoms exactly at the endpoints
+    both = npmle(cell_counts([3] * 40, [0] * 20 + [3] * 20))
+    assert both.atoms == (0.0, 1.0) and both.weights == pytest.approx((0.5, 0.5), abs=1e-12)
+    assert both.loglik == pytest.approx(40 * math.log(0.5), abs=1e-9)
+    # mass at an endpoint together with an interior atom
+    mixed = npmle(cell_counts([3] * 60, [3] * 30 + [1] * 10 + [2] * 10 + [0] * 2 + [3] * 8))
+    assert 1.0 in mixed.atoms and mixed.max_gradient <= npmle_tol(60)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    K=st.integers(2, 6),
+    counts=st.lists(st.integers(0, 12), min_size=7, max_size=7),
+    ragged=st.booleans(),
+)
+def test_npmle_property(K, counts, ragged):
+    calls, succ = [], []
+    for s, c in enumerate(counts[: K + 1]):
+        calls += [K] * c
+        succ += [s] * c
+    if ragged:
+        calls += [1, 2, 2]
+        succ += [1, 0, 2]
+    if len(calls) < 2:
+        return
+    cells = cell_counts(calls, succ)
+    lat = npmle(cells)
+    assert lat.max_gradient <= npmle_tol(cells.n)
+    x = np.unique(np.concatenate([np.linspace(0, 1, 4001), lat.atoms]))
+    assert (h_fun(cells, lat.atoms, lat.weights)(x) - cells.n).max() <= npmle_tol(cells.n) + 1e-12 * cells.n
+    assert abs(sum(lat.weights) - 1) <= 1e-12 and min(lat.weights) > 0
+    assert log_likelihood(cells, lat.atoms, lat.weights) == pytest.approx(loglik(cells, lat.atoms, lat.weights), abs=1e-9)
+
+
+# ----------------------------------------------------------------------------------------------
+# Intervals: statistics
+
+
+TRUE_ATOMS, TRUE_WEIGHTS = (0.3, 0.6, 0.9), (0.2, 0.3, 0.5)
+TRUE_MU = float(np.dot(TRUE_WEIGHTS, TRUE_ATOMS))
+TRUE_NU = float(np.dot(TRUE_WEIGHTS, np.square(TRUE_ATOMS)))
+TRUE_V3 = float(np.dot(TRUE_WEIGHTS, vote(3)(np.array(TRUE_ATOMS))))
+
+
+def test_k2_contains_truth_and_converges_to_the_sharp_moment_bounds():
+    """K = 2: V3 is not identified; the interval covers the sharp two-moment interval at the
+    true moments and its excess over it shrinks like 1/sqrt(N)."""
+    sharp = sharp_bounds(3, mu=TRUE_MU, nu=TRUE_NU)
+    lo, up = sharp.lower.value, sharp.upper.value
+    excess = {}
+    for N in (10**4, 10**6):
+        iv = likelihood_interval(expected_counts(TRUE_ATOMS, TRUE_WEIGHTS, 2, N), 3)
+        assert iv.lower.value <= TRUE_V3 <= iv.upper.value
+        assert iv.lower.value <= lo + 1e-9 and iv.upper.value >= up - 1e-9
+        excess[N] = (lo - iv.lower.value, iv.upper.value - up)
+    for side in (0, 1):
+        ratio = excess[10**6][side] / excess[10**4][side]
+        assert 0.07 < ratio < 0.14, ratio  # 1/sqrt(100) = 0.1
+    far = likelihood_interval(expected_counts(TRUE_ATOMS, TRUE_WEIGHTS, 2, 10**10), 3)
+    assert far.lower.value == pytest.approx(lo, abs=2e-4) and far.upper.value == pytest.approx(up, abs=2e-4)
+    # V_inf: converges to the sharp endpoint bounds (Theorem 4.3), approached but not attained
+    e = endpoint_bounds(mu=TRUE_MU, nu=TRUE_NU)
+    vinf = likelihood_interval(expected_counts(TRUE_ATOMS, TRUE_WEIGHTS, 2, 10**10), "inf")
+    assert vinf.lower.value == pytest.approx(e.lower, abs=2e-3) and vinf.upper.value == pytest.approx(e.upper, abs=2e-3)
+    assert vinf.lower.value <= e.lower + 1e-9 and vinf.upper.value >= e.upper - 1e-9
+
+
+def test_k2_random_samples_cover_truth_and_shrink():
+    rng = np.random.default_rng(11)
+    widths = []
+    for N in (4000, 64000):
+        iv = likelihood_interval(multinomial_cells(TRUE_ATOMS, TRUE_WEIGHTS, 2, N, rng), 3)
+        assert iv.lower.value <= TRUE_V3 <= iv.upper.value
+        widths.append(iv.width)
+    sharp = sharp_bounds(3, mu=TRUE_MU, nu=TRUE_NU)
+    excess = [w - (sharp.upper.value - sharp.lower.value) for w in widths]
+    assert 0.12 < excess[1] / excess[0] < 0.4  # 1/4 for 1/sqrt(N)
+
+
+def test_identified_width_shrinks_like_root_n():
+    """K = 3 identifies V3 (degree 3 <= K): the width itself is O(N^-1/2)."""
+    w = [likelihood_interval(expected_counts(TRUE_ATOMS, TRUE_WEIGHTS, 3, N), 3).width for N in (10**4, 10**6)]
+    assert w[1] / w[0] == pytest.approx(0.1, rel=0.05)
+    rng = np.random.default_rng(5)
+    for N in (3000, 48000):
+        iv = likelihood_interval(multinomial_cells(TRUE_ATOMS, TRUE_WEIGHTS, 3, N, rng), 3)
+        assert iv.lower.value <= TRUE_V3 <= iv.upper.value
+
+
+def test_simultaneous_and_given_c():
+    cells = simulated_cells(4, 500, 3)
+    assert identified_df(cells) == 4
+    point = likelihood_interval(cells, 5)
+    simul = likelihood_interval(cells, 5, simultaneous=True)
+    assert simul.df == 4 and simul.c == pytest.approx(stats.chi2.ppf(0.95, 4) / 2)
+    assert simul.lower.value < point.lower.value and simul.upper.value > point.upper.value
+    assert point.c == pytest.approx(C95) and critical_value(0.1, 3) == pytest.approx(stats.chi2.ppf(0.9, 3) / 2)
+    same = likelihood_interval(cells, 5, c=simul.c)
+    assert same.lower.value == pytest.approx(simul.lower.value, abs=1e-12) and same.alpha is None
+    ragged = cell_counts([2, 3, 5, 5, 3, 2, 5] * 10, [1, 3, 4, 0, 2, 2, 5] * 10)
+    assert identified_df(ragged) == 5 and likelihood_interval(ragged, 3, simultaneous=True).df == 5
+
+
+# ----------------------------------------------------------------------------------------------
+# Intervals: optimization and certificates
+
+
+def check_end(cells, end, g, level, grid_points=20001):
+    """Certificate identities of one end with independently evaluated g and h (floats)."""
+    s = 1 if end.side == "lower" else -1
+    n = cells.n
+    ll = loglik(cells, end.atoms, end.weights)
+    assert ll >= level - 1e-9 * max(1, abs(level))
+    assert end.b == pytest.approx(level - ll + n, abs=1e-9 * max(1, abs(level)))
+    assert end.certified == pytest.approx(end.a + s * end.lam * end.b, abs=1e-12 * (1 + end.lam * n))
+    assert abs(end.value - end.certified) <= 1e-10
+    if end.attained:
+        assert float(g(np.asarray(end.atoms)) @ np.asarray(end.weights)) == pytest.approx(end.value, abs=1e-10)
+    x = np.unique(np.concatenate([np.linspace(0, 1, grid_points), end.atoms]))
+    psi = s * g(x) - end.lam * h_fun(cells, end.atoms, end.weights)(x)
+    assert (psi - s * end.a).min() >= -1e-10 * (1 + end.lam * n)
+
+
+def test_certificate_mpmath():
+    """a + lambda b == value and g - a - lambda h >= 0 on [0, 1] at 40 digits (small case, deg g > K)."""
+    cells = cell_counts([3] * 12, [0, 1, 1, 2, 2, 2, 3, 3, 3, 3, 1, 2])
+    for obj, k in [("V5", 5), ("V3", 3)]:
+        iv = likelihood_interval(cells, obj)
+        level = iv.reference.loglik - iv.c
+        for end in (iv.lower, iv.upper):
+            s = 1 if end.side == "lower" else -1
+            with mpmath.workdps(40):
+                atoms = [mpmath.mpf(a) for a in end.atoms]
+                weights = [mpmath.mpf(w) for w in end.weights]
+
+                def pmf(kk, ss, x):
+                    return mpmath.binomial(kk, ss) * x**ss * (1 - x) ** (kk - ss)
+
+                def g(x):
+                    return sum(pmf(k, j, x) for j in range((k + 1) // 2, k + 1))
+
+                cl = list(zip(cells.calls.tolist(), cells.successes.tolist(), cells.multiplicity.tolist()))
+                p = [sum(w * pmf(kk, ss, a) for a, w in zip(atoms, weights)) for kk, ss, _ in cl]
+                ll = sum(n * mpmath.log(pc) for (_, _, n), pc in zip(cl, p))
+                b = mpmath.mpf(level) - ll + cells.n
+                lam, a = mpmath.mpf(end.lam), mpmath.mpf(end.a)
+                value = sum(w * g(x) for x, w in zip(atoms, weights))
+                assert abs(float(value) - end.value) <= 1e-12
+                assert abs(float(a + s * lam * b - value)) <= 1e-10
+                xs = [mpmath.mpf(i) / 2000 for i in range(2001)] + atoms
+                worst = min(s * (g(x) - a) - lam * sum(n * pmf(kk, ss, x) / pc for (kk, ss, n), pc in zip(cl, p)) for x in xs)
+                assert float(worst) >= -1e-12
+                assert float(ll) >= level - 1e-10
+
+
+@pytest.mark.parametrize(
+    "K, N, seed, k",
+    [(5, 2000, 0, 101), (5, 2000, 0, 11), (3, 400, 4, 7), (10, 8192, 2, 101), (2, 3000, 6, 5)],
+)
+def test_ends_against_independent_solver(K, N, seed, k):
+    """Clarabel on a 401-point grid never beats us; SLSQP from its clusters agrees to ~1e-9."""
+    cells = simulated_cells(K, N, seed)
+    iv = likelihood_interval(cells, k)
+    level = iv.reference.loglik - iv.c
+    g = vote(k)
+    for sign, end in ((1, iv.lower), (-1, iv.upper)):
+        check_end(cells, end, g, level)
+        grid, w = grid_solve(cells, g, sign, level)
+        viol = max(0.0, level - loglik(cells, grid, w))  # Clarabel's feasibility tolerance
+        grid_value = float(g(grid) @ w)
+        # a law on the grid is a law: it cannot beat the optimum (beyond its infeasibility, by (L11))
+        assert sign * (grid_value - end.value) >= -end.lam * viol - 1e-9
+        assert abs(grid_value - end.value) <= 5e-5
+        res, ll = slsqp_refine(cells, g, sign, level, grid, w)
+        if res.success and ll >= level - 1e-9:
+            assert sign * res.fun == pytest.approx(end.value, abs=1e-8)
+
+
+def test_identified_objective_against_simplex_relaxation():
+    """deg g <= K: min sum_S beta_S p_S over the whole simplex (a relaxation of the moment space)
+    is solved in closed form up to one scalar root; when its optimum is a moment point the two agree."""
+    cells = expected_counts((0.2, 0.5, 0.8), (0.3, 0.3, 0.4), 4, 3000)  # saturated: p-hat inside M_4
+    n = cells.multiplicity.astype(float)
+    beta = np.array([0.0, 0.0, 0.5, 1.0, 1.0])  # V3 in the degree-4 Bernstein basis (degree elevation)
+    assert np.allclose(stats.binom.pmf(np.arange(5)[:, None], 4, np.linspace(0, 1, 7)[None, :]).T @ beta, vote(3)(np.linspace(0, 1, 7)))
+    iv = likelihood_interval(cells, 3)
+    level = iv.reference.loglik - iv.c
+    for sign, end in ((1, iv.lower), (-1, iv.upper)):
+        bs = sign * beta
+
+        def loglik_at(nu):  # p_S = n_S / (lam' (b_S + nu)), normalized
+            p = n / (bs + nu)
+            p /= p.sum()
+            return n @ np.log(p) - level, p
+
+        lo = -bs.min() + 1e-12
+        nu = optimize.brentq(lambda v: loglik_at(v)[0], lo, lo + 1e6, xtol=1e-15, rtol=1e-15)
+        p = loglik_at(nu)[1]
+        relaxed = float(beta @ p)
+        assert sign * (end.value - relaxed) >= -1e-10
+        assert end.value == pytest.approx(relaxed, abs=1e-9)
+
+
+def test_laws_in_the_set_lie_inside_the_interval():
+    cells = simulated_cells(3, 60, 8)
+    for obj in (3, 7, "V5 - V1", "inf"):
+        iv = likelihood_interval(cells, obj)
+        level = iv.reference.loglik - iv.c
+        g = (lambda x: (x > 0.5) + 0.5 * (x == 0.5)) if obj == "inf" else (
+            (lambda x: vote(5)(x) - x) if obj == "V5 - V1" else vote(obj))
+        laws = [(iv.reference.atoms, iv.reference.weights)]
+        for end in (iv.lower, iv.upper):
+            for t in (0.25, 0.5, 0.75, 1.0):  # l is concave: mixtures with pi-hat stay in the set
+                laws.append((np.concatenate([iv.reference.atoms, end.atoms]),
+                             np.concatenate([(1 - t) * np.asarray(iv.reference.weights), t * np.asarray(end.weights)])))
+        for atoms, weights in laws:
+            assert loglik(cells, atoms, weights) >= level - 1e-9
+            v = float(g(np.asarray(atoms)) @ np.asarray(weights))
+            assert iv.lower.value - 1e-9 <= v <= iv.upper.value + 1e-9
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    K=st.integers(2, 5),
+    counts=st.lists(st.integers(0, 8), min_size=6, max_size=6),
+    obj=st.sampled_from([3, 5, 9, "V5 - V1", "3*q**2 - 2*q**3 - q/2"]),
+    perturb=st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=6, max_size=6),
+)
+def test_interval_property(K, counts, obj, perturb):
+    calls, succ = [], []
+    for s, c in enumerate(counts[: K + 1]):
+        calls += [K] * c
+        succ += [s] * c
+    if len(calls) < 2:
+        return
+    cells = cell_counts(calls, succ)
+    iv = likelihood_interval(cells, obj)
+    level = iv.reference.loglik - iv.c
+    if obj == "V5 - V1":
+        g = lambda x: vote(5)(x) - x  # noqa: E731
+    elif isinstance(obj, str):
+        g = lambda x: 3 * x**2 - 2 * x**3 - x / 2  # noqa: E731
+    else:
+        g = vote(obj)
+    for end in (iv.lower, iv.upper):
+        check_end(cells, end, g, level, grid_points=4001)
+    # a random law: inside the set it must give E g inside the interval
+    atoms = np.asarray(perturb[:3])
+    weights = np.asarray(perturb[3:]) + 1e-3
+    weights /= weights.sum()
+    if loglik(cells, atoms, weights) >= level:
+        v = float(g(atoms) @ weights)
+        assert iv.lower.value - 1e-9 <= v <= iv.upper.value + 1e-9
+    assert iv.lower.value <= iv.upper.value + 1e-12
+
+
+def test_vinf_against_grid_and_attainment():
+    cells = simulated_cells(4, 1500, 9, a=3.0, b=2.0)
+    iv = likelihood_interval(cells, "inf")
+    level = iv.reference.loglik - iv.c
+    lsc = lambda x: (x > 0.5).astype(float)  # noqa: E731
+    usc = lambda x: (x >= 0.5).astype(float)  # noqa: E731
+    for sign, end, g in ((1, iv.lower, lsc), (-1, iv.upper, usc)):
+        check_end(cells, end, g, level)
+        grid, w = grid_solve(cells, g, sign, level)  # the grid contains 1/2
+        viol = max(0.0, level - loglik(cells, grid, w))
+        gv = float(g(grid) @ w)
+        assert sign * (gv - end.value) >= -end.lam * viol - 1e-9 and abs(gv - end.value) <= 1e-3
+        at_half = dict(zip(end.atoms, end.weights)).get(0.5, 0.0)
+        assert end.attained == (at_half <= 1e-9)
+    # the V_k ends approach the V_inf ends as k grows, at the rate 1/sqrt(k) of the width of V_k's step
+    gaps = [max(abs(v.lower.value - iv.lower.value), abs(v.upper.value - iv.upper.value))
+            for v in likelihood_intervals(cells, [101, 1001, 4001])]
+    assert gaps[0] > gaps[1] > gaps[2] and 0.35 < gaps[2] / gaps[1] < 0.75 and gaps[2] < 0.06
+
+
+def test_degenerate_data_give_exact_intervals():
+    """All calls correct: the set is E[Q^K] >= exp(-c/N); V_k >= q^K with equality at 0 and 1,
+    so the V3 interval is [exp(-c/N), 1] exactly; all wrong mirrors it."""
+    N = 50
+    right = likelihood_interval(cell_counts([4] * N, [4] * N), 3)
+    assert right.lower.value == pytest.approx(math.exp(-C95 / N), abs=1e-12) and right.upper.value == 1.0
+    assert right.upper.lam == 0.0 and right.lower.lam > 0
+    wrong = likelihood_interval(cell_counts([4] * N, [0] * N), 5)
+    assert wrong.lower.value == 0.0 and wrong.upper.value == pytest.approx(1 - math.exp(-C95 / N), abs=1e-12)
+    for iv in (right, wrong):
+        for end in (iv.lower, iv.upper):
+            assert abs(end.value - end.certified) <= 1e-12
+
+
+def test_lambda_zero_when_argmin_law_is_in_the_set():
+    # two examples; a point mass at the interior minimizer of V5 - V1 is likely enough
+    cells = cell_counts([3, 1], [0, 1])
+    iv = likelihood_interval(cells, "V5 - V1")
+    x = np.linspace(0, 1, 200001)
+    gmin = (vote(5)(x) - x).min()
+    assert iv.lower.lam == 0.0 and iv.lower.value == pytest.approx(gmin, abs=1e-9)
+    assert iv.lower.certified == iv.lower.a == pytest.approx(gmin, abs=1e-9)
+
+
+def test_batch_matches_single_and_ragged_counts():
+    cells = cell_counts([2, 3, 5, 5, 3, 2, 5, 4] * 25, [1, 3, 4, 0, 2, 2, 5, 3] * 25)
+    objs = [3, 5, 7, 9, 21, "V5 - V1", "inf"]
+    batch = likelihood_intervals(cells, objs)
+    level = batch[0].reference.loglik - batch[0].c
+    for obj, b in zip(objs, batch):
+        single = likelihood_interval(cells, obj, reference=b.reference)
+        assert b.lower.value == pytest.approx(single.lower.value, abs=1e-10)
+        assert b.upper.value == pytest.approx(single.upper.value, abs=1e-10)
+    for k, b in zip([3, 5, 7, 9, 21], batch):
+        for sign, end in ((1, b.lower), (-1, b.upper)):
+            check_end(cells, end, vote(k), level, grid_points=4001)
+    # ragged against the grid reference for one budget beyond K_max
+    g = vote(21)
+    for sign, end in ((1, batch[4].lower), (-1, batch[4].upper)):
+        grid, w = grid_solve(cells, g, sign, level)
+        viol = max(0.0, level - loglik(cells, grid, w))
+        gv = float(g(grid) @ w)
+        assert sign * (gv - end.value) >= -end.lam * viol - 1e-9 and abs(gv - end.value) <= 5e-5
+    assert likelihood_intervals(cells, ["V3"])[0].lower.value == pytest.approx(batch[0].lower.value, abs=1e-12)
+
+
+def test_budgets_beyond_k_have_several_atoms():
+    cells = simulated_cells(3, 3000, 12)
+    iv = likelihood_interval(cells, 101)
+    assert len(iv.lower.atoms) >= 2 and len(iv.upper.atoms) >= 2
+    identified = likelihood_interval(cells, 3)
+    assert iv.width > 3 * identified.width  # the K-moment class is not shrinking
+
+
+def test_unconverged_solver_raises(monkeypatch):
+    cells = simulated_cells(3, 200, 13)
+    monkeypatch.setattr(lik, "CERT_TOL", -1.0)  # no answer can pass the certificate check
+    with pytest.raises(SolverError):
+        likelihood_interval(cells, 3)
+    monkeypatch.undo()
+    monkeypatch.setattr(lik, "NPMLE_GRADIENT_TOL", -1.0)
+    monkeypatch.setattr(lik, "NPMLE_GRADIENT_RTOL", 0.0)
+    with pytest.raises(SolverError, match="npmle"):
+        npmle(cells)
