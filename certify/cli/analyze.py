@@ -2,7 +2,9 @@
 
 Examples
 --------
-certify analyze calls.csv --votes 3 5 inf
+certify analyze calls.csv --votes 3 5 9 101 inf        # K-call likelihood-ratio intervals
+certify analyze calls.csv --calls 3 --votes 5 7 9       # only the first 3 calls of each example
+certify analyze calls.csv --method two-call             # the paper's projected Wald region
 certify analyze logs/2026-11-20_task.eval --scorer match
 certify analyze runs/paper.sqlite --group qnli/llama3.1-8b-t0.2 --json
 certify analyze bits.parquet --baseline qnli/llama3.1-8b-t0.2   # paired policy comparisons
@@ -15,7 +17,7 @@ import argparse
 from .._errors import InputError
 from ..stats._data import read_groups
 from ..stats._empirical import compare_policies
-from ..stats._report import REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes
+from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes
 from ._output import print_json, print_table
 
 
@@ -24,8 +26,9 @@ def register(sub) -> None:
         "analyze",
         help="certified vote accuracy from per-example, per-call correctness bits",
         description=(
-            "Two-call estimates, sharp intervals, projected 1-alpha intervals (paper Section 4.4), MaxEnt and LDGP "
-            "completions, empirical vote accuracies and a verdict on certified improvement over one call. FILE is "
+            "1-alpha intervals of vote accuracy from every recorded call (likelihood ratio over the latent law), "
+            "two-call estimates, sharp intervals at the estimate, projected 1-alpha intervals (paper Section 4.4), "
+            "MaxEnt and LDGP completions, empirical vote accuracies and a verdict on improvement over one call. FILE is "
             "CSV/TSV, JSONL or Parquet (wide: one column per call; long: example_id, call, correct), an inspect_ai "
             "log (.eval or .json; epochs are calls) or a certify run store (.sqlite)."
         ),
@@ -37,6 +40,11 @@ def register(sub) -> None:
     p.add_argument("--scorer", help="inspect_ai logs: which scorer gives the bits")
     p.add_argument("--baseline", metavar="GROUP", help="also compare every other group with GROUP, example by example")
     p.add_argument("--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance (default floor)")
+    p.add_argument("--method", choices=METHODS, default="likelihood",
+                   help="interval method: likelihood (every call; default) or two-call (the paper's projected Wald region)")
+    p.add_argument("--calls", type=int, metavar="K", help="likelihood: use only the first K calls of each example")
+    p.add_argument("--simultaneous", action="store_true",
+                   help="likelihood: calibrate so that all intervals hold at once (chi2 with the identified dimension)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.set_defaults(run=run)
 
@@ -48,7 +56,10 @@ def run(args: argparse.Namespace) -> int:
         if args.group not in groups:
             raise InputError(f"group {args.group!r} not in {args.file} (has {', '.join(groups) or 'none'})")
         groups = {args.group: groups[args.group]}
-    reports = [analyze(bits, votes, args.alpha, singular=args.singular) for bits in groups.values()]
+    if args.method == "two-call" and (args.calls is not None or args.simultaneous):
+        raise InputError("--calls and --simultaneous apply to --method likelihood only")
+    reports = [analyze(bits, votes, args.alpha, singular=args.singular, method=args.method, calls=args.calls,
+                       simultaneous=args.simultaneous) for bits in groups.values()]
     comparisons = _policy_comparisons(groups, args.baseline, votes, args.alpha) if args.baseline is not None else []
     if args.json:
         out = {"schema_version": REPORT_SCHEMA_VERSION, "source": str(args.file), "reports": [r.to_dict() for r in reports]}
@@ -104,19 +115,24 @@ def print_report(r: AnalysisReport) -> None:
         a = r.all_calls
         print(f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), rho = {a.rho:.4f} (SE {a.se_rho:.4f})")
     rows = []
-    with_moments = any(b.moment_lower is not None for b in r.budgets)
+    likelihood = r.method == "likelihood"
     for b in r.budgets:
         emp = "-" if b.empirical is None else f"{b.empirical.value:.4f} +- {b.empirical.se:.4f}"
-        row = [("V_inf" if b.votes == "inf" else f"{b.votes} votes"), _interval(b.sharp_lower, b.sharp_upper),
-               _interval(b.projected.lower, b.projected.upper), _f(b.maxent), _f(b.ldgp), emp]
-        if with_moments:
-            row.append("-" if b.moment_lower is None else _interval(b.moment_lower, b.moment_upper))
+        row = [("V_inf" if b.votes == "inf" else f"{b.votes} votes")]
+        if likelihood:
+            row.append(_interval(b.interval.lower, b.interval.upper))
+        row += [_interval(b.projected.lower, b.projected.upper), _interval(b.sharp_lower, b.sharp_upper),
+                _f(b.maxent), _f(b.ldgp), emp]
         rows.append(row)
     print()
-    headers = ["budget", "sharp at estimate", f"{level} projected", "MaxEnt", "LDGP", "empirical"]
-    print_table(headers + ([f"sharp, {r.calls} moments"] if with_moments else []), rows)
+    calls_used = r.budgets[0].interval.calls if likelihood else 2
+    headers = (["budget"] + ([f"{level} from {calls_used} calls"] if likelihood else [])
+               + [f"{level} two-call", "sharp at estimate", "MaxEnt", "LDGP", "empirical"])
+    print_table(headers, rows)
+    iv = r.budgets[0].interval
+    print(f"  intervals: {iv.method} ({iv.calibration}); sharp at estimate = no sampling uncertainty")
     print()
-    print(f"Verdict ({level}, distribution-free):")
+    print(f"Verdict ({level}, {'from ' + str(calls_used) + ' calls' if likelihood else 'two-call'}, distribution-free):")
     for v in r.verdicts:
         print(f"  {v.text}")
     for c in r.comparisons:

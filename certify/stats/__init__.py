@@ -13,7 +13,12 @@
   :func:`compare_budgets`, :func:`compare_policies`;
 * completions (Sec. 4): :func:`maxent_completion`, :func:`ldgp_completion`,
   :func:`complete`, :class:`Completion`;
-* the whole pipeline: :func:`analyze` -> :class:`AnalysisReport`.
+* every call (the K-call likelihood): :func:`cell_counts` / :class:`CellCounts`, the NPMLE
+  :func:`npmle` -> :class:`LatentLaw`, likelihood-ratio intervals :func:`likelihood_interval`,
+  :func:`likelihood_intervals`, :func:`likelihood_bound` -> :class:`LikelihoodInterval`,
+  :class:`LikelihoodEnd` (derivation in :mod:`certify.stats._likelihood`);
+* the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
+  ``"two-call"``; each budget's :class:`IntervalEstimate`).
 """
 
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
@@ -34,19 +39,36 @@ from ._estimators import (
     two_call_from_summary,
 )
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
-from ._report import REPORT_SCHEMA_VERSION, AnalysisReport, BudgetRow, Verdict, analyze, parse_votes
+from ._likelihood import (
+    CellCounts,
+    LatentLaw,
+    LikelihoodEnd,
+    LikelihoodInterval,
+    cell_counts,
+    likelihood_bound,
+    likelihood_interval,
+    likelihood_intervals,
+    npmle,
+)
+from ._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, BudgetRow, IntervalEstimate, Verdict, analyze, parse_votes
 
 __all__ = [
     "COMPLETION_METHODS",
+    "METHODS",
     "REPORT_SCHEMA_VERSION",
     "AllCallEstimates",
     "AnalysisReport",
     "BudgetRow",
     "CallBits",
+    "CellCounts",
     "Completion",
     "DataError",
     "EmpiricalVote",
     "EmptyRegionError",
+    "IntervalEstimate",
+    "LatentLaw",
+    "LikelihoodEnd",
+    "LikelihoodInterval",
     "PairedComparison",
     "ProjectedInterval",
     "TwoCallEstimates",
@@ -55,12 +77,17 @@ __all__ = [
     "all_call_estimates",
     "analyze",
     "bits_from_array",
+    "cell_counts",
     "compare_budgets",
     "compare_policies",
     "complete",
     "empirical_vote_accuracy",
     "ldgp_completion",
+    "likelihood_bound",
+    "likelihood_interval",
+    "likelihood_intervals",
     "maxent_completion",
+    "npmle",
     "parse_votes",
     "per_example_vote_accuracy",
     "project",

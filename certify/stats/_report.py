@@ -4,10 +4,24 @@
 two-call estimates (Section 4.4), sharp intervals at the point estimate
 (Theorem 4.1, Theorem 4.3), the projected 1 - alpha interval hull (eqs. 3.7-3.8),
 the MaxEnt and LDGP completions (Sec. 4), and -- when every example has enough
-calls -- the U-statistic moments and the empirical vote accuracies. The verdict
-on improvement over one call projects the objective V_m - V_1 (a polynomial,
-P_n(q) - q) through the same region: it is certified at level 1 - alpha when the
-whole projected interval lies above 0.
+calls -- the U-statistic moments and the empirical vote accuracies.
+
+Each budget's confidence interval comes from one of two methods (``method=``):
+
+``"likelihood"`` (default)
+    The likelihood-ratio interval from every recorded call (all K_i calls of each
+    example; :mod:`certify.stats._likelihood`): the min and max of E_pi[g] over the
+    laws whose log-likelihood is within c = chi2_{1, 1-alpha}/2 of the NPMLE's
+    (profile calibration; ``simultaneous=True`` uses chi2 with the identified
+    dimension so that all intervals hold at once). Asymptotic calibration.
+``"two-call"``
+    The paper's projected Wald region from the first two calls (Section 4.4,
+    eqs. 3.7-3.8). Asymptotic calibration.
+
+The verdict on improvement over one call is the interval of the gain V_m - V_1
+itself (a polynomial, P_n(q) - q) under the same method -- not a difference of two
+intervals: "better" when its lower end is above 0, "worse" when its upper end is
+below 0.
 """
 
 from __future__ import annotations
@@ -22,12 +36,17 @@ from ._completions import Completion, complete
 from ._data import CallBits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
+from ._likelihood import CellCounts, likelihood_intervals
 from .._bounds import sharp_bounds
 from ._region import ProjectedInterval, WaldRegion, project_many, wald_region
 
-__all__ = ["REPORT_SCHEMA_VERSION", "BudgetRow", "Verdict", "AnalysisReport", "analyze", "parse_votes"]
+__all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "Verdict", "AnalysisReport",
+           "analyze", "parse_votes"]
 
-REPORT_SCHEMA_VERSION = "1"
+REPORT_SCHEMA_VERSION = "2"
+
+#: Interval methods of :func:`analyze` (module docstring).
+METHODS = ("likelihood", "two-call")
 
 
 def parse_votes(tokens) -> tuple:
@@ -52,6 +71,40 @@ def _opt(cls, d):
 
 
 @dataclass(frozen=True)
+class IntervalEstimate:
+    """A 1 - alpha confidence interval for one objective, with how it was made.
+
+    Attributes
+    ----------
+    lower, upper : float
+    method : str
+        ``"likelihood"`` (every call, likelihood ratio) or ``"two-call"`` (projected Wald region).
+    calibration : str
+        How the level is reached, e.g. ``"asymptotic, profile chi2(1)"``; the coverage
+        is measured by simulation in ``benchmarks/bench_likelihood_coverage.py``.
+    alpha : float
+    calls : int
+        Calls per example the interval uses (K, or 2 for the two-call method).
+    """
+
+    lower: float
+    upper: float
+    method: str
+    calibration: str
+    alpha: float
+    calls: int
+
+    def to_dict(self) -> dict:
+        return {"lower": self.lower, "upper": self.upper, "method": self.method, "calibration": self.calibration,
+                "alpha": self.alpha, "calls": self.calls}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "IntervalEstimate":
+        return cls(float(d["lower"]), float(d["upper"]), str(d["method"]), str(d["calibration"]), float(d["alpha"]),
+                   int(d["calls"]))
+
+
+@dataclass(frozen=True)
 class BudgetRow:
     """Everything reported for one vote budget.
 
@@ -61,14 +114,17 @@ class BudgetRow:
     sharp_lower, sharp_upper : float
         [L, U] at the point estimate (mu-hat, nu-hat) (eq. (LnUn-main); Theorem 4.3 for inf).
     projected : ProjectedInterval
-        The 1 - alpha interval hull of eq. (projected-set-main).
+        The 1 - alpha interval hull of eq. (projected-set-main) (two calls).
+    interval : IntervalEstimate
+        The reported 1 - alpha interval, by the analysis' method.
     maxent, ldgp : float or None
         Completed curve values (Sec. 4); None if the completion failed.
     empirical : EmpiricalVote or None
         Hypergeometric estimate from all calls, when every example has >= votes calls.
     moment_lower, moment_upper : float or None
         Sharp interval at the U-statistic moments (m_1, ..., m_K) when K >= 3 and
-        those moments are feasible (a point-estimate interval, not projected).
+        those moments are feasible: a point-estimate interval with no sampling
+        uncertainty (kept in JSON; not a confidence interval).
     """
 
     votes: object
@@ -80,17 +136,20 @@ class BudgetRow:
     empirical: EmpiricalVote | None = None
     moment_lower: float | None = None
     moment_upper: float | None = None
+    interval: IntervalEstimate | None = None
 
     def to_dict(self) -> dict:
         return {"votes": self.votes, "sharp_lower": self.sharp_lower, "sharp_upper": self.sharp_upper,
                 "projected": self.projected.to_dict(), "maxent": self.maxent, "ldgp": self.ldgp,
                 "empirical": None if self.empirical is None else self.empirical.to_dict(),
-                "moment_lower": self.moment_lower, "moment_upper": self.moment_upper}
+                "moment_lower": self.moment_lower, "moment_upper": self.moment_upper,
+                "interval": None if self.interval is None else self.interval.to_dict()}
 
     @classmethod
     def from_dict(cls, d: dict) -> "BudgetRow":
         return cls(d["votes"], float(d["sharp_lower"]), float(d["sharp_upper"]), ProjectedInterval.from_dict(d["projected"]),
-                   d["maxent"], d["ldgp"], _opt(EmpiricalVote, d["empirical"]), d["moment_lower"], d["moment_upper"])
+                   d["maxent"], d["ldgp"], _opt(EmpiricalVote, d["empirical"]), d["moment_lower"], d["moment_upper"],
+                   _opt(IntervalEstimate, d.get("interval")))
 
 
 @dataclass(frozen=True)
@@ -101,15 +160,18 @@ class Verdict:
     ----------
     votes : int
     gain_lower, gain_upper : float
-        Projected interval hull of V_votes - V_1 over the Wald region.
+        The 1 - alpha interval of V_votes - V_1 by the analysis' method.
     status : str
         ``"better"`` (gain_lower > 0), ``"worse"`` (gain_upper < 0) or ``"undetermined"``.
+    method : str
+        The interval method (:data:`METHODS`).
     """
 
     votes: int
     gain_lower: float
     gain_upper: float
     status: str
+    method: str = "two-call"
 
     @property
     def text(self) -> str:
@@ -121,11 +183,12 @@ class Verdict:
         return f"{self.votes} votes: improvement NOT certified ({pp})"
 
     def to_dict(self) -> dict:
-        return {"votes": self.votes, "gain_lower": self.gain_lower, "gain_upper": self.gain_upper, "status": self.status, "text": self.text}
+        return {"votes": self.votes, "gain_lower": self.gain_lower, "gain_upper": self.gain_upper, "status": self.status,
+                "method": self.method, "text": self.text}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Verdict":
-        return cls(int(d["votes"]), float(d["gain_lower"]), float(d["gain_upper"]), d["status"])
+        return cls(int(d["votes"]), float(d["gain_lower"]), float(d["gain_upper"]), d["status"], str(d["method"]))
 
 
 @dataclass(frozen=True)
@@ -149,6 +212,8 @@ class AnalysisReport:
     comparisons : tuple of PairedComparison
         Empirical paired differences m-vote minus one call, when K allows.
     notes : tuple of str
+    method : str
+        How the budgets' ``interval`` and the verdicts were made (:data:`METHODS`).
     """
 
     source: str
@@ -165,6 +230,7 @@ class AnalysisReport:
     completions: tuple[Completion, ...]
     comparisons: tuple[PairedComparison, ...] = ()
     notes: tuple[str, ...] = ()
+    method: str = "likelihood"
     schema_version: str = field(default=REPORT_SCHEMA_VERSION)
 
     def to_dict(self) -> dict:
@@ -174,7 +240,7 @@ class AnalysisReport:
             "all_calls": None if self.all_calls is None else self.all_calls.to_dict(), "region": dict(self.region),
             "budgets": [b.to_dict() for b in self.budgets], "verdicts": [v.to_dict() for v in self.verdicts],
             "completions": [c.to_dict() for c in self.completions], "comparisons": [c.to_dict() for c in self.comparisons],
-            "notes": list(self.notes),
+            "notes": list(self.notes), "method": self.method,
         }
 
     @classmethod
@@ -186,7 +252,7 @@ class AnalysisReport:
             TwoCallEstimates.from_dict(d["two_call"]), _opt(AllCallEstimates, d["all_calls"]), dict(d["region"]),
             tuple(BudgetRow.from_dict(b) for b in d["budgets"]), tuple(Verdict.from_dict(v) for v in d["verdicts"]),
             tuple(Completion.from_dict(c) for c in d["completions"]),
-            tuple(PairedComparison.from_dict(c) for c in d["comparisons"]), tuple(d["notes"]),
+            tuple(PairedComparison.from_dict(c) for c in d["comparisons"]), tuple(d["notes"]), str(d["method"]),
         )
 
 
@@ -205,7 +271,8 @@ def _feasible(mu: float, nu: float) -> tuple[float, float, bool]:
     return m, v, (m, v) != (mu, nu)
 
 
-def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singular: str = "floor") -> AnalysisReport:
+def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singular: str = "floor",
+            method: str = "likelihood", calls: int | None = None, simultaneous: bool = False) -> AnalysisReport:
     """Full analysis of one policy's bits (module docstring).
 
     Parameters
@@ -214,13 +281,26 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
     votes : sequence
         Budgets (vote counts, ``"inf"``).
     alpha : float
-        1 - confidence level of the projected intervals and comparisons.
+        1 - confidence level of the intervals and comparisons.
     singular : {"floor", "pinv"}
         Rule for a singular Sigma-hat (see :func:`wald_region`).
+    method : {"likelihood", "two-call"}
+        How each budget's ``interval`` and the verdicts are made (module docstring).
+    calls : int, optional
+        ``"likelihood"`` only: use the first ``calls`` calls of each example (>= 2;
+        an example with fewer keeps all of its own). Default: every recorded call.
+    simultaneous : bool
+        ``"likelihood"`` only: calibrate so that every interval holds at once.
     """
     votes = parse_votes(votes)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    if method not in METHODS:
+        raise InputError(f"method={method!r} must be one of {', '.join(METHODS)}")
+    if calls is not None and (isinstance(calls, bool) or not isinstance(calls, int) or not 2 <= calls <= data.max_calls):
+        raise InputError(f"calls={calls!r} must be an integer from 2 to {data.max_calls} (the most calls of an example)")
+    if method == "two-call" and (calls is not None or simultaneous):
+        raise InputError("calls= and simultaneous= apply to method='likelihood' only")
     notes = []
     two = two_call_estimates(data)
     region: WaldRegion = wald_region(two, alpha, singular=singular)
@@ -233,19 +313,20 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
     gain_budgets = sorted({v for v in votes if v != "inf" and v > 2}) or [3]
     objectives = list(votes) + [f"V{v} - V1" for v in gain_budgets]
     projected = project_many([region], objectives, certify=False)[0]
+    intervals = _intervals(data, objectives, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
-    for method in ("maxent", "ldgp"):
+    for completion in ("maxent", "ldgp"):
         try:
-            c = complete(mu=mu, nu=nu, method=method)
+            c = complete(mu=mu, nu=nu, method=completion)
             completions.append(c)
-            curves[method] = c
+            curves[completion] = c
         except CertifyError as exc:
-            notes.append(f"{method} completion failed: {exc}")
+            notes.append(f"{completion} completion failed: {exc}")
     allc = None
     if data.calls >= 3:
         allc = all_call_estimates(data)
     rows = []
-    for v, proj in zip(votes, projected):
+    for v, proj, iv in zip(votes, projected, intervals):
         lo, up = _sharp_at(v, mu, nu)
         emp = empirical_vote_accuracy(data, v) if v != "inf" and v <= data.calls else None
         mlo = mup = None
@@ -255,17 +336,29 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
                 mlo, mup = b.lower.value, b.upper.value
             except InputError:
                 notes.append(f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval")
-        rows.append(BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup))
+        rows.append(BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv))
     verdicts = []
-    for v, proj in zip(gain_budgets, projected[len(votes):]):
-        status = "better" if proj.lower > 0 else ("worse" if proj.upper < 0 else "undetermined")
-        verdicts.append(Verdict(v, proj.lower, proj.upper, status))
+    for v, iv in zip(gain_budgets, intervals[len(votes):]):
+        status = "better" if iv.lower > 0 else ("worse" if iv.upper < 0 else "undetermined")
+        verdicts.append(Verdict(v, iv.lower, iv.upper, status, method))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(
         source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),
         two_call=two, all_calls=allc, region=region.to_dict(), budgets=tuple(rows), verdicts=tuple(verdicts),
-        completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)),
+        completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)), method=method,
     )
+
+
+def _intervals(data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool):
+    """The reported 1 - alpha interval of each objective by ``method`` (module docstring)."""
+    if method == "two-call":
+        return [IntervalEstimate(p.lower, p.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2)
+                for p in projected]
+    cells = CellCounts.from_bits(data, calls)
+    ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
+    calibration = f"asymptotic, {'simultaneous' if simultaneous else 'profile'} likelihood ratio chi2({ivs[0].df})"
+    used = cells.max_calls
+    return [IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", calibration, float(alpha), used) for iv in ivs]
 
 
 def _curve(curves: dict, method: str, votes) -> float | None:

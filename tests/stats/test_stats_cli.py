@@ -40,15 +40,15 @@ def test_analyze_text_report(capsys, calls_csv):
     code, out, err = run_cli(capsys, "analyze", calls_csv, "--votes", "3", "5", "inf")
     assert code == 0 and err == ""
     assert "1500 examples x 5 calls" in out
-    assert "mu-hat" in out and "rho-hat" in out and "95% projected" in out
-    assert "Verdict (95%, distribution-free):" in out and "3 votes: CERTIFIED better than one call" in out
+    assert "mu-hat" in out and "rho-hat" in out and "95% two-call" in out and "95% from 5 calls" in out
+    assert "Verdict (95%, from 5 calls, distribution-free):" in out and "3 votes: CERTIFIED better than one call" in out
     assert "empirical m=3 vs m=1" in out
 
 
 def test_analyze_json_equals_api(capsys, calls_csv):
     code, out, _ = run_cli(capsys, "analyze", calls_csv, "--json", "--alpha", "0.1")
     data = json.loads(out)
-    assert data["schema_version"] == "1" and len(data["reports"]) == 1
+    assert data["schema_version"] == "2" and len(data["reports"]) == 1
     report = AnalysisReport.from_dict(data["reports"][0])
     assert report.alpha == 0.1 and [b.votes for b in report.budgets] == [3, 5, "inf"]
     from certify.stats import read_bits

@@ -1,0 +1,114 @@
+"""`analyze` and `certify analyze` with the K-call likelihood-ratio intervals (the default method)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from stats_helpers import simulate_bits
+
+from certify.cli.main import main
+from certify.stats import analyze, bits_from_array
+from certify.stats._likelihood import cell_counts, likelihood_interval, likelihood_intervals
+
+
+@pytest.fixture(scope="module")
+def ten_calls():
+    rng = np.random.default_rng(31)
+    q = rng.beta(6, 2, 2000)
+    return q, simulate_bits(q, 10, rng)
+
+
+def test_budget_intervals_are_the_likelihood_intervals_of_every_call(ten_calls):
+    _, b = ten_calls
+    rep = analyze(bits_from_array(b), votes=(3, 5, 101, "inf"))
+    direct = likelihood_intervals(cell_counts(np.full(len(b), 10), b.sum(axis=1)), [3, 5, 101, "inf", "V3 - V1",
+                                                                                     "V5 - V1", "V101 - V1"])
+    for row, iv in zip(rep.budgets, direct):
+        assert row.interval.method == "likelihood" and row.interval.calls == 10
+        assert (row.interval.lower, row.interval.upper) == pytest.approx((iv.lower.value, iv.upper.value), abs=1e-12)
+    # the verdict is the interval of the gain itself, not a difference of two intervals
+    for v, iv in zip(rep.verdicts, direct[4:]):
+        assert (v.gain_lower, v.gain_upper) == pytest.approx((iv.lower.value, iv.upper.value), abs=1e-12)
+        assert v.method == "likelihood" and v.status == "better"
+    assert rep.method == "likelihood"
+
+
+def test_identified_budgets_hold_the_empirical_value_and_beat_the_two_call_width(ten_calls):
+    q, b = ten_calls
+    rep = analyze(bits_from_array(b), votes=(3, 5, 9))
+    two = analyze(bits_from_array(b), votes=(3, 5, 9), method="two-call")
+    for row, trow in zip(rep.budgets, two.budgets):
+        lo, up = row.interval.lower, row.interval.upper
+        assert lo <= row.empirical.value <= up
+        assert up - lo < 0.5 * (trow.interval.upper - trow.interval.lower)
+        assert trow.interval.method == "two-call" and trow.interval.calls == 2
+        assert (trow.interval.lower, trow.interval.upper) == (trow.projected.lower, trow.projected.upper)
+
+
+def test_first_calls_only_equals_the_truncated_data(ten_calls):
+    _, b = ten_calls
+    sub = analyze(bits_from_array(b), votes=(3, 5), calls=3)
+    cut = analyze(bits_from_array(b[:, :3]), votes=(3, 5))
+    assert [r.interval.calls for r in sub.budgets] == [3, 3]
+    for x, y in zip(sub.budgets, cut.budgets):
+        assert (x.interval.lower, x.interval.upper) == pytest.approx((y.interval.lower, y.interval.upper), abs=1e-12)
+
+
+def test_two_calls_likelihood_against_the_two_call_projection():
+    # K = 2: both methods use the same pairs; the profile likelihood interval (chi2 with 1
+    # degree of freedom) sits inside the projection of the chi2(2) Wald region, and both
+    # hold the sharp two-moment interval of the true law (V3 is not identified by 2 calls).
+    from certify import sharp_bounds
+
+    rng = np.random.default_rng(32)
+    q = rng.beta(3, 1.5, 4000)
+    b = simulate_bits(q, 2, rng)
+    lik = analyze(bits_from_array(b), votes=(3,)).budgets[0].interval
+    two = analyze(bits_from_array(b), votes=(3,), method="two-call").budgets[0].interval
+    assert two.lower <= lik.lower and lik.upper <= two.upper
+    mu, nu = 3 / 4.5, 3 * 4 / (4.5 * 5.5)  # Beta(3, 1.5) moments
+    sharp = sharp_bounds(3, mu=mu, nu=nu)
+    assert lik.lower <= sharp.lower.value and sharp.upper.value <= lik.upper
+
+
+def test_simultaneous_calibration_is_wider(ten_calls):
+    _, b = ten_calls
+    one = analyze(bits_from_array(b[:400]), votes=(3,)).budgets[0].interval
+    all_ = analyze(bits_from_array(b[:400]), votes=(3,), simultaneous=True).budgets[0].interval
+    assert all_.lower < one.lower and one.upper < all_.upper
+    assert "simultaneous" in all_.calibration and "chi2(10)" in all_.calibration
+    direct = likelihood_interval(bits_from_array(b[:400]), 3, simultaneous=True)
+    assert (all_.lower, all_.upper) == pytest.approx((direct.lower.value, direct.upper.value), abs=1e-12)
+
+
+def test_cli_json_carries_the_interval_and_the_method(tmp_path, capsys, ten_calls):
+    _, b = ten_calls
+    path = tmp_path / "c.csv"
+    path.write_text("example_id," + ",".join(f"b{j}" for j in range(10)) + "\n"
+                    + "".join(f"e{i}," + ",".join(str(int(x)) for x in row) + "\n" for i, row in enumerate(b[:300])))
+    assert main(["analyze", str(path), "--votes", "3", "101", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rep = data["reports"][0]
+    assert rep["method"] == "likelihood"
+    for entry in rep["budgets"]:
+        assert set(entry["interval"]) == {"lower", "upper", "method", "calibration", "alpha", "calls"}
+        assert entry["interval"]["alpha"] == 0.05 and entry["interval"]["lower"] <= entry["interval"]["upper"]
+    assert rep["budgets"][0]["empirical"] is not None and rep["budgets"][1]["empirical"] is None
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--calls", "1"], "calls=1 must be an integer from 2 to 10"),
+    (["--calls", "11"], "calls=11 must be an integer from 2 to 10"),
+    (["--method", "two-call", "--calls", "3"], "--calls and --simultaneous apply to --method likelihood only"),
+    (["--method", "two-call", "--simultaneous"], "--calls and --simultaneous apply to --method likelihood only"),
+])
+def test_cli_bad_method_options_are_one_line_exit_2(tmp_path, capsys, ten_calls, args, message):
+    _, b = ten_calls
+    path = tmp_path / "c.csv"
+    path.write_text("example_id," + ",".join(f"b{j}" for j in range(10)) + "\n"
+                    + "".join(f"e{i}," + ",".join(str(int(x)) for x in row) + "\n" for i, row in enumerate(b[:50])))
+    assert main(["analyze", str(path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
