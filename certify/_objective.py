@@ -17,6 +17,7 @@ Numbers may be integers, decimals or fractions; they are taken as exact rational
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -32,8 +33,17 @@ from ._majority import majority_index, majority_jet, majority_monomial_coefficie
 
 __all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"]
 
-#: Highest degree accepted when an expression must be expanded into monomials.
-MAX_EXPANDED_DEGREE = 4001
+#: Highest degree accepted when an expression must be expanded into monomials (explicit
+#: powers of q, products of vote terms). Expansion and the exact Bernstein conversion cost
+#: O(d^2) rational operations: about 2 s at degree 400 on one core, so 512 keeps every
+#: accepted objective within seconds. Sums of vote terms (V4001 - V1) are never expanded.
+MAX_EXPANDED_DEGREE = 512
+#: Longest objective text: far above any real objective, and it bounds the parser's work.
+MAX_TEXT_LENGTH = 2000
+#: Deepest parenthesis nesting (sympy's parser recurses on it).
+MAX_NESTING = 50
+#: Largest magnitude of a number in an objective (beyond it float evaluation overflows).
+MAX_MAGNITUDE = 10**300
 
 
 def _fraction(value, what: str) -> Fraction:
@@ -260,6 +270,14 @@ def _parse_text(text: str) -> Objective:
     """Objective from the text syntax; cached, since sympy parsing costs about a millisecond."""
     if not text:
         raise ObjectiveError("objective '' is empty; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)")
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ObjectiveError(f"objective of {len(text)} characters is longer than the limit {MAX_TEXT_LENGTH}")
+    depth = deepest = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_NESTING:
+        raise ObjectiveError(f"objective {text[:40]!r}...: parentheses nested {deepest} deep, more than the limit {MAX_NESTING}")
     _check_tokens(text)
     import sympy
     from sympy.parsing.sympy_parser import (
@@ -271,17 +289,65 @@ def _parse_text(text: str) -> Objective:
 
     names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
     local = {n: sympy.Symbol(n) for n in names}
+    options = dict(
+        local_dict=local,
+        # Add, Mul and Pow: the unevaluated parse spells the tree with them.
+        global_dict={"Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational, "Symbol": sympy.Symbol,
+                     "Add": sympy.Add, "Mul": sympy.Mul, "Pow": sympy.Pow},
+        transformations=standard_transformations + (convert_xor, rationalize),
+    )
     try:
-        expr = parse_expr(
-            text,
-            local_dict=local,
-            global_dict={"Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational, "Symbol": sympy.Symbol},
-            transformations=standard_transformations + (convert_xor, rationalize),
-            evaluate=True,
-        )
+        # First the unevaluated tree: its size is checked before any power is computed
+        # or expanded (9**9**9, (1+q)**2000 would otherwise run for minutes).
+        _expansion_degree(parse_expr(text, evaluate=False, **options), text)
+        expr = parse_expr(text, evaluate=True, **options)
+    except ObjectiveError:
+        raise
     except Exception as exc:  # sympy raises many types for malformed input
         raise ObjectiveError(f"objective {text!r} is not a valid expression ({type(exc).__name__})") from None
     return _from_sympy(expr, name=" ".join(text.split()))
+
+
+def _expansion_degree(expr, text: str, expanded: bool = False) -> int:
+    """An upper bound on the degree in q that expanding ``expr`` produces; refuse what is too large.
+
+    Vote terms count with their degree (2n+1 for P_n, k for V_k) only where they must be
+    expanded: inside a product with another non-constant factor or a power above 1. A
+    power needs an integer literal exponent; numbers must stay within MAX_MAGNITUDE.
+    """
+    import sympy
+
+    if expr.is_Symbol:
+        if expr.name == "q":
+            return 1
+        return _symbol_objective(expr.name).degree if expanded else 0
+    if expr.is_Number:
+        if expr != 0 and not (sympy.Rational(1, MAX_MAGNITUDE) <= abs(expr) <= MAX_MAGNITUDE):
+            raise ObjectiveError(f"objective {text!r}: the number {sympy.Float(expr, 3)} is outside the allowed "
+                                 f"magnitudes [1e-300, 1e300]")
+        return 0
+    if expr.is_Pow:
+        base, exponent = expr.args
+        if not exponent.is_Integer or abs(int(exponent)) > MAX_EXPANDED_DEGREE:
+            raise ObjectiveError(f"objective {text!r}: exponent {exponent} must be an integer literal of at most "
+                                 f"{MAX_EXPANDED_DEGREE} in absolute value")
+        if base.is_Number:
+            _expansion_degree(base, text)
+            if abs(base) != 1 and abs(int(exponent)) * abs(math.log10(abs(float(base)))) > 300:
+                raise ObjectiveError(f"objective {text!r}: {base}**{exponent} is outside the allowed magnitudes [1e-300, 1e300]")
+            return 0
+        degree = _expansion_degree(base, text, expanded or int(exponent) > 1) * max(int(exponent), 0)
+    elif expr.is_Mul or expr.is_Add:
+        factors = [a for a in expr.args if a.free_symbols]
+        inner = expanded or (expr.is_Mul and len(factors) > 1)
+        parts = [_expansion_degree(a, text, inner) for a in expr.args]
+        degree = sum(parts) if expr.is_Mul else max(parts, default=0)
+    else:
+        return 0  # anything else is refused by the polynomial checks that follow
+    if degree > MAX_EXPANDED_DEGREE:
+        raise ObjectiveError(f"objective {text[:60]!r}: expanding it gives degree up to {degree}, more than the limit "
+                             f"{MAX_EXPANDED_DEGREE} (sums of vote terms such as V4001 - V1 need no expansion)")
+    return degree
 
 
 def _from_sympy(expr, name: str) -> Objective:

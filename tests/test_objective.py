@@ -1,5 +1,8 @@
 """Objective syntax, exact coefficients and stable evaluation."""
 
+import re
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -84,3 +87,43 @@ def test_bad_types():
 def test_round_trip_dict():
     o = parse_objective("(P2 + P1)/2 - 1/4 + q**3")
     assert type(o).from_dict(o.to_dict()) == o
+
+
+# -- hostile objectives: refused before any expansion, with the limit named --------------------
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("9**9**9", "exponent 9**9 must be an integer literal of at most 512"),
+    ("(1+q)**2000", "exponent 2000 must be an integer literal of at most 512"),
+    ("q**4000", "exponent 4000 must be an integer literal of at most 512"),
+    ("q**100000", "exponent 100000 must be an integer literal of at most 512"),
+    ("(q**2)**300", "expanding it gives degree up to 600, more than the limit 512"),
+    ("V301*V301", "expanding it gives degree up to 602, more than the limit 512"),
+    ("1e400*q", "the number 1.00E+400 is outside the allowed magnitudes"),
+    ("1e-400*q", "the number 1.00E-400 is outside the allowed magnitudes"),
+    ("10**400*q", "10**400 is outside the allowed magnitudes"),
+    ("q" + "+q" * 1500, "longer than the limit 2000"),
+    ("(" * 60 + "q" + ")" * 60, "parentheses nested 60 deep, more than the limit 50"),
+])
+def test_hostile_objectives_are_refused_before_expansion(text, message):
+    with pytest.raises(ObjectiveError, match=re.escape(message)):
+        parse_objective(text)
+
+
+@pytest.mark.parametrize(("text", "coefficients"), [
+    ("2**-1*q", [0, Fraction(1, 2)]),
+    ("0.5**2*q - 1/7", [Fraction(-1, 7), Fraction(1, 4)]),
+    ("V3**2", [0, 0, 0, 0, 9, -12, 4]),  # (3q^2 - 2q^3)^2
+])
+def test_small_powers_still_expand_exactly(text, coefficients):
+    got = list(parse_objective(text).monomial_coefficients())
+    assert got == [Fraction(c) for c in coefficients]
+
+
+def test_sums_of_large_vote_terms_need_no_expansion():
+    assert parse_objective("V4001 - V1").degree == 4001
+
+
+def test_cli_refuses_a_hostile_objective_at_once():
+    run = subprocess.run([sys.executable, "-m", "certify.cli.main", "bounds", "--mu", "0.7", "--rho", "0.2",
+                          "--objective", "9**9**9"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "exponent 9**9" in run.stderr and "Traceback" not in run.stderr
