@@ -4,10 +4,13 @@ Public API:
 
 * :func:`certify_bound` -- an exact :class:`Certificate` for one side of one bound;
 * :func:`certify_many` -- many at once (:class:`BatchItem` results);
+* :func:`build_likelihood_certificate` -- an exact :class:`LikelihoodCertificate`
+  (schema version 2) for one end of a likelihood-ratio bound, from a solver's floats;
 * :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
-  solver-free exact checker of :mod:`certify.certificates._verify`;
-* :func:`dump` / :func:`load` -- JSON files (atomic write), schema
-  ``certify/schemas/certificate-v1.json``.
+  solver-free exact checker of its version (:mod:`certify.certificates._verify`,
+  :mod:`certify.certificates._verify_likelihood`);
+* :func:`dump` / :func:`load` -- JSON files (atomic write), schemas
+  ``certify/schemas/certificate-v1.json`` and ``certificate-v2.json``.
 """
 
 from __future__ import annotations
@@ -23,16 +26,25 @@ from .._errors import InputError
 from ._batch import BatchItem, certify_many
 from ._build import DEFAULT_DIGITS, build_certificate, describe_inputs
 from ._certificate import SCHEMA_VERSION, Certificate, Provenance
+from ._likelihood_build import build_likelihood_certificate
+from ._likelihood_certificate import LIKELIHOOD_SCHEMA_VERSION, LikelihoodCertificate, LikelihoodProvenance
 from ._verify import CHECKS, VerificationResult, verify_dict
+from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
+from ._verify_likelihood import verify_likelihood_dict
 
 __all__ = [
     "CHECKS",
     "DEFAULT_DIGITS",
+    "LIKELIHOOD_CHECKS",
+    "LIKELIHOOD_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "BatchItem",
     "Certificate",
+    "LikelihoodCertificate",
+    "LikelihoodProvenance",
     "Provenance",
     "VerificationResult",
+    "build_likelihood_certificate",
     "certify_bound",
     "certify_many",
     "dump",
@@ -43,8 +55,13 @@ __all__ = [
 ]
 
 _PAIR = re.compile(r'\[\s+("-?\d+/\d+"),\s+([^\s\]]+)\s+\]')
+_CELL = re.compile(r'\{\s+"calls": (\d+),\s+"successes": (\d+),\s+"count": (\d+)\s+\}')
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "certificate-v1.json"
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+SCHEMA_PATH = SCHEMA_DIR / "certificate-v1.json"
+
+#: The kind of record each schema version holds (a record's kind must match its version).
+_KINDS = {SCHEMA_VERSION: "sharp-bound-certificate", LIKELIHOOD_SCHEMA_VERSION: "likelihood-bound-certificate"}
 
 
 def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact") -> Certificate:
@@ -81,21 +98,21 @@ def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=N
 
 
 def verify(certificate) -> VerificationResult:
-    """Re-check a certificate with the independent exact checker.
+    """Re-check a certificate with the independent exact checker of its schema version.
 
     Parameters
     ----------
-    certificate : Certificate, dict, str or os.PathLike
-        A :class:`Certificate`, its ``to_dict()``, JSON text, or a path to a JSON file.
+    certificate : Certificate, LikelihoodCertificate, dict, str or os.PathLike
+        A certificate object, its ``to_dict()``, JSON text, or a path to a JSON file.
 
     Returns
     -------
     VerificationResult
-        ``ok`` and the certified interval, or the name of the first failed check
-        (``json`` for text that is not JSON).
+        ``ok`` and what was proven (the certified interval for version 1, the bound for
+        version 2), or the name of the first failed check (``json`` for text that is not JSON).
     """
-    if isinstance(certificate, Certificate):
-        return verify_dict(certificate.to_dict())
+    if isinstance(certificate, (Certificate, LikelihoodCertificate)):
+        certificate = certificate.to_dict()
     if isinstance(certificate, os.PathLike):
         certificate = Path(certificate).read_text()
     if isinstance(certificate, (str, bytes)):
@@ -103,10 +120,23 @@ def verify(certificate) -> VerificationResult:
             certificate = json.loads(certificate)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             return VerificationResult(False, "json", f"json: not valid JSON ({exc})")
-    return verify_dict(certificate)
+    return _verify_record(certificate)
 
 
-def dump(certificate: Certificate, path) -> Path:
+def _verify_record(data) -> VerificationResult:
+    """Dispatch on ``schema_version``; a version whose kind belongs to another version fails."""
+    if not isinstance(data, dict) or "schema_version" not in data:
+        return verify_dict(data)  # reports structure / schema_version as before
+    version, kind = data["schema_version"], data.get("kind")
+    if not isinstance(version, str) or version not in _KINDS:
+        known = ", ".join(repr(v) for v in _KINDS)
+        return VerificationResult(False, "schema_version", f"schema_version: schema_version={version!r} is unknown (supported: {known})")
+    if kind in _KINDS.values() and kind != _KINDS[version]:
+        return VerificationResult(False, "schema_version", f"schema_version: schema_version={version!r} does not hold kind {kind!r}")
+    return verify_likelihood_dict(data) if version == LIKELIHOOD_SCHEMA_VERSION else verify_dict(data)
+
+
+def dump(certificate: Certificate | LikelihoodCertificate, path) -> Path:
     """Write a certificate as JSON atomically (temporary file, then ``os.replace``)."""
     path = Path(path)
     data = to_json(certificate)
@@ -122,21 +152,26 @@ def dump(certificate: Certificate, path) -> Path:
     return path
 
 
-def to_json(certificate: Certificate) -> str:
-    """JSON text of a certificate, one ``["p/q", float]`` pair per line."""
+def to_json(certificate: Certificate | LikelihoodCertificate) -> str:
+    """JSON text of a certificate, one ``["p/q", float]`` pair (or one data cell) per line."""
     text = json.dumps(certificate.to_dict(), indent=1, allow_nan=False)
+    text = _CELL.sub(r'{"calls": \1, "successes": \2, "count": \3}', text)
     return _PAIR.sub(r"[\1, \2]", text) + "\n"
 
 
-def load(path) -> Certificate:
-    """Read a certificate file (layout only; call :func:`verify` for the mathematics)."""
+def load(path) -> Certificate | LikelihoodCertificate:
+    """Read a certificate file of either version (layout only; call :func:`verify` for the mathematics)."""
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
+    if isinstance(data, dict) and data.get("schema_version") == LIKELIHOOD_SCHEMA_VERSION:
+        return LikelihoodCertificate.from_dict(data)
     return Certificate.from_dict(data)
 
 
-def schema() -> dict:
-    """The JSON Schema of certificate files (``certify/schemas/certificate-v1.json``)."""
-    return json.loads(SCHEMA_PATH.read_text())
+def schema(version: str = SCHEMA_VERSION) -> dict:
+    """The JSON Schema of certificate files of one version (``certify/schemas/certificate-v<version>.json``)."""
+    if str(version) not in _KINDS:
+        raise InputError(f"version={version!r} is not a certificate schema version (known: {', '.join(_KINDS)})")
+    return json.loads((SCHEMA_DIR / f"certificate-v{version}.json").read_text())

@@ -93,7 +93,10 @@ class VerificationResult:
     side : str or None
     objective : str or None
     enclosure : tuple of Fraction or None
-        The certified interval containing the sharp bound, when ``ok``.
+        The certified interval containing the sharp bound, when ``ok`` (schema version 1).
+    bound : Fraction or None
+        The proven one-sided bound of a likelihood certificate, when ``ok`` (schema
+        version 2, :mod:`certify.certificates._verify_likelihood`).
     """
 
     ok: bool
@@ -102,6 +105,7 @@ class VerificationResult:
     side: str | None = None
     objective: str | None = None
     enclosure: tuple[Fraction, Fraction] | None = None
+    bound: Fraction | None = None
 
     def __bool__(self) -> bool:
         return self.ok

@@ -1,9 +1,13 @@
 """``certify verify``: re-check certificate files with the independent exact checker.
 
-Exit status 0 when every file passes (each certified interval is printed), 1 when
-any check fails (the failed check is named: malformed JSON, unknown schema
-version, a moved atom, a nudged dual coefficient, ...), 2 for unusable arguments
-such as a missing file.
+Both schema versions are accepted: sharp-bound certificates (version 1; the
+certified interval is printed) and likelihood-ratio bound certificates (version 2;
+the proven statement is printed, e.g. ``lower bound of E[V101] >= 0.70169 for every
+law with log-likelihood >= l(reference) - 1.920729 on 8192 examples (K = 10)``).
+
+Exit status 0 when every file passes, 1 when any check fails (the failed check is
+named: malformed JSON, unknown schema version, a moved atom, a nudged dual
+coefficient, a raised bound, ...), 2 for unusable arguments such as a missing file.
 
 Examples
 --------
@@ -24,9 +28,11 @@ def register(sub) -> None:
         "verify",
         help="re-check certificate files exactly, without any solver",
         description=(
-            "Re-check each certificate from the file alone: exact moment equations of the law, the sign of "
-            "dual - objective on all of [0,1], and the enclosure. Exit 0 when all pass, 1 naming the first failed "
-            "check of any file, 2 for unusable arguments."
+            "Re-check each certificate from the file alone. Sharp bounds (schema 1): exact moment equations of "
+            "the law, the sign of dual - objective on all of [0,1], and the enclosure. Likelihood-ratio bounds "
+            "(schema 2): the sign of the Lagrangian polynomial on all of [0,1] exactly, and the bound with the "
+            "log-likelihoods in ball arithmetic. Exit 0 when all pass, 1 naming the first failed check of any "
+            "file, 2 for unusable arguments."
         ),
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="certificate JSON files")

@@ -1,0 +1,354 @@
+"""The independent checker of likelihood-ratio bound certificates (schema version 2).
+
+Like :mod:`certify.certificates._verify`, this module is the whole trusted base of
+its certificates: it imports only the standard library, python-flint and the
+generic exact helpers of ``_verify`` (exact pairs, the objective polynomial, the
+positivity proof on [0, 1]), and re-derives everything from the file.
+
+The statement. Cells c = (K_c, S_c, n_c): n_c examples had K_c calls, S_c of them
+correct; N = sum_c n_c, B_c(q) = C(K_c, S_c) q^S_c (1 - q)^(K_c - S_c). For a law
+pi on [0, 1], p_c(pi) = E_pi[B_c(Q)] and l(pi) = sum_c n_c log p_c(pi). With side
+s = +1 (lower) or -1 (upper), the certificate states that every law pi with
+l(pi) >= l(pi_ref) - c has s E_pi[g] >= s * bound.
+
+The proof, for the certificate's law pi*, multiplier lambda >= 0 and constant a:
+
+1. concavity of log (log x <= log y + (x - y) / y) gives, for any pi,
+   l(pi) <= l(pi*) - N + E_pi[h] with h = sum_c n_c B_c / p_c(pi*); so every pi
+   in the set has E_pi[h] >= b := l(pi_ref) - c - l(pi*) + N;
+2. s (g - a) - lambda h >= 0 on [0, 1] (proven exactly) integrates to
+   s E_pi[g] >= s a + lambda E_pi[h] >= s a + lambda b;
+3. the claimed bound must satisfy s * bound <= s a + lambda b, checked with
+   rigorous ball arithmetic (the logarithms in b are irrational).
+
+For step 2 the coefficients u_c = n_c / p_c(pi*) (rationals with very long
+numerators) are first rounded *up* to short dyadic rationals u'_c >= u_c: since
+B_c >= 0 on [0, 1], s (g - a) - lambda sum_c u'_c B_c is a lower bound of the
+polynomial of step 2, so proving it nonnegative proves step 2, with integers far
+shorter for the Descartes bisection.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+from fractions import Fraction
+from math import comb
+
+import flint
+
+from ._verify import VerificationResult, _exact, _exact_list, _Fail, _get, _objective, positive_on_closed_unit_interval
+
+__all__ = ["CHECKS", "KIND", "VERSION", "cell_probabilities", "lagrangian_polynomial", "likelihood_gap", "narrow", "near_contacts", "precision", "verify_likelihood_dict"]
+
+VERSION = "2"
+KIND = "likelihood-bound-certificate"
+
+#: The checks, in the order they run; a result names the first that failed.
+CHECKS = (
+    "json",
+    "schema_version",
+    "structure",
+    "readable_floats",
+    "objective",
+    "cells",
+    "threshold",
+    "reference_law",
+    "law",
+    "multiplier",
+    "cell_probabilities",
+    "lagrangian_sign",
+    "likelihood_ball",
+    "bound",
+)
+
+#: Largest K accepted: bounds the degree of h, hence the work a file can demand.
+MAX_CALLS = 10000
+
+#: u_c is rounded up with this relative precision (2^-128): far below any margin the
+#: builder leaves (>= 1e-12 of the objective scale), so rounding never decides a proof.
+ROUND_BITS = 128
+
+#: Working precisions (bits) of the ball computation of b, tried in turn: 128 bits
+#: leaves every realistic b (|b| <= 1e9, terms n_c |log ratio| <= 1e9) with a radius
+#: below 1e-20; the larger one is only for extreme files.
+PRECISIONS = (128, 512)
+
+#: The ball of b counts as narrow when its radius is below 2^-64 * (1 + |b|): far below
+#: the builder's outward rounding of the bound, so a wide ball signals a broken file.
+NARROW_BITS = 64
+
+_TOP = ("schema_version", "kind", "side", "objective", "cells", "threshold", "reference_law", "law", "lagrangian", "bound", "provenance")
+_PROVENANCE = ("package", "version", "margin", "seconds", "created")
+
+
+def _keys(data, where: str, required, optional=()) -> dict:
+    """``data`` is an object with exactly the required keys (and possibly the optional ones)."""
+    if not isinstance(data, dict):
+        raise _Fail("structure", f"{where} must be a JSON object")
+    missing = [k for k in required if k not in data]
+    extra = sorted(set(data) - set(required) - set(optional))
+    if missing or extra:
+        raise _Fail("structure", f"{where}: missing keys {missing}, unexpected keys {extra}")
+    return data
+
+
+def _integer(data: dict, key: str, where: str) -> int:
+    value = data[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Fail("structure", f"{where}.{key}={value!r} must be an integer")
+    return value
+
+
+# -- exact pieces shared with the builder --------------------------------------------
+
+def _q(x: Fraction) -> flint.fmpq:
+    return flint.fmpq(x.numerator, x.denominator)
+
+
+def cell_probabilities(cells, atoms, weights) -> list[flint.fmpq]:
+    """Exact p_c = sum_j w_j C(K_c, S_c) x_j^S_c (1 - x_j)^(K_c - S_c) for each cell."""
+    top = max(k for k, _, _ in cells)
+    probs = [flint.fmpq(0)] * len(cells)
+    for x, w in zip(atoms, weights):
+        if w == 0:
+            continue
+        x, w = _q(x), _q(w)
+        up, down = [flint.fmpq(1)], [flint.fmpq(1)]
+        for _ in range(top):
+            up.append(up[-1] * x)
+            down.append(down[-1] * (1 - x))
+        for i, (k, s, _) in enumerate(cells):
+            probs[i] += w * comb(k, s) * up[s] * down[k - s]
+    return probs
+
+
+def _round_up(x: flint.fmpq) -> flint.fmpq:
+    """A dyadic y >= x > 0 with y - x <= x 2^-ROUND_BITS (short numerator and denominator)."""
+    p, q = int(x.p), int(x.q)
+    e = ROUND_BITS + q.bit_length() - p.bit_length()  # y = m / 2^e with m of about ROUND_BITS bits
+    if e >= 0:
+        return flint.fmpq(-((-p << e) // q), 2**e)
+    return flint.fmpq(-((-p) // (q << -e)) << -e)
+
+
+def lagrangian_polynomial(g: flint.fmpq_poly, s: int, a: Fraction, lam: Fraction, cells, p_star) -> flint.fmpq_poly:
+    """s (g - a) - lambda sum_c u'_c B_c, a lower bound of s (g - a) - lambda h on [0, 1] (module docstring)."""
+    f = (g - _q(a)) * s
+    if lam == 0:
+        return f
+    one_minus = flint.fmpq_poly([1, -1])
+    h = flint.fmpq_poly([])
+    for (k, s_c, n), p in zip(cells, p_star):
+        u = _round_up(flint.fmpq(n) / p)
+        h += flint.fmpq_poly([0] * s_c + [u * comb(k, s_c)]) * one_minus ** (k - s_c)
+    return f - h * _q(lam)
+
+
+@contextmanager
+def precision(bits: int):
+    """Run arb arithmetic at ``bits`` bits (python-flint keeps the precision in a global context)."""
+    old = flint.ctx.prec
+    flint.ctx.prec = bits
+    try:
+        yield
+    finally:
+        flint.ctx.prec = old
+
+
+def likelihood_gap(cells, p_ref, p_star, c: Fraction) -> flint.arb:
+    """Ball of b = l(pi_ref) - c - l(pi*) + N = sum_c n_c log(p_c(pi_ref) / p_c(pi*)) - c + N.
+
+    The ratio is formed exactly first: its logarithm is small and well conditioned,
+    while l(pi_ref) and l(pi*) separately are large and nearly cancel. Call it inside
+    :func:`precision`.
+    """
+    total = flint.arb(0)
+    for (_, _, n), r, t in zip(cells, p_ref, p_star):
+        total += flint.arb(r / t).log() * n
+    return total - flint.arb(_q(c)) + sum(n for _, _, n in cells)
+
+
+def narrow(b: flint.arb) -> bool:
+    """The ball's radius is below 2^-NARROW_BITS (1 + |b|)."""
+    return b.is_finite() and b.rad() < flint.arb(2) ** -NARROW_BITS * (1 + abs(b.mid()))
+
+
+def near_contacts(f: flint.fmpq_poly, atoms) -> list[Fraction]:
+    """The atoms of pi* where f nearly touches zero: hints for the positivity proof.
+
+    At the optimum, f vanishes to second order at the atoms of pi* (lifted by the
+    builder's margin); there Descartes bisection would need many steps and a Taylor
+    window settles the neighbourhood at once. A window can only succeed where the
+    quadratic Taylor model f + f' t + f'' t^2 / 2 has no real root, and a failed
+    attempt is expensive, so only such atoms are passed on (at a short dyadic point
+    near the atom, like the windows themselves). The choice affects speed only:
+    every piece of [0, 1] is still proven exactly.
+    """
+    d1 = f.derivative()
+    d2 = d1.derivative()
+    hints = []
+    for x in sorted({x for x in atoms if 0 < x < 1}):
+        c = flint.fmpq(round(x * 2**32), 2**32)
+        v0, v1, v2 = f(c), d1(c), d2(c)
+        if v0 > 0 and v1 * v1 < 2 * v0 * v2:
+            hints.append(x)
+    return hints
+
+
+# -- reading the file ------------------------------------------------------------------
+
+def _read_law(data, where: str):
+    law = _keys(data, where, ("atoms", "weights"))
+    atoms = _exact_list(_get(law, "atoms", list, where), f"{where}.atoms")
+    weights = _exact_list(_get(law, "weights", list, where), f"{where}.weights")
+    return atoms, weights
+
+
+def _read(cert: dict) -> dict:
+    """Layout, types and every exact pair (checks structure / readable_floats)."""
+    _keys(cert, "certificate", _TOP)
+    side = _get(cert, "side", str, "certificate")
+    if side not in ("lower", "upper"):
+        raise _Fail("structure", f"side={side!r} must be 'lower' or 'upper'")
+    obj = _keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
+    for i, term in enumerate(_get(obj, "majority", list, "objective")):
+        _keys(term, f"objective.majority[{i}]", ("coefficient", "n"), ("votes",))
+    cells = []
+    for i, cell in enumerate(_get(cert, "cells", list, "certificate")):
+        _keys(cell, f"cells[{i}]", ("calls", "successes", "count"))
+        cells.append(tuple(_integer(cell, key, f"cells[{i}]") for key in ("calls", "successes", "count")))
+    thr = _keys(cert["threshold"], "threshold", ("c", "alpha", "calibration"))
+    alpha, label = thr["alpha"], thr["calibration"]
+    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1):
+        raise _Fail("structure", f"threshold.alpha={alpha!r} must be null or a number in (0, 1)")
+    if label is not None and not isinstance(label, str):
+        raise _Fail("structure", f"threshold.calibration={label!r} must be null or a string")
+    lag = _keys(cert["lagrangian"], "lagrangian", ("lambda", "a"))
+    _keys(cert["provenance"], "provenance", _PROVENANCE)
+    return {
+        "side": side,
+        "objective": obj,
+        "cells": cells,
+        "c": _exact(thr["c"], "threshold.c"),
+        "reference": _read_law(cert["reference_law"], "reference_law"),
+        "law": _read_law(cert["law"], "law"),
+        "lam": _exact(lag["lambda"], "lagrangian.lambda"),
+        "a": _exact(lag["a"], "lagrangian.a"),
+        "bound": _exact(cert["bound"], "bound"),
+    }
+
+
+# -- the checks ------------------------------------------------------------------------
+
+def _check_cells(cells) -> None:
+    if not cells:
+        raise _Fail("cells", "cells is empty: a likelihood needs at least one example")
+    for i, (k, s, n) in enumerate(cells):
+        if not 1 <= k <= MAX_CALLS or not 0 <= s <= k or n < 1:
+            raise _Fail("cells", f"cells[{i}] = (K={k}, S={s}, n={n}) needs 1 <= K <= {MAX_CALLS}, 0 <= S <= K, n >= 1")
+    if len({(k, s) for k, s, _ in cells}) != len(cells):
+        raise _Fail("cells", "cells repeat a (calls, successes) pair; a cell's count must be listed once")
+
+
+def _check_law(atoms, weights, check: str) -> None:
+    if not atoms or len(atoms) != len(weights):
+        raise _Fail(check, f"{check} has {len(atoms)} atoms and {len(weights)} weights; need at least one of each, equal counts")
+    for j, x in enumerate(atoms):
+        if not 0 <= x <= 1:
+            raise _Fail(check, f"{check}.atoms[{j}]={x} is outside [0, 1]")
+    for j, w in enumerate(weights):
+        if w < 0:
+            raise _Fail(check, f"{check}.weights[{j}]={w} is negative")
+    if sum(weights) != 1:
+        raise _Fail(check, f"{check}.weights sum to {sum(weights)}, not exactly 1")
+
+
+def _b_and_slack(cells, p_ref, p_star, c: Fraction, s: int, a: Fraction, lam: Fraction, bound: Fraction):
+    """Balls of b and of s a + lambda b - s bound, at the first precision giving a narrow b."""
+    for bits in PRECISIONS:
+        with precision(bits):
+            b = likelihood_gap(cells, p_ref, p_star, c)
+            if narrow(b):
+                # s a - s bound exactly: a and the bound may be huge and nearly cancel.
+                return b, flint.arb(_q(s * (a - bound))) + flint.arb(_q(lam)) * b
+    raise _Fail("likelihood_ball", f"the ball of b = l(pi_ref) - c - l(pi*) + N is too wide at {bits} bits: {b}")
+
+
+def _display(x: Fraction, down: bool, digits: int = 10) -> str:
+    """x to ``digits`` significant digits, rounded down or up (so the printed statement stays true)."""
+    ctx = Context(prec=digits, rounding=ROUND_FLOOR if down else ROUND_CEILING)
+    d = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
+    return format(d.normalize(ctx), "f" if not d or -8 < d.adjusted() < 12 else "e")
+
+
+def _run(cert) -> VerificationResult:
+    if not isinstance(cert, dict):
+        raise _Fail("structure", "a certificate must be a JSON object")
+    if cert.get("schema_version") != VERSION:
+        raise _Fail("schema_version", f"schema_version={cert.get('schema_version')!r} is not {VERSION!r}")
+    if cert.get("kind") != KIND:
+        raise _Fail("structure", f"kind={cert.get('kind')!r} must be {KIND!r}")
+    d = _read(cert)
+    side, cells, c, lam, a, bound = d["side"], d["cells"], d["c"], d["lam"], d["a"], d["bound"]
+    s = 1 if side == "lower" else -1
+    g, name = _objective(d["objective"])
+    _check_cells(cells)
+    if c <= 0:
+        raise _Fail("threshold", f"threshold.c={c} must be positive")
+    _check_law(*d["reference"], "reference_law")
+    _check_law(*d["law"], "law")
+    if lam < 0:
+        raise _Fail("multiplier", f"lagrangian.lambda={lam} must be >= 0")
+
+    p_ref = cell_probabilities(cells, *d["reference"])
+    p_star = cell_probabilities(cells, *d["law"])
+    for (k, s_c, _), r, t in zip(cells, p_ref, p_star):
+        if r <= 0 or t <= 0:
+            which = "reference_law" if r <= 0 else "law"
+            raise _Fail("cell_probabilities", f"{which} gives probability 0 to the cell K={k}, S={s_c}: its log-likelihood is -infinity")
+
+    f = lagrangian_polynomial(g, s, a, lam, cells, p_star)
+    if not f.is_zero():
+        ok, why = positive_on_closed_unit_interval(f, near_contacts(f, d["law"][0]))
+        if not ok:
+            form = "g - a - lambda h" if s > 0 else "a - g - lambda h"
+            raise _Fail("lagrangian_sign", f"{form} >= 0 on [0, 1] is not proven: {why}")
+
+    b, slack = _b_and_slack(cells, p_ref, p_star, c, s, a, lam, bound)
+    if not slack >= 0:
+        rel, form = ("<=", "a + lambda b") if s > 0 else (">=", "a - lambda b")
+        raise _Fail("bound", f"bound={float(bound)!r} is not {rel} {form} (b = {b.mid().str(12, radius=False)}; difference {slack.mid().str(5, radius=False)})")
+
+    n = sum(m for _, _, m in cells)
+    ks = sorted({k for k, _, _ in cells})
+    calls = f"K = {ks[0]}" if len(ks) == 1 else f"K = {ks[0]}..{ks[-1]}"
+    rel = ">=" if s > 0 else "<="
+    msg = (
+        f"{side} bound of E[{name}] {rel} {_display(bound, s > 0)} for every law with log-likelihood "
+        f">= l(reference) - {_display(c, True, 7)} on {n} examples ({calls})"
+    )
+    return VerificationResult(True, None, msg, side, name, None, bound)
+
+
+def verify_likelihood_dict(cert) -> VerificationResult:
+    """Check a schema-version-2 certificate given as a parsed JSON object; never raises on bad data.
+
+    Parameters
+    ----------
+    cert : dict
+        The certificate as loaded from JSON (``certify/schemas/certificate-v2.json``).
+
+    Returns
+    -------
+    VerificationResult
+        ``ok`` with the proven bound in :attr:`~VerificationResult.bound`, or the name
+        of the first failed check of :data:`CHECKS`.
+    """
+    try:
+        return _run(cert)
+    except _Fail as exc:
+        side = cert.get("side") if isinstance(cert, dict) else None
+        return VerificationResult(False, exc.check, f"{exc.check}: {exc}", side if isinstance(side, str) else None)
+    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, OverflowError) as exc:
+        return VerificationResult(False, "structure", f"structure: malformed certificate ({type(exc).__name__}: {exc})")
