@@ -1,8 +1,9 @@
 """Statistics on correctness bits: from repeated-call data to certified vote accuracy.
 
 * data: :func:`read_bits`, :func:`read_groups`, :func:`bits_from_array`, :class:`CallBits`,
-  :class:`DataError` (formats, the ragged-count rule and the inspect_ai score mapping
-  are documented in :mod:`certify.stats._data`);
+  :class:`ColumnMap`, :class:`ReadInfo`, :class:`DataError` (formats, column roles and the
+  ragged-count rule in :mod:`certify.stats._data`; inspect_ai logs, their status rule and
+  score mapping in :mod:`certify.stats._inspect_log`);
 * estimators: :func:`two_call_estimates` (paper Section 4.4), :func:`two_call_from_summary`,
   :func:`all_call_estimates` (U-statistics from every call), with
   :class:`TwoCallEstimates`, :class:`AllCallEstimates`;
@@ -22,7 +23,7 @@
 """
 
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
-from ._data import CallBits, DataError, bits_from_array, read_bits, read_groups
+from ._data import CallBits, ColumnMap, DataError, ReadInfo, bits_from_array, read_bits, read_groups
 from ._empirical import (
     EmpiricalVote,
     PairedComparison,
@@ -61,6 +62,7 @@ __all__ = [
     "BudgetRow",
     "CallBits",
     "CellCounts",
+    "ColumnMap",
     "Completion",
     "DataError",
     "EmpiricalVote",
@@ -71,6 +73,7 @@ __all__ = [
     "LikelihoodInterval",
     "PairedComparison",
     "ProjectedInterval",
+    "ReadInfo",
     "TwoCallEstimates",
     "Verdict",
     "WaldRegion",

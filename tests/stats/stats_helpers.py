@@ -30,7 +30,8 @@ def eval_header(task="qnli_task", model="mockllm/model", epochs=3):
     return {
         "version": 2,
         "status": "success",
-        "eval": {"task": task, "model": model, "config": {"epochs": epochs}, "dataset": {"name": "qnli", "samples": 4}},
+        "eval": {"task": task, "model": model, "created": "2026-11-20T10:00:00+00:00", "config": {"epochs": epochs},
+                 "dataset": {"name": "qnli", "samples": 4}},
         "plan": {"steps": []},
         "results": {"total_samples": 4, "completed_samples": 4, "scores": []},
         "stats": {},

@@ -85,7 +85,10 @@ def test_eval_value_mapping(tmp_path):
     values = [1, 0.0, True, "N"]  # numeric, boolean and no-answer scores
     samples = [eval_sample("a", e + 1, v) for e, v in enumerate(values)]
     write_eval_json(tmp_path / "log.json", samples)
-    np.testing.assert_array_equal(read_bits(tmp_path / "log.json").bits, [[1, 0, 1, 0]])
+    # "N" (no answer) used to become 0 silently; now it needs an explicit mapping
+    with pytest.raises(DataError, match=r"epoch 4\), column 'scores.match.value': value 'N' is not binary \(N = no answer\)"):
+        read_bits(tmp_path / "log.json")
+    np.testing.assert_array_equal(read_bits(tmp_path / "log.json", score_map={"N": 0}).bits, [[1, 0, 1, 0]])
 
 
 def test_eval_scorer_choice(tmp_path):
