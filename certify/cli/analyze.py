@@ -13,9 +13,14 @@ certify analyze bits.parquet --baseline qnli/llama3.1-8b-t0.2   # paired policy 
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from pathlib import Path
 
 from .._errors import InputError
 from ..stats._data import read_groups
+from ..stats._data import ColumnMap
+from ..stats._inspect_log import parse_score_map
 from ..stats._empirical import compare_policies
 from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes
 from ._output import print_json, print_table
@@ -38,6 +43,19 @@ def register(sub) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
     p.add_argument("--group", help="analyse only this dataset/policy group")
     p.add_argument("--scorer", help="inspect_ai logs: which scorer gives the bits")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="inspect_ai logs: read a run that did not finish (status not 'success') or has unscored samples, "
+                        "using only the scored samples")
+    p.add_argument("--score-map", nargs="+", action="extend", metavar="VALUE=BIT",
+                   help="inspect_ai logs: read score VALUE as BIT (0 or 1), e.g. --score-map N=0 P=0")
+    cols = p.add_argument_group("table columns", "CSV/TSV/JSONL/Parquet: roles of columns the documented names do not "
+                                "cover (see certify.stats._data); every other column must be documented or ignored")
+    cols.add_argument("--id-col", metavar="COL", help="the example id column")
+    cols.add_argument("--call-cols", nargs="+", metavar="COL", help="wide form: the call columns, in call order")
+    cols.add_argument("--call-col", metavar="COL", help="long form: the call-index column")
+    cols.add_argument("--correct-col", metavar="COL", help="long form: the correct (0/1) column")
+    cols.add_argument("--group-cols", nargs="*", metavar="COL", help="columns whose values split the file into groups (none: no groups)")
+    cols.add_argument("--ignore-cols", nargs="+", action="extend", metavar="COL", help="columns to drop before reading")
     p.add_argument("--baseline", metavar="GROUP", help="also compare every other group with GROUP, example by example")
     p.add_argument("--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance (default floor)")
     p.add_argument("--method", choices=METHODS, default="likelihood",
@@ -45,28 +63,42 @@ def register(sub) -> None:
     p.add_argument("--calls", type=int, metavar="K", help="likelihood: use only the first K calls of each example")
     p.add_argument("--simultaneous", action="store_true",
                    help="likelihood: calibrate so that all intervals hold at once (chi2 with the identified dimension)")
+    p.add_argument("--certificates", metavar="DIR",
+                   help="likelihood: write an exact certificate for each interval end to DIR (certify verify DIR/*.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     votes = parse_votes(args.votes)
-    groups = read_groups(args.file, scorer=args.scorer)
+    columns = ColumnMap(id_col=args.id_col, call_cols=args.call_cols, call_col=args.call_col, correct_col=args.correct_col,
+                        group_cols=args.group_cols, ignore_cols=args.ignore_cols)
+    groups = read_groups(args.file, scorer=args.scorer, allow_incomplete=args.allow_incomplete,
+                         score_map=parse_score_map(args.score_map), columns=columns)
+    read_info = next(iter(groups.values())).read_info  # how the file was read: the same for every group
     if args.group is not None:
         if args.group not in groups:
             raise InputError(f"group {args.group!r} not in {args.file} (has {', '.join(groups) or 'none'})")
         groups = {args.group: groups[args.group]}
-    if args.method == "two-call" and (args.calls is not None or args.simultaneous):
-        raise InputError("--calls and --simultaneous apply to --method likelihood only")
+    if args.method == "two-call" and (args.calls is not None or args.simultaneous or args.certificates):
+        raise InputError("--calls, --simultaneous and --certificates apply to --method likelihood only")
     reports = [analyze(bits, votes, args.alpha, singular=args.singular, method=args.method, calls=args.calls,
                        simultaneous=args.simultaneous) for bits in groups.values()]
     comparisons = _policy_comparisons(groups, args.baseline, votes, args.alpha) if args.baseline is not None else []
+    if args.certificates:
+        _write_certificates(groups, votes, args)
     if args.json:
         out = {"schema_version": REPORT_SCHEMA_VERSION, "source": str(args.file), "reports": [r.to_dict() for r in reports]}
+        out["columns"] = None if read_info is None else read_info.to_dict()
         if args.baseline is not None:
             out["policy_comparisons"] = [c.to_dict() for c in comparisons]
         print_json(out)
         return 0
+    if read_info is not None:
+        print(f"columns: {read_info.describe()}")
+        for note in read_info.notes:
+            print(f"note: {note}")
+        print()
     for i, r in enumerate(reports):
         if i:
             print()
@@ -76,6 +108,33 @@ def run(args: argparse.Namespace) -> int:
         for c in comparisons:
             print(f"  {c.label_b} - {c.label_a}: {100 * c.difference:+.2f} pp [{100 * c.lower:+.2f}, {100 * c.upper:+.2f}] (n = {c.n})")
     return 0
+
+
+def _write_certificates(groups: dict, votes, args) -> None:
+    """One exact certificate per end of every polynomial interval (budgets and gains), into ``--certificates``."""
+    from ..certificates import dump
+    from ..stats._interval_certificates import certified_intervals, is_polynomial_objective
+    from ..stats._likelihood import CellCounts
+
+    out = Path(args.certificates)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--certificates {args.certificates!r} is a file, not a directory")
+    if not out.parent.is_dir():
+        raise InputError(f"--certificates {args.certificates!r}: the folder {str(out.parent)!r} does not exist")
+    out.mkdir(exist_ok=True)
+    gains = [f"V{v} - V1" for v in sorted({v for v in votes if v != "inf" and v > 2}) or [3]]
+    objectives = [v for v in votes if is_polynomial_objective(v)] + gains
+    written = 0
+    for group, bits in groups.items():
+        cells = CellCounts.from_bits(bits, args.calls)
+        for objective, (_, lower, upper) in zip(objectives, certified_intervals(
+                cells, objectives, alpha=args.alpha, simultaneous=args.simultaneous)):
+            stem = re.sub(r"[^A-Za-z0-9]+", "_", f"{group} V{objective}" if isinstance(objective, int) else f"{group} {objective}")
+            for cert in (lower, upper):
+                dump(cert, out / f"{stem.strip('_')}_{cert.side}.json")
+                written += 1
+    skipped = " (V_inf is not a polynomial: its ends have no certificate)" if "inf" in votes else ""
+    print(f"wrote {written} certificates to {out}{skipped}; check them with: certify verify {out}/*.json", file=sys.stderr)
 
 
 def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> list:

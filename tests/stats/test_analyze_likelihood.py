@@ -101,8 +101,8 @@ def test_cli_json_carries_the_interval_and_the_method(tmp_path, capsys, ten_call
 @pytest.mark.parametrize(("args", "message"), [
     (["--calls", "1"], "calls=1 must be an integer from 2 to 10"),
     (["--calls", "11"], "calls=11 must be an integer from 2 to 10"),
-    (["--method", "two-call", "--calls", "3"], "--calls and --simultaneous apply to --method likelihood only"),
-    (["--method", "two-call", "--simultaneous"], "--calls and --simultaneous apply to --method likelihood only"),
+    (["--method", "two-call", "--calls", "3"], "--calls, --simultaneous and --certificates apply to --method likelihood only"),
+    (["--method", "two-call", "--simultaneous"], "--calls, --simultaneous and --certificates apply to --method likelihood only"),
 ])
 def test_cli_bad_method_options_are_one_line_exit_2(tmp_path, capsys, ten_calls, args, message):
     _, b = ten_calls
@@ -112,3 +112,32 @@ def test_cli_bad_method_options_are_one_line_exit_2(tmp_path, capsys, ten_calls,
     assert main(["analyze", str(path), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_certificates_prove_every_polynomial_interval_end(tmp_path, capsys, ten_calls):
+    from certify.certificates import load, verify
+
+    _, b = ten_calls
+    path = tmp_path / "c.csv"
+    path.write_text("example_id," + ",".join(f"b{j}" for j in range(10)) + "\n"
+                    + "".join(f"e{i}," + ",".join(str(int(x)) for x in row) + "\n" for i, row in enumerate(b[:500])))
+    certs = tmp_path / "certs"
+    assert main(["analyze", str(path), "--votes", "3", "9", "inf", "--certificates", str(certs), "--json"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)["reports"][0]
+    assert "wrote 8 certificates" in err and "V_inf is not a polynomial" in err
+    files = sorted(certs.glob("*.json"))
+    assert [f.name for f in files] == ["V3_V1_lower.json", "V3_V1_upper.json", "V3_lower.json", "V3_upper.json",
+                                       "V9_V1_lower.json", "V9_V1_upper.json", "V9_lower.json", "V9_upper.json"]
+    intervals = {f"V{e['votes']}": e["interval"] for e in report["budgets"] if e["votes"] != "inf"}
+    intervals.update({f"V{v['votes']} - V1": {"lower": v["gain_lower"], "upper": v["gain_upper"]} for v in report["verdicts"]})
+    for f in files:
+        result = verify(f)
+        assert result.ok, (f.name, result)
+        cert = load(f)
+        stated = intervals[cert.objective_name][cert.side]
+        # the proven bound is the reported end, rounded outward by at most 1e-9
+        assert abs(float(cert.bound) - stated) < 1e-9
+        assert (float(cert.bound) <= stated + 1e-15) if cert.side == "lower" else (float(cert.bound) >= stated - 1e-15)
+    assert main(["analyze", str(path), "--method", "two-call", "--certificates", str(certs)]) == 2
+    assert "--certificates apply to --method likelihood only" in capsys.readouterr().err

@@ -1,0 +1,52 @@
+"""Exact certificates for the ends of K-call likelihood-ratio intervals.
+
+Each end of an interval from :func:`certify.stats.likelihood_intervals` carries the
+numbers of its concavity certificate (eqs. (L10)-(L11) of :mod:`certify.stats._likelihood`):
+the extremal law pi*, the multiplier lambda and the constant a. This module turns them
+into version-2 certificates (:mod:`certify.certificates`), which the independent checker
+re-proves from the file alone: the polynomial inequality exactly, the log-likelihood
+inequality in ball arithmetic. V_inf is not a polynomial, so its ends get no certificate.
+"""
+
+from __future__ import annotations
+
+from ..certificates import LikelihoodCertificate, build_likelihood_certificate
+from ._likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
+
+__all__ = ["certified_intervals", "is_polynomial_objective"]
+
+
+def is_polynomial_objective(objective) -> bool:
+    """False for the infinite budget (``"inf"``), whose accuracy is a step function."""
+    return str(objective).strip().lower() not in ("inf", "infinity", "vinf", "v_inf", "v-inf")
+
+
+def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, simultaneous: bool = False
+                        ) -> list[tuple[LikelihoodInterval, LikelihoodCertificate, LikelihoodCertificate]]:
+    """Likelihood-ratio intervals of polynomial objectives with an exact certificate for each end.
+
+    Parameters
+    ----------
+    cells : CellCounts
+    objectives : sequence
+        Vote counts or objective strings (``"V5 - V1"``); not ``"inf"``.
+    alpha, simultaneous
+        As for :func:`certify.stats.likelihood_intervals`.
+
+    Returns
+    -------
+    list of (LikelihoodInterval, lower certificate, upper certificate)
+
+    Raises
+    ------
+    SolverError
+        If an end cannot be certified (never a certificate that does not verify).
+    """
+    intervals = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
+    calibration = f"{'simultaneous' if simultaneous else 'profile'} likelihood ratio, c = chi2({intervals[0].df}, 1 - alpha)/2"
+    out = []
+    for objective, iv in zip(objectives, intervals):
+        ends = [build_likelihood_certificate(objective, end.side, cells, end.c, iv.reference, end, end.lam,
+                                             alpha=alpha, calibration=calibration) for end in (iv.lower, iv.upper)]
+        out.append((iv, *ends))
+    return out
