@@ -22,7 +22,7 @@ from ..stats._data import read_groups
 from ..stats._data import ColumnMap
 from ..stats._inspect_log import parse_score_map
 from ..stats._empirical import compare_policies
-from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes
+from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes, verdict_budgets
 from ._output import print_json, print_table
 
 
@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
 def _write_certificates(groups: dict, votes, args) -> None:
     """One exact certificate per end of every polynomial interval (budgets and gains), into ``--certificates``."""
     from ..certificates import dump
-    from ..stats._interval_certificates import certified_intervals, is_polynomial_objective
-    from ..stats._likelihood import CellCounts
+    from ..stats._interval_certificates import certified_intervals
+    from ..stats._likelihood import CellCounts, is_infinite_budget
 
     out = Path(args.certificates)
     if out.exists() and not out.is_dir():
@@ -122,8 +122,7 @@ def _write_certificates(groups: dict, votes, args) -> None:
     if not out.parent.is_dir():
         raise InputError(f"--certificates {args.certificates!r}: the folder {str(out.parent)!r} does not exist")
     out.mkdir(exist_ok=True)
-    gains = [f"V{v} - V1" for v in sorted({v for v in votes if v != "inf" and v > 2}) or [3]]
-    objectives = [v for v in votes if is_polynomial_objective(v)] + gains
+    objectives = [v for v in votes if not is_infinite_budget(v)] + [f"V{v} - V1" for v in verdict_budgets(votes)]
     written = 0
     for group, bits in groups.items():
         cells = CellCounts.from_bits(bits, args.calls)

@@ -13,12 +13,7 @@ from __future__ import annotations
 from ..certificates import LikelihoodCertificate, build_likelihood_certificate
 from ._likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
 
-__all__ = ["certified_intervals", "is_polynomial_objective"]
-
-
-def is_polynomial_objective(objective) -> bool:
-    """False for the infinite budget (``"inf"``), whose accuracy is a step function."""
-    return str(objective).strip().lower() not in ("inf", "infinity", "vinf", "v_inf", "v-inf")
+__all__ = ["certified_intervals"]
 
 
 def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, simultaneous: bool = False

@@ -146,6 +146,7 @@ __all__ = [
     "critical_value",
     "gradient_function",
     "identified_df",
+    "is_infinite_budget",
     "likelihood_bound",
     "likelihood_interval",
     "likelihood_intervals",
@@ -487,7 +488,8 @@ def _zero_target(pieces=((0.0, 1.0),)) -> _Target:
     return _Target("0", [_Piece(lo, hi, None, 0.0) for lo, hi in pieces], 0, "zero", 1)
 
 
-def _is_inf(spec) -> bool:
+def is_infinite_budget(spec) -> bool:
+    """True for the infinite budget V_inf (``"inf"``, ``"Vinf"``, ``float('inf')``), a step function, not a polynomial."""
     if isinstance(spec, str):
         return spec.strip().lower() in _INF_NAMES
     return isinstance(spec, float) and math.isinf(spec) and spec > 0
@@ -495,7 +497,7 @@ def _is_inf(spec) -> bool:
 
 def _objective(spec) -> Objective | str:
     """'inf' for V_inf, else the parsed Objective (an int is a vote count)."""
-    if _is_inf(spec):
+    if is_infinite_budget(spec):
         return "inf"
     if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
         return vote_accuracy(int(spec))

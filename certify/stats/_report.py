@@ -66,6 +66,11 @@ def parse_votes(tokens) -> tuple:
     return tuple(out)
 
 
+def verdict_budgets(votes) -> list[int]:
+    """Budgets whose gain V_k - V_1 gets a verdict: every finite budget above 2 asked for (3 if none)."""
+    return sorted({v for v in votes if v != "inf" and v > 2}) or [3]
+
+
 def _opt(cls, d):
     return None if d is None else cls.from_dict(d)
 
@@ -309,8 +314,7 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
     mu, nu, moved = _feasible(two.mu, two.nu)
     if moved:
         notes.append(f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})")
-    # The verdict covers every finite budget above 2 that was asked for (three votes if none was).
-    gain_budgets = sorted({v for v in votes if v != "inf" and v > 2}) or [3]
+    gain_budgets = verdict_budgets(votes)
     objectives = list(votes) + [f"V{v} - V1" for v in gain_budgets]
     projected = project_many([region], objectives, certify=False)[0]
     intervals = _intervals(data, objectives, projected, alpha, method, calls, simultaneous)
