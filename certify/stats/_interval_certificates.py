@@ -38,10 +38,9 @@ def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, s
         If an end cannot be certified (never a certificate that does not verify).
     """
     intervals = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
-    calibration = f"{'simultaneous' if simultaneous else 'profile'} likelihood ratio, c = chi2({intervals[0].df}, 1 - alpha)/2"
     out = []
     for objective, iv in zip(objectives, intervals):
         ends = [build_likelihood_certificate(objective, end.side, cells, end.c, iv.reference, end, end.lam,
-                                             alpha=alpha, calibration=calibration) for end in (iv.lower, iv.upper)]
+                                             alpha=alpha, calibration=iv.calibration_text()) for end in (iv.lower, iv.upper)]
         out.append((iv, *ends))
     return out

@@ -43,16 +43,26 @@ combinations, any polynomial), the interval is
 
     [ min E_pi[g],  max E_pi[g] ]   over   C = {pi : l(pi) >= l(pi-hat) - c},                    (L6)
 
-c = chi2_{1, 1-alpha} / 2 by default (the pointwise Wilks calibration of the profile likelihood
-ratio of the scalar E[g]). With ``simultaneous=True``, c = chi2_{df, 1-alpha} / 2 with df the
-number of identified cell probabilities: K for one K (the K+1 cells of a multinomial sum to 1),
-K_max for ragged counts (every p_c is linear in the moments m_1..m_{K_max}). The likelihood-ratio
-region of the cell probabilities then covers the true ones with asymptotic probability 1-alpha,
-and C contains every law with cell probabilities in that region, so all intervals (every
-objective, both ends, V_inf included) hold jointly. Both calibrations are asymptotic and assume
-the true cell probabilities interior to the moment space; on its boundary (few atoms, mass at
-0 or 1) the likelihood ratio is a chi-bar-square mixture and the chi-square values are
-conservative for it.
+c is chosen per objective (``calibration="pointwise"``, the default):
+
+* **profile** -- c = chi2_{1, 1-alpha} / 2 for an identified g (deg g <= K_max, eq. (L13)): E[g] is
+  then a linear function of the cell probabilities and each end is the Wilks bound of its profile
+  likelihood ratio;
+* **projection** -- c = chi2_{df, 1-alpha} / 2 for a g that is not identified (deg g > K_max, V_inf),
+  with df the number of identified cell probabilities: K for one K (the K+1 cells of a
+  multinomial sum to 1), K_max for ragged counts (every p_c is linear in the moments
+  m_1..m_{K_max}). The profile calibration is not valid there: when the true moments are on
+  the boundary of the moment space (few atoms; a constant q is the extreme case) the identified
+  set of E[g] collapses to a point and its bounds are not smooth in the moments, and the measured
+  coverage of chi2_1 fell to 0.90 (V_101 from K = 3 calls, constant q, N = 50;
+  ``benchmarks/bench_likelihood_coverage.py``). With df the whole identified dimension the
+  likelihood-ratio region of the cell probabilities covers the true ones with asymptotic
+  probability 1-alpha (sup_C l <= the unrestricted multinomial maximum, whose ratio is chi2_df
+  also on the boundary), C then contains the true law, and the interval holds its value.
+
+With ``calibration="simultaneous"`` every objective uses the projection value, so that all
+intervals (every objective, both ends, V_inf included) hold jointly. All calibrations are
+asymptotic; their coverage at finite N is measured by simulation, not assumed.
 
 **Lagrangian (L7)-(L9).** The lower end (the upper end is the same with -g) is the convex program
 min E_pi[g] subject to l(pi) >= level := l(pi-hat) - c. For lambda > 0 let
@@ -195,6 +205,9 @@ NEWTON_MAX_ITER = 30
 NEWTON_TOL = 1e-14
 #: Optimality gap (psi-scale) at which an inner CNM solve hands over to Newton polishing.
 INNER_LOOSE_GAP = 1e-7
+#: Duality gap (relative) of the CNM that only finds the support for Newton's method: Newton
+#: converges quadratically once the atoms are in the right basins, which needs far less.
+START_GAP = 1e-4
 #: Optimality gap (psi-scale) of a finished inner solve (duality gap of min E g - lambda l).
 INNER_TIGHT_GAP = 1e-12
 #: NPMLE optimality: max over [0, 1] of D(q) = h(q) - N bounds l_sup - l(pi-hat) (eq. (L5)),
@@ -250,6 +263,10 @@ WARM_FLOOR = 1e-8
 WARM_MIX = 1e-3
 #: Newton / CNM alternations of the warm-started solver before it gives way to Brent's method.
 FAST_ROUNDS = 4
+#: Weight given to each atom added by a vertex-exchange step before Newton re-weights: small
+#: enough to stay near the current law (its cell probabilities change by at most ~1 %), large
+#: enough that Newton does not drop the atom at once.
+EXCHANGE_WEIGHT = 1e-2
 
 _INF_NAMES = ("inf", "infinity", "vinf", "v_inf", "v-inf")
 #: (dk, ds) of the binomial tables b_{K-dk}(S-ds) behind B, B' and B''.
@@ -630,9 +647,14 @@ class LikelihoodInterval:
     c : float
         chi2_{df, 1-alpha} / 2, or the given c.
     df : int
-        Degrees of freedom of c: 1, or the identified dimension when simultaneous.
+        Degrees of freedom of c: 1 (profile), or the identified dimension (projection,
+        simultaneous); 0 when ``c`` was given directly.
     simultaneous : bool
         Whether c is the simultaneous (all objectives at once) value.
+    calibration : str
+        How c was chosen (eq. (L6)): ``"profile"`` (identified objective, chi2_1),
+        ``"projection"`` (objective not identified by the recorded calls, chi2_df),
+        ``"simultaneous"`` (chi2_df for every objective) or ``"given"`` (c passed directly).
     reference : LatentLaw
         The NPMLE defining the set.
     """
@@ -644,6 +666,7 @@ class LikelihoodInterval:
     c: float
     df: int
     simultaneous: bool
+    calibration: str
     reference: LatentLaw
 
     @property
@@ -652,6 +675,12 @@ class LikelihoodInterval:
 
     def as_tuple(self) -> tuple[float, float]:
         return (self.lower.value, self.upper.value)
+
+    def calibration_text(self) -> str:
+        """One line saying how c was chosen, e.g. ``asymptotic, profile likelihood ratio, c = chi2(1, 0.95)/2``."""
+        if self.calibration == "given":
+            return f"likelihood ratio, c = {self.c:g} given"
+        return f"asymptotic, {self.calibration} likelihood ratio, c = chi2({self.df}, {1 - self.alpha:g})/2"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1358,20 +1387,20 @@ def critical_value(alpha: float = 0.05, df: int = 1) -> float:
 
 
 class _Context:
-    """Shared state of a batch of ends: problem, NPMLE, level."""
+    """Shared state of a batch of ends: problem, NPMLE and the threshold of one calibration."""
 
     def __init__(self, cells, alpha, simultaneous, c, reference):
         self.cells = _as_cells(cells)
         self.prob = _Problem(self.cells)
         self.simultaneous = bool(simultaneous)
-        self.df = identified_df(self.cells) if self.simultaneous else 1
         if c is None:
             self.alpha = float(alpha)
-            self.c = critical_value(alpha, self.df)
+            critical_value(alpha)  # validates alpha once, before any solve
         else:
             if isinstance(c, bool) or not isinstance(c, (int, float, np.floating)) or not (0 < float(c) < math.inf):
                 raise InputError(f"c={c!r} must be a positive finite log-likelihood drop")
-            self.alpha, self.c = None, float(c)
+            self.alpha = None
+        self.given_c = None if c is None else float(c)
         if reference is None:
             law, dmax, where = _npmle(self.prob)
             self.reference = _latent(self.prob, law, dmax, where)
@@ -1383,7 +1412,27 @@ class _Context:
                 raise InputError(f"reference has n={reference.n} examples but the cells have {int(self.prob.N)}")
             self.reference = reference
             self.ref_law = _Law(reference.atoms, reference.weights, np.zeros(len(reference.atoms), dtype=np.int64))
+        self.calibrate("given" if c is not None else "simultaneous" if self.simultaneous else "profile")
+
+    def calibration_of(self, obj: Objective | str) -> str:
+        """The calibration of one objective (eq. (L6)): profile if identified (eq. (L13)), else projection."""
+        if self.given_c is not None:
+            return "given"
+        if self.simultaneous:
+            return "simultaneous"
+        identified = obj != "inf" and obj.degree <= self.cells.max_calls
+        return "profile" if identified else "projection"
+
+    def calibrate(self, calibration: str) -> "_Context":
+        """Set c, df and the level for ``calibration``; returns self."""
+        self.calibration = calibration
+        if calibration == "given":
+            self.df, self.c = 0, self.given_c
+        else:
+            self.df = 1 if calibration == "profile" else identified_df(self.cells)
+            self.c = critical_value(self.alpha, self.df)
         self.level = self.reference.loglik - self.c
+        return self
 
 
 def _pieces_law(law: _Law, tgt: _Target) -> _Law:
@@ -1541,13 +1590,35 @@ def _lambda_guess(ctx: _Context, tgt: _Target) -> float:
     return sd / math.sqrt(2.0 * ctx.c * ctx.prob.N)
 
 
+def _screened(prob: _Problem, tgt: _Target, law: _Law, lam: float, a: float) -> tuple[_Screen | None, bool]:
+    """The screen of psi at a candidate solution and whether psi >= a on [0, 1] (up to rounding)."""
+    if not np.all(law.weights > 0):
+        return None, False
+    scr = prob.screen(tgt, lam, prob.n / prob.probabilities(law), known=law)
+    return scr, float(scr.psi.min()) >= a - SCREEN_TOL * (tgt.scale() + lam * prob.N)
+
+
 def _checked(prob: _Problem, tgt: _Target, law: _Law, lam: float, a: float) -> _Screen | None:
     """The screen of psi at a candidate solution, or None if psi < a somewhere on [0, 1]."""
-    if not np.all(law.weights > 0):
-        return None
-    scr = prob.screen(tgt, lam, prob.n / prob.probabilities(law), known=law)
-    ok = float(scr.psi.min()) >= a - SCREEN_TOL * (tgt.scale() + lam * prob.N)
+    scr, ok = _screened(prob, tgt, law, lam, a)
     return scr if ok else None
+
+
+def _exchange(law: _Law, scr: _Screen, a: float) -> _Law:
+    """Add the minima of psi below a to the support (vertex exchange), each with weight EXCHANGE_WEIGHT.
+
+    Moving mass towards a point where psi < a decreases F_lambda (eq. (L7)); Newton's method on
+    (L9) then sets the weights and positions. The mass comes from the current atoms in proportion.
+    """
+    add = scr.psi < a
+    for x, k in zip(law.atoms, law.piece):  # a current atom again would duplicate a column
+        add &= ~((scr.piece == k) & (np.abs(scr.q - x) <= DUPLICATE_TOL))
+    m = int(add.sum())
+    if m == 0:
+        return law
+    return _Law(np.concatenate([law.atoms, scr.q[add]]),
+                np.concatenate([(1.0 - m * EXCHANGE_WEIGHT) * law.weights, np.full(m, EXCHANGE_WEIGHT)]),
+                np.concatenate([law.piece, scr.piece[add]]))
 
 
 def _polished(ctx: _Context, tgt: _Target, law: _Law, lam: float):
@@ -1573,8 +1644,9 @@ def _fast(ctx: _Context, tgt: _Target, law: _Law, lam: float, cnm_first: bool = 
     """
     prob = ctx.prob
     start = law
+    exchanged = False
     if cnm_first:
-        law, _, _ = prob.cnm(tgt, lam, law, INNER_LOOSE_GAP * (tgt.scale() + lam * prob.N), max_iter=50)
+        law, _, _ = prob.cnm(tgt, lam, law, START_GAP * (tgt.scale() + lam * prob.N), max_iter=50)
         start = prob.merge(law, tgt, lam)
     for _ in range(FAST_ROUNDS):
         got = prob.newton(tgt, start, lam, ctx.level)
@@ -1582,13 +1654,18 @@ def _fast(ctx: _Context, tgt: _Target, law: _Law, lam: float, cnm_first: bool = 
             got = prob.newton(tgt, start, lam, ctx.level, fixed=True)
         if got is None:
             return None, law, lam
-        scr = _checked(prob, tgt, *got)
-        if scr is not None:
+        scr, ok = _screened(prob, tgt, *got)
+        if ok:
             return got[0], got[1], scr
-        # converged on an incomplete support: CNM adds the missing atoms
+        # converged on an incomplete support: the first time, add the screen's minima below a
+        # (one vertex-exchange step); after that, CNM adds the missing atoms
         law, lam = got[0], got[1]
-        law, _, _ = prob.cnm(tgt, lam, law, INNER_LOOSE_GAP * (tgt.scale() + lam * prob.N), max_iter=50)
-        start = prob.merge(law, tgt, lam)
+        if exchanged or scr is None:
+            law, _, _ = prob.cnm(tgt, lam, law, INNER_LOOSE_GAP * (tgt.scale() + lam * prob.N), max_iter=50)
+            start = prob.merge(law, tgt, lam)
+        else:
+            start = _exchange(law, scr, got[2])
+        exchanged = True
     return None, law, lam
 
 
@@ -1723,15 +1800,22 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
 
 
 def _ends(ctx: _Context, objectives: list, sides: Sequence[str]) -> list[dict]:
+    """Both ends of every objective, each from the previous solution of its side (a warm start)."""
     out = [dict() for _ in objectives]
+    groups: dict[str, list[int]] = {}
+    for i, obj in enumerate(objectives):
+        groups.setdefault(ctx.calibration_of(obj), []).append(i)
     for side in sides:
-        warm = None
-        for i, obj in enumerate(objectives):
-            tgt = _target(obj, side)
-            law, lam, scr = _solve_end(ctx, tgt, warm)
-            out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
-            if lam > 0:
-                warm = _EndState(law, lam)
+        warm = None  # carried across calibrations too: a nearby level is still a good start
+        for calibration, members in groups.items():
+            ctx.calibrate(calibration)
+            for i in members:
+                tgt = _target(objectives[i], side)
+                law, lam, scr = _solve_end(ctx, tgt, warm)
+                out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
+                out[i]["calibration"] = (calibration, ctx.df, ctx.c)
+                if lam > 0:
+                    warm = _EndState(law, lam)
     return out
 
 
@@ -1774,10 +1858,12 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
         :class:`~certify.Objective` objects, or ``"inf"`` for V_inf = Pr(Q > 1/2) + Pr(Q = 1/2)/2.
         A monomial coefficient list is one objective: wrap it, ``[[0, 3, -2]]``.
     alpha : float
-        1 - confidence level; c = chi2_{df, 1-alpha} / 2.
+        1 - confidence level; c = chi2_{df, 1-alpha} / 2 with df = 1 for an objective the
+        calls identify (degree <= K_max) and df = :func:`identified_df` (K, or K_max for ragged
+        counts) for one they do not (degree > K_max, V_inf), eq. (L6).
     simultaneous : bool
-        Use df = the identified dimension (:func:`identified_df`: K, or K_max for ragged
-        counts) instead of 1, so that all intervals (every objective, both ends) hold jointly.
+        Use df = :func:`identified_df` for every objective, so that all intervals (every
+        objective, both ends) hold jointly.
     c : float, optional
         The log-likelihood drop directly (overrides ``alpha`` and ``simultaneous``).
     reference : LatentLaw, optional
@@ -1792,8 +1878,9 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
     ends = _ends(ctx, parsed, ("lower", "upper"))
     return [
         LikelihoodInterval(
-            objective=e["lower"].objective, lower=e["lower"], upper=e["upper"], alpha=ctx.alpha, c=ctx.c,
-            df=ctx.df, simultaneous=ctx.simultaneous, reference=ctx.reference,
+            objective=e["lower"].objective, lower=e["lower"], upper=e["upper"], alpha=ctx.alpha,
+            c=e["calibration"][2], df=e["calibration"][1], simultaneous=ctx.simultaneous,
+            calibration=e["calibration"][0], reference=ctx.reference,
         )
         for e in ends
     ]

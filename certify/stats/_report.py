@@ -360,9 +360,9 @@ def _intervals(data: CallBits, objectives: list, projected, alpha: float, method
                 for p in projected]
     cells = CellCounts.from_bits(data, calls)
     ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
-    calibration = f"asymptotic, {'simultaneous' if simultaneous else 'profile'} likelihood ratio chi2({ivs[0].df})"
     used = cells.max_calls
-    return [IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", calibration, float(alpha), used) for iv in ivs]
+    return [IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
+            for iv in ivs]
 
 
 def _curve(curves: dict, method: str, votes) -> float | None:

@@ -349,15 +349,36 @@ def test_identified_width_shrinks_like_root_n():
 def test_simultaneous_and_given_c():
     cells = simulated_cells(4, 500, 3)
     assert identified_df(cells) == 4
-    point = likelihood_interval(cells, 5)
-    simul = likelihood_interval(cells, 5, simultaneous=True)
+    point = likelihood_interval(cells, 3)
+    simul = likelihood_interval(cells, 3, simultaneous=True)
     assert simul.df == 4 and simul.c == pytest.approx(stats.chi2.ppf(0.95, 4) / 2)
+    assert simul.calibration == "simultaneous" and point.calibration == "profile"
     assert simul.lower.value < point.lower.value and simul.upper.value > point.upper.value
     assert point.c == pytest.approx(C95) and critical_value(0.1, 3) == pytest.approx(stats.chi2.ppf(0.9, 3) / 2)
-    same = likelihood_interval(cells, 5, c=simul.c)
+    same = likelihood_interval(cells, 3, c=simul.c)
     assert same.lower.value == pytest.approx(simul.lower.value, abs=1e-12) and same.alpha is None
+    assert same.calibration == "given" and same.df == 0
     ragged = cell_counts([2, 3, 5, 5, 3, 2, 5] * 10, [1, 3, 4, 0, 2, 2, 5] * 10)
     assert identified_df(ragged) == 5 and likelihood_interval(ragged, 3, simultaneous=True).df == 5
+
+
+def test_objectives_beyond_the_calls_use_the_projection_calibration():
+    """deg g > K (and V_inf) is not identified: c = chi2_K / 2 (eq. (L6)); identified ones keep chi2_1."""
+    cells = simulated_cells(3, 400, 7)
+    ivs = likelihood_intervals(cells, [3, "V3 - V1", "q**3", 5, 101, "inf", "q**4"])
+    assert [iv.calibration for iv in ivs] == ["profile"] * 3 + ["projection"] * 4
+    assert [iv.df for iv in ivs] == [1, 1, 1, 3, 3, 3, 3]
+    assert ivs[3].c == pytest.approx(stats.chi2.ppf(0.95, 3) / 2) and ivs[0].c == pytest.approx(C95)
+    # the same objective alone gives the same interval: the grouping only shares warm starts
+    alone = likelihood_interval(cells, 5)
+    assert alone.as_tuple() == pytest.approx(ivs[3].as_tuple(), abs=1e-9)
+    # the projection set contains the profile set: wider than chi2_1 would give
+    narrow = likelihood_interval(cells, 5, c=C95)
+    assert ivs[3].lower.value < narrow.lower.value and ivs[3].upper.value > narrow.upper.value
+    assert "chi2(3, 0.95)" in ivs[3].calibration_text()
+    # ragged counts: identified up to K_max
+    ragged = cell_counts([2, 3, 5, 5, 3, 2, 5] * 10, [1, 3, 4, 0, 2, 2, 5] * 10)
+    assert [iv.calibration for iv in likelihood_intervals(ragged, [5, 7])] == ["profile", "projection"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -541,7 +562,9 @@ def test_degenerate_data_give_exact_intervals():
     assert right.lower.value == pytest.approx(math.exp(-C95 / N), abs=1e-12) and right.upper.value == 1.0
     assert right.upper.lam == 0.0 and right.lower.lam > 0
     wrong = likelihood_interval(cell_counts([4] * N, [0] * N), 5)
-    assert wrong.lower.value == 0.0 and wrong.upper.value == pytest.approx(1 - math.exp(-C95 / N), abs=1e-12)
+    c4 = stats.chi2.ppf(0.95, 4) / 2  # V5 is not identified by 4 calls: the projection calibration
+    assert wrong.calibration == "projection" and wrong.c == pytest.approx(c4)
+    assert wrong.lower.value == 0.0 and wrong.upper.value == pytest.approx(1 - math.exp(-wrong.c / N), abs=1e-12)
     for iv in (right, wrong):
         for end in (iv.lower, iv.upper):
             assert abs(end.value - end.certified) <= 1e-12
@@ -561,16 +584,18 @@ def test_batch_matches_single_and_ragged_counts():
     cells = cell_counts([2, 3, 5, 5, 3, 2, 5, 4] * 25, [1, 3, 4, 0, 2, 2, 5, 3] * 25)
     objs = [3, 5, 7, 9, 21, "V5 - V1", "inf"]
     batch = likelihood_intervals(cells, objs)
-    level = batch[0].reference.loglik - batch[0].c
+    assert [b.calibration for b in batch] == ["profile", "profile", "projection", "projection", "projection",
+                                              "profile", "projection"]
     for obj, b in zip(objs, batch):
         single = likelihood_interval(cells, obj, reference=b.reference)
         assert b.lower.value == pytest.approx(single.lower.value, abs=1e-10)
         assert b.upper.value == pytest.approx(single.upper.value, abs=1e-10)
     for k, b in zip([3, 5, 7, 9, 21], batch):
         for sign, end in ((1, b.lower), (-1, b.upper)):
-            check_end(cells, end, vote(k), level, grid_points=4001)
+            check_end(cells, end, vote(k), b.reference.loglik - b.c, grid_points=4001)
     # ragged against the grid reference for one budget beyond K_max
     g = vote(21)
+    level = batch[4].reference.loglik - batch[4].c
     for sign, end in ((1, batch[4].lower), (-1, batch[4].upper)):
         grid, w = grid_solve(cells, g, sign, level)
         viol = max(0.0, level - loglik(cells, grid, w))
