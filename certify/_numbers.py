@@ -11,6 +11,16 @@ import numpy as np
 from ._errors import InputError
 
 
+def float_or_nan(value) -> float:
+    """``float(value)``, reading None back as NaN.
+
+    JSON output writes every undefined or infinite number as null
+    (:func:`certify.cli._output.json_ready`), so a ``from_dict`` reading a field
+    that may be non-finite turns null back into NaN.
+    """
+    return math.nan if value is None else float(value)
+
+
 def exact_number(value, what: str, error: type[InputError] = InputError) -> Fraction:
     """The exact rational value of ``value``, or ``error`` naming ``what``.
 

@@ -23,7 +23,7 @@ from ..stats._data import ColumnMap
 from ..stats._inspect_log import parse_score_map
 from ..stats._empirical import compare_policies
 from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes, verdict_budgets
-from ._output import print_json, print_table
+from ._output import print_json, print_table, schema_id
 
 
 def register(sub) -> None:
@@ -88,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     if args.certificates:
         _write_certificates(groups, votes, args)
     if args.json:
-        out = {"schema_version": REPORT_SCHEMA_VERSION, "source": str(args.file), "reports": [r.to_dict() for r in reports]}
+        out = {"$schema": schema_id("analyze", REPORT_SCHEMA_VERSION), "schema_version": REPORT_SCHEMA_VERSION,
+               "source": str(args.file), "reports": [r.to_dict() for r in reports]}
         out["columns"] = None if read_info is None else read_info.to_dict()
         if args.baseline is not None:
             out["policy_comparisons"] = [c.to_dict() for c in comparisons]
@@ -187,8 +188,8 @@ def print_report(r: AnalysisReport) -> None:
     headers = (["budget"] + ([f"{level} from {calls_used} calls"] if likelihood else [])
                + [f"{level} two-call", "sharp at estimate", "MaxEnt", "LDGP", "empirical"])
     print_table(headers, rows)
-    iv = r.budgets[0].interval
-    print(f"  intervals: {iv.method} ({iv.calibration}); sharp at estimate = no sampling uncertainty")
+    calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
+    print(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
     print()
     print(f"Verdict ({level}, {'from ' + str(calls_used) + ' calls' if likelihood else 'two-call'}, distribution-free):")
     for v in r.verdicts:

@@ -17,7 +17,7 @@ from .._endpoint import endpoint_bounds
 from .._objective import parse_objective, vote_accuracy
 from .._results import SCHEMA_VERSION
 from ._args import add_moment_arguments, check_moment_arguments, parse_vote_count
-from ._output import format_law, print_json, print_table
+from ._output import format_law, print_json, print_table, schema_id
 
 DEFAULT_VOTES = ("3", "5", "inf")
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     for obj in objectives:
         results.append({"objective": obj.name, **_entry(obj, mom, args.method)})
 
-    header = {"schema_version": SCHEMA_VERSION, "mu": mom.mu}
+    header = {"$schema": schema_id("bounds", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "mu": mom.mu}
     if mom.order >= 2:
         header["nu"] = mom.nu
         header["rho"] = mom.rho

@@ -15,7 +15,7 @@ from .._errors import InputError
 from .._results import SCHEMA_VERSION
 from ..stats._completions import COMPLETION_METHODS, complete
 from ..stats._report import parse_votes
-from ._output import print_json, print_table
+from ._output import print_json, print_table, schema_id
 
 
 def register(sub) -> None:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give --mu with --nu or --rho")
     c = complete(mu=mom.mu, nu=mom.nu, method=args.method)
     results = [{"votes": v, "value": c.value(v)} for v in votes]
-    out = {"schema_version": SCHEMA_VERSION, "method": c.method, "mu": c.mu, "nu": c.nu, "rho": mom.rho,
+    out = {"$schema": schema_id("complete", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "method": c.method, "mu": c.mu, "nu": c.nu, "rho": mom.rho,
            "parameters": c.params, "boundary": c.boundary, "results": results}
     if args.json:
         print_json(out)

@@ -16,7 +16,7 @@ from ..stats._data import read_bits
 from ..stats._estimators import two_call_estimates, two_call_from_summary
 from ..stats._region import project_many, wald_region
 from ..stats._report import parse_votes
-from ._output import print_json, print_table
+from ._output import print_json, print_table, schema_id
 
 
 def _number(text: str, what: str) -> float:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         entry.update({"lower": iv.lower, "upper": iv.upper, "lower_at": list(iv.lower_at), "upper_at": list(iv.upper_at),
                       "lower_gap": iv.lower_gap, "upper_gap": iv.upper_gap})
         results.append(entry)
-    out = {"schema_version": SCHEMA_VERSION, "mu_hat": est.mu, "nu_hat": est.nu, "rho_hat": est.rho, "n": est.n,
+    out = {"$schema": schema_id("region", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "mu_hat": est.mu, "nu_hat": est.nu, "rho_hat": est.rho, "n": est.n,
            "se_mu": est.se_mu, "se_nu": est.se_nu, "se_rho": est.se_rho, "alpha": args.alpha, "region": region.to_dict(),
            "results": results}
     if args.json:

@@ -30,6 +30,7 @@ from .._extras import require
 from .._majority import majority_index, majority_polynomial
 from ..certificates import certify_bound
 from ..certificates import dump as dump_certificate
+from ..cli._output import schema_id, to_json
 from ..stats._data import read_groups
 from ..stats._report import analyze
 from . import _figures as figs
@@ -37,9 +38,12 @@ from . import _tables as tabs
 from ._mixtures import optimize_mixture, search_mixtures, mixture_data
 from ._overtaking import find_negative_movements, find_overtaking, unit_mixture
 
-__all__ = ["ReportResult", "write_report", "analyze_store", "true_vote_accuracy"]
+__all__ = ["REPORT_JSON_SCHEMA_VERSION", "ReportResult", "write_report", "analyze_store", "report_json", "true_vote_accuracy"]
 
 _CURVE_VOTES = (1, 3, 5, 7, 9, 11, 13, 15)
+
+#: Layout version of ``report.json`` (schema ``certify/schemas/report-v1.json``).
+REPORT_JSON_SCHEMA_VERSION = "1"
 
 
 @dataclass(frozen=True)
@@ -307,20 +311,26 @@ def write_report(store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05
             figs.atomic_write(out / "tables" / f"{t.name}.{ext}", text)
     figures = _figures(results, out / "figures")
     index = _certificates(results, out / "certificates")
-    doc = {"store": Path(store_path).name,
+    figs.atomic_write(out / "report.json", report_json(store_path, results))
+    report_path = figs.atomic_write(out / "report.md", _markdown(store_path, results, tables, figures, index, out))
+    return ReportResult(str(out), str(report_path), tuple(t.name for t in tables),
+                        tuple(p.relative_to(out).as_posix() for p in figures), len(index), tuple(_summary(results)))
+
+
+def report_json(store_path, results: dict) -> str:
+    """The text of ``report.json``: every result of :func:`analyze_store` as strict JSON.
+
+    Its layout is ``certify/schemas/report-v<REPORT_JSON_SCHEMA_VERSION>.json``
+    (named by its ``"$schema"`` field); numbers that are undefined or infinite are
+    ``null`` (:func:`certify.cli._output.json_ready`). Keys are sorted so that the
+    file is a deterministic function of the store.
+    """
+    doc = {"$schema": schema_id("report", REPORT_JSON_SCHEMA_VERSION), "schema_version": REPORT_JSON_SCHEMA_VERSION,
+           "store": Path(store_path).name,
            "reports": {g: r.to_dict() for g, r in results["reports"].items()},
            "truth": {g: {str(k): v for k, v in t.items()} for g, t in results["truth"].items()},
            "mixtures": [s.to_dict() for s in results["searches"]],
            "optima": [{"dataset": ds, **o.to_dict()} for ds, o in results["optima"]],
            "overtaking": [o.to_dict() for o in results["overtaking"]],
            "negative": [m.to_dict() for m in results["negative"]]}
-    figs.atomic_write(out / "report.json", json.dumps(doc, indent=1, sort_keys=True, default=_json_default) + "\n")
-    report_path = figs.atomic_write(out / "report.md", _markdown(store_path, results, tables, figures, index, out))
-    return ReportResult(str(out), str(report_path), tuple(t.name for t in tables),
-                        tuple(p.relative_to(out).as_posix() for p in figures), len(index), tuple(_summary(results)))
-
-
-def _json_default(x):
-    if isinstance(x, (np.floating, np.integer)):
-        return x.item()
-    raise TypeError(f"not JSON serializable: {type(x).__name__}")
+    return to_json(doc, indent=1, sort_keys=True) + "\n"

@@ -39,6 +39,7 @@ from scipy.optimize import brentq
 from .._errors import InputError, SolverError
 from .._majority import majority_index, majority_polynomial
 from .._moments import moments as make_moments
+from .._numbers import float_or_nan
 
 __all__ = ["Completion", "maxent_completion", "ldgp_completion", "complete", "COMPLETION_METHODS"]
 
@@ -148,7 +149,7 @@ class Completion:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Completion":
-        return cls(d["method"], float(d["mu"]), float(d["nu"]), tuple((k, float(v)) for k, v in d["parameters"].items()), d.get("boundary", ""))
+        return cls(d["method"], float(d["mu"]), float(d["nu"]), tuple((k, float_or_nan(v)) for k, v in d["parameters"].items()), d.get("boundary", ""))
 
 
 def _moments_of(mu, nu, rho) -> tuple[float, float]:

@@ -26,6 +26,7 @@ from scipy.special import comb
 
 from .._errors import InputError
 from .._moments import PairTable, pair_table, rho_from_nu
+from .._numbers import float_or_nan
 from ._data import CallBits
 
 __all__ = [
@@ -107,7 +108,7 @@ class TwoCallEstimates:
 
     @classmethod
     def from_dict(cls, d: dict) -> "TwoCallEstimates":
-        return cls(int(d["n"]), float(d["mu"]), float(d["nu"]), float(d["rho"]),
+        return cls(int(d["n"]), float(d["mu"]), float(d["nu"]), float_or_nan(d["rho"]),
                    tuple(tuple(float(x) for x in r) for r in d["cov"]), tuple(int(c) for c in d["pair_counts"]))
 
 

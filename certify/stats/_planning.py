@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError
+from .._numbers import float_or_nan
 from .._objective import parse_objective
 from ._likelihood import CellCounts, cell_counts, likelihood_bound, likelihood_intervals, npmle
 
@@ -74,8 +75,8 @@ class PlanRow:
 
     @classmethod
     def from_dict(cls, d: dict) -> "PlanRow":
-        return cls(str(d["scenario"]), int(d["examples"]), int(d["calls"]), float(d["mean_width"]),
-                   float(d["p_certified"]), float(d["se_certified"]), int(d["reps"]))
+        return cls(str(d["scenario"]), int(d["examples"]), int(d["calls"]), float_or_nan(d["mean_width"]),
+                   float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]), int(d["reps"]))
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ from scipy.stats import chi2
 from .._bounds import as_objective, sharp_bounds
 from .._endpoint import endpoint_bounds
 from .._errors import InputError
+from .._numbers import float_or_nan
 from ._estimators import TwoCallEstimates
 
 __all__ = ["WaldRegion", "ProjectedInterval", "EmptyRegionError", "wald_region", "project", "project_many"]
@@ -351,7 +352,7 @@ class ProjectedInterval:
     @classmethod
     def from_dict(cls, d: dict) -> "ProjectedInterval":
         return cls(d["objective"], float(d["lower"]), float(d["upper"]), tuple(d["lower_at"]), tuple(d["upper_at"]),
-                   float(d["lower_gap"]), float(d["upper_gap"]), float(d["alpha"]))
+                   float_or_nan(d["lower_gap"]), float_or_nan(d["upper_gap"]), float(d["alpha"]))
 
 
 class _Search:
