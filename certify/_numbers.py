@@ -15,7 +15,7 @@ def float_or_nan(value) -> float:
     """``float(value)``, reading None back as NaN.
 
     JSON output writes every undefined or infinite number as null
-    (:func:`certify.cli._output.json_ready`), so a ``from_dict`` reading a field
+    (:func:`certify._json.json_ready`), so a ``from_dict`` reading a field
     that may be non-finite turns null back into NaN.
     """
     return math.nan if value is None else float(value)

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from certify.certificates import SCHEMA_DIR
-from certify.cli import _output
+from certify import _json as _output
 from certify.cli.main import main
 
 SCHEMAS = {p.name: json.loads(p.read_text()) for p in sorted(SCHEMA_DIR.glob("*.json"))}

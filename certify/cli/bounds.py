@@ -17,7 +17,8 @@ from .._endpoint import endpoint_bounds
 from .._objective import parse_objective, vote_accuracy
 from .._results import SCHEMA_VERSION
 from ._args import add_moment_arguments, check_moment_arguments, parse_vote_count
-from ._output import format_law, print_json, print_table, schema_id
+from .._json import schema_id
+from ._output import format_law, print_json, print_table
 
 DEFAULT_VOTES = ("3", "5", "inf")
 

@@ -15,7 +15,8 @@ from .._errors import InputError
 from .._results import SCHEMA_VERSION
 from ..stats._completions import COMPLETION_METHODS, complete
 from ..stats._report import parse_votes
-from ._output import print_json, print_table, schema_id
+from .._json import schema_id
+from ._output import print_json, print_table
 
 
 def register(sub) -> None:

@@ -16,7 +16,8 @@ from ..stats._data import read_bits
 from ..stats._estimators import two_call_estimates, two_call_from_summary
 from ..stats._region import project_many, wald_region
 from ..stats._report import parse_votes
-from ._output import print_json, print_table, schema_id
+from .._json import schema_id
+from ._output import print_json, print_table
 
 
 def _number(text: str, what: str) -> float:

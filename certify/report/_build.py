@@ -30,7 +30,7 @@ from .._extras import require
 from .._majority import majority_index, majority_polynomial
 from ..certificates import certify_bound
 from ..certificates import dump as dump_certificate
-from ..cli._output import schema_id, to_json
+from .._json import schema_id, to_json
 from ..stats._data import read_groups
 from ..stats._report import analyze
 from . import _figures as figs
@@ -322,7 +322,7 @@ def report_json(store_path, results: dict) -> str:
 
     Its layout is ``certify/schemas/report-v<REPORT_JSON_SCHEMA_VERSION>.json``
     (named by its ``"$schema"`` field); numbers that are undefined or infinite are
-    ``null`` (:func:`certify.cli._output.json_ready`). Keys are sorted so that the
+    ``null`` (:func:`certify._json.json_ready`). Keys are sorted so that the
     file is a deterministic function of the store.
     """
     doc = {"$schema": schema_id("report", REPORT_JSON_SCHEMA_VERSION), "schema_version": REPORT_JSON_SCHEMA_VERSION,
