@@ -23,7 +23,8 @@ from ..stats._data import ColumnMap
 from ..stats._inspect_log import parse_score_map
 from ..stats._empirical import compare_policies
 from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes, verdict_budgets
-from ._output import print_json, print_table, schema_id
+from .._json import schema_id
+from ._output import print_json, print_table
 
 
 def register(sub) -> None:
