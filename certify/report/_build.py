@@ -40,7 +40,8 @@ from ._overtaking import find_negative_movements, find_overtaking, unit_mixture
 
 __all__ = ["REPORT_JSON_SCHEMA_VERSION", "ReportResult", "write_report", "analyze_store", "report_json", "true_vote_accuracy"]
 
-_CURVE_VOTES = (1, 3, 5, 7, 9, 11, 13, 15)
+#: Budgets of the vote-accuracy curve (log-spaced beyond the usual K); V_inf is added to the analysis.
+_CURVE_VOTES = (1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101)
 
 #: Layout version of ``report.json`` (schema ``certify/schemas/report-v1.json``).
 REPORT_JSON_SCHEMA_VERSION = "1"
@@ -95,6 +96,8 @@ def true_vote_accuracy(store_path, votes=_CURVE_VOTES) -> dict:
     for g, q in qs.items():
         arr = np.asarray(q, dtype=float)
         out[g] = {v: float(np.mean(majority_polynomial(majority_index(v), arr))) for v in votes}
+        # V_inf(q) = 1{q > 1/2} + 1{q = 1/2} / 2 (the limit of P_n, eq. (L12) of the likelihood module)
+        out[g]["inf"] = float(np.mean((arr > 0.5) + 0.5 * (arr == 0.5)))
     return out
 
 
@@ -110,7 +113,9 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
     dict
         ``reports`` {group: AnalysisReport}, ``truth`` {group: {votes: V}}, ``searches``,
         ``optima`` [(dataset, MixtureOptimum)], ``base`` {dataset: [Mixture]},
-        ``overtaking``, ``negative``.
+        ``overtaking``, ``negative``, and ``curves`` {group: AnalysisReport}: the K-call
+        likelihood-ratio intervals (all recorded calls) of every budget of the vote curve,
+        V_inf and the gains V_k - V_1.
     """
     groups = read_groups(store_path)
     items = list(groups.items())
@@ -118,12 +123,14 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
     if progress:
         tqdm = require("tqdm", "the analysis progress bar").tqdm
         bar = tqdm(total=len(items), unit="policy", desc="analysis", dynamic_ncols=True)
-    reports = {}
+    reports, curves = {}, {}
     for g, bits in items:
         if bits.calls < 3:
             raise InputError(f"{g}: {bits.calls} calls per example; the report needs K >= 3")
         # The report reproduces the paper (Section 6): two-call projected intervals throughout.
         reports[g] = analyze(bits, votes=(3, 5, "inf"), alpha=alpha, method="two-call")
+        # ... and, beside it, what every recorded call certifies: the K-call likelihood curve
+        curves[g] = analyze(bits, votes=(*_CURVE_VOTES, "inf"), alpha=alpha, method="likelihood")
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -151,7 +158,7 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
         overtaking += find_overtaking(data, policies, budgets, alpha)
         negative += find_negative_movements(data, base[ds], budgets, alpha)
     return {"reports": reports, "truth": true_vote_accuracy(store_path), "searches": searches, "optima": optima,
-            "base": base, "overtaking": tuple(overtaking), "negative": tuple(negative)}
+            "base": base, "overtaking": tuple(overtaking), "negative": tuple(negative), "curves": curves}
 
 
 def _safe(text: str) -> str:
@@ -197,22 +204,20 @@ def _certificates(results: dict, out: Path) -> list[dict]:
 
 
 def _curves(results: dict) -> list[dict]:
+    """Figure data of each policy's vote curve: K-call and two-call bands, empirical points, truth."""
     curves = []
-    for g, rep in results["reports"].items():
-        mu = min(max(rep.two_call.mu, 0.0), 1.0)
-        nu = min(max(rep.two_call.nu, mu * mu), mu)
-        lo, up = [], []
-        for v in _CURVE_VOTES:
-            b = sharp_bound_arrays(v, mu=np.array([mu]), nu=np.array([nu]))
-            lo.append(float(b.lower[0]))
-            up.append(float(b.upper[0]))
-        ds, _, pol = g.partition("/")
-        unit = next((m for m in results["base"].get(ds, ()) if m.label == (pol or ds)), None)
-        emp = {} if unit is None else {v: (a, e) for v, a, e in zip(unit.votes, unit.accuracy, unit.se)}
-        curves.append({"title": g, "votes": list(_CURVE_VOTES), "lower": lo, "upper": up,
-                       "projected": {b.votes: (b.projected.lower, b.projected.upper) for b in rep.budgets if b.votes != "inf"},
-                       "empirical": emp,
-                       "truth": results["truth"].get(g)})
+    for g, rep in results["curves"].items():
+        finite = [b for b in rep.budgets if b.votes != "inf"]
+        inf = next(b for b in rep.budgets if b.votes == "inf")
+        curves.append({
+            "title": g, "calls": rep.max_calls, "votes": [b.votes for b in finite],
+            "lower": [b.interval.lower for b in finite], "upper": [b.interval.upper for b in finite],
+            "two_call_lower": [b.projected.lower for b in finite], "two_call_upper": [b.projected.upper for b in finite],
+            "inf": (inf.interval.lower, inf.interval.upper),
+            "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
+            "truth": results["truth"].get(g),
+            "alpha": rep.alpha,
+        })
     return curves
 
 
@@ -233,7 +238,8 @@ def _figures(results: dict, out: Path) -> list[Path]:
 
 def _tables(results: dict) -> list:
     reports = results["reports"]
-    out = [tabs.policy_table(reports, results["truth"]), tabs.se_range_table(reports), tabs.completion_error_table(reports)]
+    out = [tabs.more_calls_table(results["curves"]), tabs.policy_table(reports, results["truth"]),
+           tabs.se_range_table(reports), tabs.completion_error_table(reports)]
     if results["searches"]:
         out += [tabs.mixture_table(results["searches"], "gain"), tabs.mixture_table(results["searches"], "accuracy"),
                 tabs.optimum_table(results["optima"])]
@@ -259,9 +265,9 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
              "correctness bits. V0, V1, V2 are one-call, three-vote and five-vote accuracies; intervals are "
              f"projected 95% Wald regions (alpha = {next(iter(results['reports'].values())).alpha:g}).", ""]
     verdicts = []
-    for g, rep in results["reports"].items():
-        for v in rep.verdicts:
-            verdicts.append(f"- `{g}`: {v.text}")
+    for g, rep in results["curves"].items():
+        verdicts.append(f"- `{g}` ({rep.max_calls} calls per example, likelihood-ratio intervals from all of them):")
+        verdicts += [f"  - {v.text}" for v in rep.verdicts]
     lines += ["## Verdicts", "", *verdicts, ""]
     for t in tables:
         lines += [f"## {t.title}", "", t.caption, "", t.to_markdown(),
@@ -328,6 +334,7 @@ def report_json(store_path, results: dict) -> str:
     doc = {"$schema": schema_id("report", REPORT_JSON_SCHEMA_VERSION), "schema_version": REPORT_JSON_SCHEMA_VERSION,
            "store": Path(store_path).name,
            "reports": {g: r.to_dict() for g, r in results["reports"].items()},
+           "vote_curves": {g: r.to_dict() for g, r in results["curves"].items()},
            "truth": {g: {str(k): v for k, v in t.items()} for g, t in results["truth"].items()},
            "mixtures": [s.to_dict() for s in results["searches"]],
            "optima": [{"dataset": ds, **o.to_dict()} for ds, o in results["optima"]],

@@ -198,39 +198,59 @@ def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
 
 
 def vote_curves(out_dir, curves) -> tuple[Path, Path]:
-    """Each policy's vote accuracy against the budget (one panel per policy).
+    """Each policy's vote accuracy against the number of votes (one panel per policy, log axis).
 
     Parameters
     ----------
     curves : sequence of dict
-        Keys: ``title``; ``votes`` (odd budgets), ``lower``/``upper`` (sharp band at the point
-        estimate); ``projected`` {votes: (lo, hi)}; ``empirical`` {votes: (value, se)};
-        optional ``truth`` {votes: value}.
+        Keys: ``title``; ``calls`` (K); ``votes`` (odd budgets); ``lower``/``upper`` (the K-call
+        likelihood-ratio interval of each budget); ``two_call_lower``/``two_call_upper`` (the
+        two-call projected interval); ``inf`` (the V_inf interval); ``empirical`` {votes: (value,
+        se)} for budgets up to K; optional ``truth`` {votes: value, "inf": value}; ``alpha``.
     """
     plt = _plt()
     k = max(len(curves), 1)
     cols = min(3, k)
     rows = -(-k // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), constrained_layout=True, squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.8 * cols, 3.8 * rows), constrained_layout=True, squeeze=False)
+    level = f"{100 * (1 - curves[0]['alpha']):g}%" if curves else "95%"
+    far = None
     for ax, c in zip(axes.ravel(), curves):
-        v = np.asarray(c["votes"])
-        ax.fill_between(v, c["lower"], c["upper"], color="tab:blue", alpha=0.25, label=r"sharp band $[L_n, U_n]$ at $(\hat\mu,\hat\nu)$")
-        for j, (m, (lo, hi)) in enumerate(sorted(c["projected"].items())):
-            ax.errorbar([m], [(lo + hi) / 2], yerr=[[(hi - lo) / 2], [(hi - lo) / 2]], fmt="none", ecolor="tab:blue",
-                        capsize=5, lw=1.6, label="projected 95% interval" if j == 0 else None)
+        v = np.asarray(c["votes"], dtype=float)
+        far = 2.0 * v[-1]  # where V_inf is drawn: one step beyond the last budget on the log axis
+        ax.fill_between(v, c["two_call_lower"], c["two_call_upper"], color="0.6", alpha=0.25, lw=0,
+                        label=f"two-call {level} (projected Wald)")
+        ax.fill_between(v, c["lower"], c["upper"], color="tab:blue", alpha=0.35, lw=0,
+                        label=f"all-K-call {level} (likelihood ratio)")
+        lo_inf, hi_inf = c["inf"]
+        ax.errorbar([far], [(lo_inf + hi_inf) / 2], yerr=[[(hi_inf - lo_inf) / 2], [(hi_inf - lo_inf) / 2]], fmt="none",
+                    ecolor="tab:blue", capsize=4, lw=2)
         if c.get("truth"):
-            tv = sorted(c["truth"].items())
-            ax.plot([t[0] for t in tv], [t[1] for t in tv], color="tab:green", lw=1.3, label=r"true $V_n$ (latent $q_i$)")
+            tv = sorted((x, y) for x, y in c["truth"].items() if x != "inf")
+            ax.plot([t[0] for t in tv], [t[1] for t in tv], color="tab:green", lw=1.3, label="true curve (latent q)")
+            if "inf" in c["truth"]:
+                ax.plot([far], [c["truth"]["inf"]], marker="_", ms=12, color="tab:green")
         ev = sorted(c["empirical"].items())
-        ax.errorbar([e[0] + 0.25 for e in ev], [e[1][0] for e in ev], yerr=[1.96 * e[1][1] for e in ev], fmt="o", color="tab:red",
-                    ms=5, capsize=3, label="empirical (all K calls), 95% CI")
+        if ev:
+            ax.errorbar([e[0] for e in ev], [e[1][0] for e in ev], yerr=[1.96 * e[1][1] for e in ev], fmt="o", color="tab:red",
+                        ms=4, capsize=2, label="empirical (all K calls) +- 1.96 se")
+        ax.axvline(c["calls"], color="0.3", ls=":", lw=1)
+        ax.text(c["calls"], 0.02, f" K = {c['calls']} calls recorded", transform=ax.get_xaxis_transform(), fontsize=7,
+                color="0.3")
+        ax.set_xscale("log")
+        ticks = [t for t in (1, 3, 5, 9, 21, 51, 101) if t <= v[-1]]
+        ax.set_xticks(ticks + [far])
+        ax.set_xticklabels([str(t) for t in ticks] + ["inf"])
+        ax.minorticks_off()
+        ax.set_ylim(max(0.0, min(min(c["lower"]), min(c["two_call_lower"]), lo_inf) - 0.05), 1.0)
         ax.set_title(c["title"], fontsize=9)
-        ax.set_xlabel("votes (2n+1)")
-        ax.set_ylabel("vote accuracy")
-        ax.set_xticks(v)
+        ax.set_xlabel("votes k (majority of k calls; log scale)")
+        ax.set_ylabel("k-vote accuracy")
         ax.grid(alpha=0.3)
     for ax in axes.ravel()[k:]:
         ax.axis("off")
-    axes.ravel()[0].legend(loc="best", fontsize=7)
-    fig.suptitle("Vote accuracy: certified band, projected intervals, empirical points")
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)), fontsize=7, frameon=False)
+    fig.suptitle(f"k-vote accuracy: {level} confidence bands (asymptotic) from all recorded calls and from two calls;\n"
+                 "identified up to K votes, beyond K they hold every latent law the calls allow", fontsize=9)
     return _save(fig, out_dir, "vote_curves")

@@ -29,6 +29,7 @@ from .._errors import InputError
 __all__ = [
     "Column",
     "Table",
+    "more_calls_table",
     "policy_table",
     "se_range_table",
     "completion_error_table",
@@ -173,6 +174,48 @@ def _budget(report, votes):
 def _gain(report, votes):
     c = next((c for c in report.comparisons if c.label_b == f"m={votes}"), None)
     return None if c is None else c.difference
+
+
+def more_calls_table(curves: dict) -> Table:
+    """What more calls can still bring, from the K-call likelihood-ratio intervals.
+
+    Per policy: the budget whose certified gain over one call is largest (the largest lower
+    end of the interval of V_k - V_1 that is above 0), and upper bounds on V_inf - V_K and
+    V_inf - V_101: the upper end of V_inf's interval minus the lower end of V_k's. (Each end
+    holds at level 1 - alpha on its own, so the difference is a conservative bound at level
+    1 - 2 alpha.)
+
+    Parameters
+    ----------
+    curves : dict
+        ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` by the likelihood method
+        with budgets 1, 3, ..., 101 and ``"inf"``.
+    """
+    cols = [Column("Dataset"), Column("Policy"), Column("calls K", "$K$", "text"),
+            Column("largest certified gain at", "largest certified gain at", "text"),
+            Column("gain >= (pp)", "gain $\\ge$ (pp)", "signed"),
+            Column("Vinf - V_K <= (pp)", "$V_\\infty - V_K \\le$ (pp)", "signed"),
+            Column("Vinf - V101 <= (pp)", "$V_\\infty - V_{101} \\le$ (pp)", "signed")]
+    rows = []
+    alpha = None
+    for group, rep in curves.items():
+        ds, pol = _split(group)
+        alpha = rep.alpha
+        better = [v for v in rep.verdicts if v.status == "better"]
+        best = max(better, key=lambda v: v.gain_lower, default=None)
+        upper_inf = next(b for b in rep.budgets if b.votes == "inf").interval.upper
+        k_odd = rep.max_calls if rep.max_calls % 2 else rep.max_calls - 1
+        row_k, row_101 = _budget(rep, k_odd), _budget(rep, 101)
+        rows.append((ds, pol, rep.max_calls, "none" if best is None else f"{best.votes} votes",
+                     None if best is None else _pct(best.gain_lower),
+                     None if row_k is None else _pct(upper_inf - row_k.interval.lower),
+                     None if row_101 is None else _pct(upper_inf - row_101.interval.lower)))
+    level = "95%" if alpha is None else f"{100 * (1 - alpha):g}%"
+    caption = (f"What more calls can add, from all K recorded calls ({level} likelihood-ratio intervals, asymptotic). "
+               "Largest certified gain: the budget whose gain over one call has the largest certified lower end "
+               "('none': no budget is certified better). Vinf - V_k <= : the upper end of V_inf minus the lower end "
+               "of V_k, a conservative bound on what any number of further votes can add.")
+    return Table("more_calls", "What more calls can add", caption, tuple(cols), tuple(rows))
 
 
 def policy_table(reports: dict, truth: dict | None = None) -> Table:

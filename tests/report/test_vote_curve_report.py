@@ -1,0 +1,93 @@
+"""The report's K-call vote curve: likelihood intervals from every call, the 'more calls' table, the figure.
+
+Data: two policies whose latent q are Beta laws, so every true V_k (and V_inf) is known in closed
+form -- V_{2n+1} = Pr{BetaBin(2n+1, a, b) >= n+1} and V_inf = Pr{Beta(a, b) > 1/2} -- and is
+computed here with scipy, independently of the engine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+LAWS = {"p1": (4.0, 1.5), "p2": (1.2, 1.2)}
+N, K = 400, 6
+VOTES = (1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101)
+
+
+def true_v(a, b, votes):
+    if votes == "inf":
+        return float(stats.beta(a, b).sf(0.5))
+    return float(stats.betabinom(votes, a, b).sf((votes - 1) // 2))
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    pytest.importorskip("matplotlib")
+    from certify.report._build import analyze_store
+
+    rng = np.random.default_rng(20261123)
+    lines = ["example_id,dataset,policy," + ",".join(f"b{j}" for j in range(K))]
+    for pol, (a, b) in LAWS.items():
+        q = rng.beta(a, b, N)
+        bits = rng.random((N, K)) < q[:, None]
+        lines += [f"e{i},ds,{pol}," + ",".join(str(int(x)) for x in row) for i, row in enumerate(bits)]
+    path = tmp_path_factory.mktemp("curve") / "calls.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path, analyze_store(path, step=0.5)
+
+
+def test_curves_use_every_call_and_hold_the_true_values(results):
+    _, res = results
+    assert set(res["curves"]) == {"ds/p1", "ds/p2"}
+    for group, rep in res["curves"].items():
+        a, b = LAWS[group.split("/")[1]]
+        assert rep.method == "likelihood" and rep.max_calls == K
+        assert [r.votes for r in rep.budgets] == [*VOTES, "inf"]
+        for row in rep.budgets:
+            iv = row.interval
+            assert iv.calls == K and iv.lower <= iv.upper
+            # identified budgets (k <= K) use chi2_1, the others the projection chi2_K
+            assert ("profile" in iv.calibration) == (row.votes != "inf" and row.votes <= K)
+            truth = true_v(a, b, row.votes)
+            assert iv.lower - 1e-9 <= truth <= iv.upper + 1e-9, (group, row.votes, iv, truth)
+        # empirical points exist exactly up to K
+        assert [r.votes for r in rep.budgets if r.empirical is not None] == [v for v in VOTES if v <= K]
+
+
+def test_more_calls_table(results):
+    from certify.report._tables import more_calls_table
+
+    _, res = results
+    table = more_calls_table(res["curves"])
+    assert [r[1] for r in table.rows] == ["p1", "p2"]
+    for row, (group, rep) in zip(table.rows, res["curves"].items()):
+        a, b = LAWS[group.split("/")[1]]
+        better = [v for v in rep.verdicts if v.status == "better"]
+        if better:
+            best = max(better, key=lambda v: v.gain_lower)
+            assert row[3] == f"{best.votes} votes" and row[4] == pytest.approx(100 * best.gain_lower)
+            assert best.gain_lower > 0
+        else:
+            assert row[3] == "none" and row[4] is None
+        # the bound on what more votes can add holds for the true law
+        assert row[5] / 100 >= true_v(a, b, "inf") - true_v(a, b, 5) - 1e-9
+        assert row[6] / 100 >= true_v(a, b, "inf") - true_v(a, b, 101) - 1e-9
+    # p1 (mean 0.73, spread out) gains from voting; p2 (mean 1/2) cannot gain anything certain
+    assert table.rows[0][3] != "none" and table.rows[1][3] == "none"
+
+
+def test_written_report_has_the_curve_figure_and_json(results, tmp_path):
+    import json
+
+    from certify.report._build import write_report
+
+    path, res = results
+    out = write_report(path, tmp_path / "rep", results=res)
+    assert "figures/vote_curves.png" in out.figures and "more_calls" in out.tables
+    doc = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert set(doc["vote_curves"]) == {"ds/p1", "ds/p2"}
+    assert doc["vote_curves"]["ds/p1"]["method"] == "likelihood"
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "What more calls can add" in md and "6 calls per example" in md
