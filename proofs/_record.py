@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from certify._files import write_atomically
 
 
 def write_record(script: str, record: dict) -> Path:
     """Write ``record`` as ``proofs/records/<script stem>.json`` (temp file + rename)."""
     out = Path(script).resolve().with_name("records") / f"{Path(script).stem}.json"
-    out.parent.mkdir(exist_ok=True)
-    tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    os.replace(tmp, out)
-    return out
+    return write_atomically(out, json.dumps(record, indent=1) + "\n", parents=True)

@@ -38,6 +38,10 @@ CHECKS = {
     "one_call_envelope": lambda r: _all_true(r["symbolic"]) and r["exact_certificates"] == 34,
     "endpoint_map": lambda r: _all_true(r["symbolic"]) and _all_true(r["all_points"]) and len(r["points"]) == 27,
     "maxent_ldgp": _maxent_ldgp,
+    "likelihood_certificate": lambda r: (_all_true(r["symbolic"]) and r["certificates"] == 96
+                                         and r["certificates_verified"] == 96 and r["bounds_agree_with_solver"] == 96
+                                         and r["random_laws_inside_the_set"] > 100 and r["worst_margin_inside"] >= -1e-12
+                                         and r["closed_form_all_correct"] is True),
 }
 
 

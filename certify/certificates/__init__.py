@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 
 from .._bounds import as_moments
 from .._errors import InputError
+from .._files import write_atomically
 from ._batch import BatchItem, certify_many
 from ._build import DEFAULT_DIGITS, build_certificate, describe_inputs
 from ._certificate import SCHEMA_VERSION, Certificate, Provenance
@@ -137,19 +137,8 @@ def _verify_record(data) -> VerificationResult:
 
 
 def dump(certificate: Certificate | LikelihoodCertificate, path) -> Path:
-    """Write a certificate as JSON atomically (temporary file, then ``os.replace``)."""
-    path = Path(path)
-    data = to_json(certificate)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    """Write a certificate as JSON atomically (temporary file, then ``os.replace``; mode from the umask)."""
+    return write_atomically(path, to_json(certificate))
 
 
 def to_json(certificate: Certificate | LikelihoodCertificate) -> str:

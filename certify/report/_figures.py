@@ -25,6 +25,7 @@ import numpy as np
 from .._bounds import sharp_bound_arrays
 from .._endpoint import endpoint_bounds
 from .._extras import require
+from .._files import write_atomically
 from .._moments import nu_from_rho
 
 __all__ = ["FIGURE_NAMES", "width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves", "atomic_write"]
@@ -44,12 +45,8 @@ def _plt():
 
 
 def atomic_write(path: Path, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
-    from ..experiment._io import write_atomically
-
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    write_atomically(Path(path), lambda tmp: Path(tmp).write_bytes(raw))
-    return Path(path)
+    """Write ``data`` to ``path`` atomically, creating the report's folders (:func:`certify._files.write_atomically`)."""
+    return write_atomically(path, data, parents=True)
 
 
 def _save(fig, out_dir: Path, stem: str) -> tuple[Path, Path]:
