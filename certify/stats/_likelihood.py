@@ -1556,6 +1556,27 @@ class _EndState:
         self.law, self.lam = law, lam
 
 
+def _extrapolated(warm: _EndState, before: _EndState | None, tgt: _Target) -> _EndState:
+    """A start for the next objective of a sequence (a vote curve) by linear extrapolation.
+
+    Along a curve V_3, V_5, ... the extremal laws and multipliers move smoothly; when the last
+    two solutions have the same support structure, continuing their difference (atoms and
+    weights linearly, lambda geometrically) puts Newton's start closer than the last solution
+    alone. Atoms stay inside their pieces and weights positive; otherwise the last solution.
+    """
+    if before is None or len(before.law.atoms) != len(warm.law.atoms) \
+            or not np.array_equal(before.law.piece, warm.law.piece) or before.lam <= 0:
+        return warm
+    atoms = 2.0 * warm.law.atoms - before.law.atoms
+    weights = 2.0 * warm.law.weights - before.law.weights
+    lo = np.array([tgt.pieces[int(k)].lo for k in warm.law.piece])
+    hi = np.array([tgt.pieces[int(k)].hi for k in warm.law.piece])
+    if np.any(atoms < lo) or np.any(atoms > hi) or np.any(weights <= 0):
+        return warm
+    lam = warm.lam * min(max(warm.lam / before.lam, 0.5), 2.0)
+    return _EndState(_Law(atoms, weights / weights.sum(), warm.law.piece.copy()), lam)
+
+
 def _solve_end(ctx: _Context, tgt: _Target, warm: _EndState | None):
     """Minimize E[sign g] over {l >= level}: (law, lam, screen) at a verified KKT point.
 
@@ -1806,16 +1827,19 @@ def _ends(ctx: _Context, objectives: list, sides: Sequence[str]) -> list[dict]:
     for i, obj in enumerate(objectives):
         groups.setdefault(ctx.calibration_of(obj), []).append(i)
     for side in sides:
-        warm = None  # carried across calibrations too: a nearby level is still a good start
+        warm = before = None  # carried across calibrations too: a nearby level is still a good start
         for calibration, members in groups.items():
             ctx.calibrate(calibration)
             for i in members:
                 tgt = _target(objectives[i], side)
-                law, lam, scr = _solve_end(ctx, tgt, warm)
+                start = None if warm is None else _extrapolated(warm, before, tgt)
+                law, lam, scr = _solve_end(ctx, tgt, start)
                 out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
                 out[i]["calibration"] = (calibration, ctx.df, ctx.c)
                 if lam > 0:
-                    warm = _EndState(law, lam)
+                    warm, before = _EndState(law, lam), warm
+                else:
+                    before = None
     return out
 
 
