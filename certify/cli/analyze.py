@@ -49,6 +49,11 @@ def register(sub) -> None:
                         "using only the scored samples")
     p.add_argument("--score-map", nargs="+", action="extend", metavar="VALUE=BIT",
                    help="inspect_ai logs: read score VALUE as BIT (0 or 1), e.g. --score-map N=0 P=0")
+    lm = p.add_argument_group("lm-eval samples", "samples_*.jsonl of lm_eval --log_samples (generate_until, repeats >= 2)")
+    lm.add_argument("--answer-regex", metavar="REGEX",
+                    help="the answer in each response: first capture group of the first match, else the whole match; "
+                         "a response without a match counts as incorrect (default: the whole response)")
+    lm.add_argument("--answer-ignore-case", action="store_true", help="compare answer and target ignoring case")
     cols = p.add_argument_group("table columns", "CSV/TSV/JSONL/Parquet: roles of columns the documented names do not "
                                 "cover (see certify.stats._data); every other column must be documented or ignored")
     cols.add_argument("--id-col", metavar="COL", help="the example id column")
@@ -57,6 +62,9 @@ def register(sub) -> None:
     cols.add_argument("--correct-col", metavar="COL", help="long form: the correct (0/1) column")
     cols.add_argument("--group-cols", nargs="*", metavar="COL", help="columns whose values split the file into groups (none: no groups)")
     cols.add_argument("--ignore-cols", nargs="+", action="extend", metavar="COL", help="columns to drop before reading")
+    cols.add_argument("--delimiter", metavar="SEP",
+                      help="CSV/TSV/TXT: the field separator, ',' or ';' or tab (also written \\t); default: tab for "
+                           ".tsv, else the one of the three found in the header line")
     p.add_argument("--baseline", metavar="GROUP", help="also compare every other group with GROUP, example by example")
     p.add_argument("--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance (default floor)")
     p.add_argument("--method", choices=METHODS, default="likelihood",
@@ -75,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     columns = ColumnMap(id_col=args.id_col, call_cols=args.call_cols, call_col=args.call_col, correct_col=args.correct_col,
                         group_cols=args.group_cols, ignore_cols=args.ignore_cols)
     groups = read_groups(args.file, scorer=args.scorer, allow_incomplete=args.allow_incomplete,
-                         score_map=parse_score_map(args.score_map), columns=columns)
+                         score_map=parse_score_map(args.score_map), columns=columns, delimiter=args.delimiter,
+                         answer_regex=args.answer_regex, ignore_case=args.answer_ignore_case)
     read_info = next(iter(groups.values())).read_info  # how the file was read: the same for every group
     if args.group is not None:
         if args.group not in groups:

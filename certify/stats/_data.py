@@ -2,10 +2,15 @@
 
 Accepted inputs (the format is chosen by the file name):
 
-* ``.csv`` / ``.tsv`` / ``.txt`` (comma or tab; UTF-8, a byte-order mark is allowed),
-  ``.jsonl`` / ``.ndjson``, ``.parquet``: tables in **wide** or **long** form (below);
+* ``.csv`` / ``.tsv`` / ``.txt`` (UTF-8 with or without a byte-order mark, ``\n`` or
+  ``\r\n`` line ends; comma, semicolon or tab, given with ``delimiter=`` / ``--delimiter``
+  or found in the header line: :mod:`certify.stats._csv_read`), ``.jsonl`` /
+  ``.ndjson``, ``.parquet``: tables in **wide** or **long** form (below);
 * inspect_ai eval logs, ``.eval`` and ``.json``: see :mod:`certify.stats._inspect_log`
   (readers, the ``status`` rule, ``allow_incomplete`` and the score mapping);
+* lm-evaluation-harness samples files (``samples_<task>_<date>.jsonl`` of ``lm_eval --log_samples``,
+  a ``generate_until`` task with ``repeats``), recognized by content: see :mod:`certify.stats._lmeval_log`
+  (the exact-match rule, ``answer_regex``, ``ignore_case``);
 * the project's run store (``.sqlite`` / ``.db``, see ``certify/experiment/README.md``).
 
 **Tables: the reader never guesses.** Every column gets exactly one role, decided by
@@ -48,7 +53,11 @@ What was read as what is recorded in :attr:`CallBits.read_info` (:class:`ReadInf
 Bits are 0/1, ``true``/``false``, ``0.0``/``1.0`` or inspect's ``C``/``I`` (any case).
 
 **Ragged call counts.** Each example keeps all its recorded calls in call-index
-order (K_i of them). The paper's two-call estimator uses each example's first two
+order (K_i of them); a wide row may end early (missing or empty trailing cells), a long
+file may lack some (example, call) rows. Such a file is analysed as it is, never cut
+to the smallest K_i, and :attr:`ReadInfo.notes` (printed by ``certify analyze``) says
+how many examples have fewer calls than the most, naming the first, and whether the
+call indices of a long file skip a number. The paper's two-call estimator uses each example's first two
 calls; the U-statistics use all K_i calls of each example (each example's
 estimate is unbiased on its own); quantities needing k calls (moment m_k, a
 k-vote empirical accuracy) are reported only when *every* example has at least
@@ -57,19 +66,28 @@ In wide form an empty cell is "not recorded" only after the row's last recorded
 call; an empty cell before a recorded call is a missing value (error).
 
 **Errors** (:class:`DataError`, an :class:`~certify.InputError`) are one line naming
-the file, the row (1-based data row, header excluded; JSONL: line), the column and the
-rule: non-binary and missing values, examples with fewer than two calls, empty files,
-duplicated (example, call) keys, columns without a role. A value error in a call or
-correct column also says which columns were read as what and how to map them.
+the file, the row (1-based data row, header excluded, a blank line counts; JSONL: line),
+the column and the rule: non-binary and missing values, examples with fewer than two
+calls, empty files, duplicated (example, call) keys, columns without a role, a
+directory, a file that is not UTF-8 text, more than :data:`MAX_CALL_INDICES` distinct
+call indices. A value error in a call or correct column also says which columns were
+read as what and how to map them.
+
+**Reading is streamed.** Every table reaches :class:`CallBits` through one path,
+:class:`_Cells`: blocks of rows, each distinct cell value converted once, bits placed
+with numpy into an (examples x calls) array. A CSV is never held whole in memory: the
+memory grows with the number of examples, not rows (``benchmarks/bench_large_csv.py``).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from itertools import compress, repeat
 from pathlib import Path
 
 import numpy as np
@@ -314,21 +332,427 @@ def _bit(value, source: str, row, column, context=None):
                     f"{context(column) if context else ''}")
 
 
-def _finish(source: str, group: str, ids: list[str], rows: list[list[float]], where: list) -> CallBits:
-    """Validate call counts (>= 2) and pack ragged rows into a NaN-padded array."""
-    for key, r, w in zip(ids, rows, where):
-        if len(r) < 2:
-            raise DataError(f"{source}: {w}, example {key!r}: {len(r)} call(s) recorded; at least 2 are needed")
-    kmax = max(len(r) for r in rows)
-    bits = np.full((len(rows), kmax), np.nan)
-    for i, r in enumerate(rows):
-        bits[i, : len(r)] = r
-    counts = np.array([len(r) for r in rows], dtype=int)
-    return CallBits(tuple(ids), bits, counts, source, group)
+#: At most this many distinct call indices in a long table: the bits are kept as an
+#: (examples x call indices) array while the file streams, so an index that is not a
+#: call number (a timestamp, a global row counter) is refused instead of exhausting memory.
+MAX_CALL_INDICES = 4096
+#: Row numbers are kept as 32-bit unsigned integers (half the memory of 64-bit ones).
+MAX_ROWS = 2**32 - 1
+
+
+def _is_blank(value) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() == "")
+
+
+def _id_text(value, source, row, column) -> str:
+    if value is None or str(value).strip() == "" or (isinstance(value, float) and math.isnan(value)):
+        raise DataError(f"{_where(source, row, column)}: missing example id")
+    return str(value)
+
+
+def _call_index(value, source, row, column, context) -> int:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        c = float(value)
+        if not c.is_integer():
+            raise ValueError
+        return int(c)
+    except (TypeError, ValueError, OverflowError):
+        raise DataError(f"{_where(source, row, column)}: call index {value!r} is not an integer{context(column)}") from None
+
+
+class _Cells:
+    """Per-example bits, filled block by block (the one path from a table to :class:`CallBits`).
+
+    Every table (CSV, TSV, JSONL, Parquet, run store, inspect_ai records, arrays) is
+    handed over in :class:`~certify.stats._csv_read.Block` s; each distinct cell value of a
+    block is converted once (``_bit``, ``_call_index``, ``_id_text``) and the rows are
+    placed with numpy. What is kept is O(examples x distinct call indices): one bit and
+    the row it came from per (example, call), the example ids and groups; never the rows.
+
+    Errors name the earliest offending row of a block, checking a row's id, then its call
+    index, then its bits (the order a row is read in); wide-form duplicate keys are
+    reported after every value was read, long-form duplicates where they occur.
+
+    Parameters
+    ----------
+    source : str
+        File name for messages.
+    row_label : str
+        What a row is called in messages (``"row"``, ``"line"``, ``"sample"``, ``"call"``).
+    info : ReadInfo
+        Which column has which role (``form``, ``id``, ``calls``, ``call``, ``correct``, ``groups``).
+    context : callable, optional
+        ``context(column)``: the tail of a value error (how the columns were read).
+    labels : sequence, optional
+        ``labels[r - 1]`` names row r in messages (default: r itself).
+    """
+
+    def __init__(self, source: str, row_label: str, info: ReadInfo, context=None, labels=None):
+        self.source, self.row_label, self.info = source, row_label, info
+        self.context = context or (lambda column: "")
+        self.labels = labels
+        self.id_code: dict[str, int] = {}
+        self.id_text: list[str] = []
+        self.group_code: dict[tuple, int] = {}
+        self.example: dict[int, int] = {}  # group index << 32 | id code -> example index
+        self.n = 0
+        self.ex_key = np.zeros(0, dtype=np.int64)
+        self.ex_first = np.zeros(0, dtype=np.int64)
+        # call index -> column of the arrays below; wide form: the call columns in order
+        self.call_value: list[int] = list(range(len(info.calls))) if info.form == "wide" else []
+        self.call_pos: dict[int, int] = {v: v for v in self.call_value}
+        self.bit = np.zeros((0, len(self.call_value)), dtype=np.int8)
+        self.row = np.zeros((0, len(self.call_value)), dtype=np.uint32)  # 0: no call recorded
+        self.duplicate: tuple[int, str] | None = None  # wide form: the first duplicated key, reported at the end
+
+    # ---- helpers ------------------------------------------------------------------------------
+
+    def label(self, row) -> object:
+        return self.labels[int(row) - 1] if self.labels is not None else int(row)
+
+    def _grow(self, n: int, v: int) -> None:
+        cap_n, cap_v = self.bit.shape
+        if n <= cap_n and v <= cap_v:
+            return
+        # examples grow by half again (amortized copies); call indices are few and grow exactly
+        new_n = max(n, cap_n + cap_n // 2, 1024) if n > cap_n else cap_n
+        new_v = max(v, cap_v)
+        for name in ("bit", "row"):
+            old = getattr(self, name)
+            new = np.zeros((new_n, new_v), dtype=old.dtype)
+            new[: old.shape[0], : old.shape[1]] = old
+            setattr(self, name, new)
+        for name in ("ex_key", "ex_first"):
+            old = getattr(self, name)
+            new = np.zeros(new_n, dtype=np.int64)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def _convert(self, enc, convert, rows, priority, errors) -> tuple[list, np.ndarray]:
+        """``convert(value, row)`` on each distinct value; failures become ``errors`` entries.
+
+        Returns the converted values (``None`` where conversion failed) and a bad-row mask.
+        """
+        out, bad = [], []
+        for u, value in enumerate(enc.values):
+            try:
+                out.append(convert(value, None))
+            except DataError:
+                out.append(None)
+                bad.append(u)
+        if not bad:
+            return out, np.zeros(len(rows), dtype=bool)
+        is_bad = np.zeros(len(enc.values), dtype=bool)
+        is_bad[bad] = True
+        mask = is_bad[enc.codes]
+        first = int(np.argmin(np.where(mask, rows, np.iinfo(np.int64).max)))
+        try:
+            convert(enc.values[enc.codes[first]], self.label(rows[first]))
+        except DataError as exc:  # the same failure, now naming its row
+            errors.append((int(rows[first]), priority, str(exc)))
+        return out, mask
+
+    def _id_codes(self, texts: list) -> np.ndarray:
+        """Global codes of id texts (``None``: no id, code 0), new ids numbered in order."""
+        # map / compress over the block's distinct ids: dict lookups at C speed, no Python
+        # bytecode per id (a block of a call-major log has one distinct id per row)
+        get = self.id_code.get
+        try:  # every id known (the common block): one C-level pass, no intermediate list
+            return np.fromiter(map(self.id_code.__getitem__, texts), dtype=np.int64, count=len(texts))
+        except (KeyError, TypeError):
+            pass
+        got = list(map(get, texts))
+        if None in got:
+            new = [t for t in compress(texts, map(operator.is_, got, repeat(None))) if t is not None]
+            if new:
+                new = list(dict.fromkeys(new))
+                self.id_code.update(zip(new, range(len(self.id_text), len(self.id_text) + len(new))))
+                self.id_text.extend(new)
+                got = list(map(get, texts))
+            if None in got:  # rows without an id (reported by the caller)
+                got = [0 if g is None else g for g in got]
+        return np.array(got, dtype=np.int64)
+
+    def _id_texts(self, enc, rows, errors) -> tuple[list, np.ndarray]:
+        """The id text of each distinct id value (``None`` when missing) and the rows without an id."""
+        values, column = enc.values, self.info.id
+        if enc.texts and all(map(str.strip, values)):  # CSV cells, none blank: the texts are the ids
+            return values, np.zeros(len(rows), dtype=bool)
+        # _id_text's rule, written out so that a block of CSV texts costs one pass
+        texts = [v if type(v) is str and v.strip() else
+                 None if v is None or type(v) is str or (isinstance(v, float) and math.isnan(v)) or not str(v).strip()
+                 else str(v) for v in values]
+        if all(t is not None for t in texts):
+            return texts, np.zeros(len(rows), dtype=bool)
+        return self._convert(enc, lambda v, r: _id_text(v, self.source, r, column), rows, 0, errors)
+
+    def _keys(self, block, errors) -> tuple[np.ndarray, np.ndarray]:
+        """Example key (group index << 32 | id code) of every row, and the rows with a bad id."""
+        info, rows = self.info, block.rows
+        if info.id is None:  # wide form without ids: the row number is the id
+            codes = self._id_codes(list(map(str, rows.tolist())))
+            bad = np.zeros(len(rows), dtype=bool)
+        else:
+            enc = block.columns[info.id]
+            texts, bad = self._id_texts(enc, rows, errors)
+            codes = self._id_codes(texts)[enc.codes]
+        gidx = np.zeros(len(rows), dtype=np.int64)
+        if info.groups:
+            stacked = np.stack([block.columns[g].codes for g in info.groups], axis=1)
+            combos, inverse = np.unique(stacked, axis=0, return_inverse=True)
+            # a group is named by its values as text, as in the dataset/policy label
+            lut = np.array([self.group_code.setdefault(
+                tuple(str(block.columns[g].values[c]) for g, c in zip(info.groups, combo)), len(self.group_code))
+                for combo in combos.tolist()], dtype=np.int64)
+            gidx = lut[inverse.reshape(-1)]
+        return (gidx << 32) | codes, bad
+
+    def _known(self, keys: np.ndarray) -> np.ndarray:
+        """Which keys are examples already."""
+        if not self.info.groups:
+            return (keys & 0xFFFFFFFF) < self.n
+        return np.fromiter((k in self.example for k in keys.tolist()), dtype=bool, count=len(keys))
+
+    def _index(self, key: int) -> int:
+        return key & 0xFFFFFFFF if not self.info.groups else self.example[key]
+
+    def _examples(self, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Example index of every key (new keys become new examples)."""
+        before = self.n
+        if not self.info.groups:
+            # one group: the id code is the example index (ids are numbered in order of first sight)
+            ex = keys & 0xFFFFFFFF
+            self.n = max(self.n, int(ex.max()) + 1) if len(ex) else self.n
+        else:
+            uniq, inverse = np.unique(keys, return_inverse=True)
+            listed = uniq.tolist()
+            got = list(map(self.example.get, listed))
+            new = [k for k, e in zip(listed, got) if e is None]
+            if new:
+                self.example.update(zip(new, range(before, before + len(new))))
+                self.n += len(new)
+                got = list(map(self.example.get, listed))
+            ex = np.array(got, dtype=np.int64)[inverse.reshape(-1)]
+        self._grow(self.n, len(self.call_value))
+        fresh = ex >= before
+        if fresh.any():
+            self.ex_key[ex[fresh]] = keys[fresh]
+            self.ex_first[before: self.n] = np.iinfo(np.int64).max
+            np.minimum.at(self.ex_first, ex[fresh], rows[fresh])
+        return ex
+
+    def _raise_first(self, errors) -> None:
+        if errors:
+            raise DataError(min(errors)[2])
+
+    def _blank_rows(self, block, names) -> np.ndarray:
+        """Rows whose cells in ``names`` are all empty."""
+        blank = np.ones(len(block.rows), dtype=bool)
+        # columns with few distinct values first: usually they rule out every row at once
+        for name in sorted(names, key=lambda c: len(block.columns[c].values)):
+            enc = block.columns[name]
+            empty = [u for u, v in enumerate(enc.values) if _is_blank(v)]
+            if not empty:
+                return np.zeros(len(block.rows), dtype=bool)
+            blank &= np.isin(enc.codes, empty)
+            if not blank.any():
+                break
+        return blank
+
+    # ---- the two forms ------------------------------------------------------------------------
+
+    def add(self, block, skip_blank: bool = False) -> None:
+        """Read one block (module docstring: wide or long form, per :attr:`info`).
+
+        ``skip_blank``: drop rows whose cells are all empty (text tables, where a blank
+        line or a row of delimiters is not a record).
+        """
+        info = self.info
+        names = [c for c in (info.id, info.call, info.correct, *info.calls, *info.groups) if c is not None]
+        keep = None
+        if len(block.rows) > 1 and (np.diff(block.rows) < 0).any():
+            keep = np.argsort(block.rows, kind="stable")  # padded short rows come last: put them in place
+        if skip_blank:
+            blank = self._blank_rows(block, names)
+            if blank.any():
+                keep = np.flatnonzero(~blank) if keep is None else keep[~blank[keep]]
+        if keep is not None:
+            block = type(block)(block.rows[keep], {c: replace(e, codes=e.codes[keep]) for c, e in block.columns.items()})
+        if len(block.rows) == 0:
+            return
+        if block.rows[-1] > MAX_ROWS:
+            raise DataError(f"{self.source}: more than {MAX_ROWS:,} rows; split the file")
+        if info.form == "wide":
+            self._add_wide(block)
+        else:
+            self._add_long(block)
+
+    def _add_long(self, block) -> None:
+        info, source, rows = self.info, self.source, block.rows
+        errors: list = []
+        keys, bad_id = self._keys(block, errors)
+        call_enc, bit_enc = block.columns[info.call], block.columns[info.correct]
+
+        def bit(value, row):
+            b = _bit(value, source, row, info.correct, self.context)
+            if b is None:
+                raise DataError(f"{_where(source, row, info.correct)}: missing value")
+            return b
+
+        calls, bad_call = self._convert(call_enc, lambda v, r: _call_index(v, source, r, info.call, self.context),
+                                        rows, 1, errors)
+        bits, bad_bit = self._convert(bit_enc, bit, rows, 2, errors)
+        valid = ~(bad_id | bad_call | bad_bit)
+        for c in calls:
+            if c is not None and c not in self.call_pos:
+                if len(self.call_value) == MAX_CALL_INDICES:
+                    raise DataError(f"{source}: column {info.call!r} has more than {MAX_CALL_INDICES} distinct call "
+                                    f"indices; it must number the calls of each example (0, 1, 2, ...)"
+                                    f"{self.context(info.call)}")
+                self.call_pos[c] = len(self.call_value)
+                self.call_value.append(c)
+        pos_lut = np.array([-1 if c is None else self.call_pos[c] for c in calls], dtype=np.int64)
+        bit_lut = np.array([-1 if b is None else int(b) for b in bits], dtype=np.int8)
+        rows, keys = rows[valid], keys[valid]
+        pos, val = pos_lut[call_enc.codes[valid]], bit_lut[bit_enc.codes[valid]]
+        ex = self._examples(keys, rows)
+        # duplicated (example, call): a cell filled by an earlier block, or by two rows of this
+        # one (then one write overwrites the other, and reading back tells); both cost O(rows)
+        earlier = self.row[ex, pos]
+        self.row[ex, pos] = rows
+        if (earlier > 0).any() or (self.row[ex, pos] != rows).any():
+            cell = ex * len(self.call_value) + pos
+            order = np.lexsort((rows, cell))
+            same = cell[order][1:] == cell[order][:-1]
+            dup_rows = np.concatenate([rows[earlier > 0], rows[order][1:][same]])
+            dup_of = np.concatenate([earlier[earlier > 0].astype(np.int64), rows[order][:-1][same]])
+            dup_at = np.concatenate([np.flatnonzero(earlier > 0), order[1:][same]])
+            j = int(np.argmin(dup_rows))
+            e, p = int(ex[dup_at[j]]), int(pos[dup_at[j]])
+            errors.append((int(dup_rows[j]), 3,
+                           f"{source}: {self.row_label} {self.label(dup_rows[j])} duplicates {self.row_label} "
+                           f"{self.label(dup_of[j])}: (example, call) = ({self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF]!r}, "
+                           f"{self.call_value[p]}) appears twice"))
+        self._raise_first(errors)
+        self.bit[ex, pos] = val
+
+    def _add_wide(self, block) -> None:
+        info, source, rows = self.info, self.source, block.rows
+        errors: list = []
+        keys, bad = self._keys(block, errors)
+        vals = np.empty((len(rows), len(info.calls)), dtype=np.int8)
+        for j, name in enumerate(info.calls):
+            enc = block.columns[name]
+            bits, bad_j = self._convert(enc, lambda v, r, name=name: _bit(v, source, r, name, self.context),
+                                        rows, 1 + j, errors)
+            vals[:, j] = np.array([-1 if b is None else int(b) for b in bits], dtype=np.int8)[enc.codes]
+            bad |= bad_j
+        present = vals >= 0
+        # a call is recorded after an empty cell: the empty cell is a missing value, not "fewer calls"
+        later = np.flip(np.logical_or.accumulate(np.flip(present, axis=1), axis=1), axis=1)
+        hole = ~present[:, :-1] & later[:, 1:] & ~bad[:, None]
+        if hole.any():
+            i = int(np.argmin(np.where(hole.any(axis=1), rows, np.iinfo(np.int64).max)))
+            j = int(np.argmax(hole[i]))
+            last = len(info.calls) - 1 - int(np.argmax(present[i, ::-1]))
+            errors.append((int(rows[i]), 1 + len(info.calls),
+                           f"{_where(source, self.label(rows[i]), info.calls[j])}: missing value before the recorded "
+                           f"call in column {info.calls[last]!r}"))
+        self._raise_first(errors)
+        # a key seen before (earlier block or earlier row): a duplicate, reported once every value is read
+        uniq, first_at = np.unique(keys, return_index=True)
+        seen = self._known(uniq)
+        dup = np.ones(len(keys), dtype=bool)
+        dup[first_at[~seen]] = False
+        if dup.any() and self.duplicate is None:
+            i = int(np.argmin(np.where(dup, rows, np.iinfo(np.int64).max)))
+            k = int(keys[i])
+            known = self._known(np.array([k], dtype=np.int64))[0]
+            first = self.ex_first[self._index(k)] if known else rows[keys == k].min()
+            self.duplicate = (int(rows[i]), f"{source}: {self.row_label} {self.label(rows[i])} duplicates "
+                              f"{self.row_label} {self.label(first)}: key {self.id_text[k & 0xFFFFFFFF]!r} appears twice")
+        ok = ~dup
+        ex = self._examples(keys[ok], rows[ok])
+        self.bit[ex, : vals.shape[1]] = vals[ok]
+        self.row[ex, : vals.shape[1]] = np.where(present[ok], rows[ok, None], 0)
+
+    # ---- the result ---------------------------------------------------------------------------
+
+    def finish(self, what: str = "data rows") -> tuple[dict[str, CallBits], list[str]]:
+        """CallBits per group (groups and examples in order of first appearance) and notes.
+
+        The notes say how many examples have fewer calls than the most of their group
+        (ragged call counts are analysed as such, module docstring) and, in long form,
+        when the call indices are not consecutive.
+        """
+        source = self.source
+        if self.duplicate is not None:
+            raise DataError(self.duplicate[1])
+        n = self.n
+        if n == 0:
+            raise DataError(f"{source}: the file has no {what}")
+        order = sorted(range(len(self.call_value)), key=self.call_value.__getitem__)
+        present = (self.row[:n] > 0)[:, order]
+        # finish() is the last call: drop the row numbers and the id lookup before the float
+        # output is allocated, so that the peak is not both at once
+        self.row, self.id_code, self.example = self.row[:0], {}, {}
+        k = present.sum(axis=1)
+        first = self.ex_first[:n]
+        short = np.flatnonzero(k < 2)
+        if len(short):
+            e = int(short[np.argmin(first[short])])
+            raise DataError(f"{source}: {self.row_label} {self.label(first[e])}, example "
+                            f"{self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF]!r}: {int(k[e])} call(s) recorded; "
+                            f"at least 2 are needed")
+        # recorded calls first, in call-index order; NaN after an example's K_i calls
+        bits = self.bit[:n][:, order].astype(float)
+        if (present[:, 1:] & ~present[:, :-1]).any():  # some example skips a call index: close the gaps
+            pack = np.argsort(~present, axis=1, kind="stable")
+            bits = np.take_along_axis(bits, pack, axis=1)
+        bits[np.arange(bits.shape[1])[None, :] >= k[:, None]] = np.nan
+        id_text = np.array(self.id_text, dtype=object)
+        group_of = self.ex_key[:n] >> 32
+        names = {g: "/".join(t) for t, g in self.group_code.items()} or {0: ""}
+        out, notes = {}, []
+        firsts = {g: int(first[group_of == g].min()) for g in names}
+        for g in sorted(names, key=firsts.__getitem__):
+            members = np.flatnonzero(group_of == g)
+            members = members[np.argsort(first[members], kind="stable")]
+            # one group in file order (the usual file): a view of the bits, not a second copy
+            rows = slice(None) if len(members) == n and (members == np.arange(n)).all() else members
+            kg = k[rows]
+            kmax = int(kg.max())
+            ids = tuple(id_text[self.ex_key[members] & 0xFFFFFFFF].tolist())
+            out[names[g]] = CallBits(ids, bits[rows, :kmax], kg.astype(int), source, names[g])
+            fewer = np.flatnonzero(kg < kmax)
+            if len(fewer):
+                i = int(fewer[0])
+                where = f"{names[g]}: " if names[g] else ""
+                notes.append(f"{where}{len(fewer)} of {len(members)} examples {'has' if len(fewer) == 1 else 'have'} "
+                             f"fewer than {kmax} calls (the first: example {ids[i]!r}, {self.row_label} "
+                             f"{self.label(first[members[i]])}, {int(kg[i])} calls); every recorded call is used, and "
+                             f"quantities needing m calls only for m <= {int(kg.min())}")
+        values = sorted(self.call_value)
+        if self.info.form == "long" and values[-1] - values[0] + 1 != len(values):
+            notes.append(f"call indices {_abbreviate(map(str, values))} are not consecutive; each example's calls "
+                         f"are used in index order")
+        return out, notes
+
+
+def _records_block(records: list[dict], columns, rows=None):
+    """A Block of JSON-like records (``rows``: their row numbers, default 1, 2, ...)."""
+    from ._csv_read import Block, encode_values
+
+    rows = np.arange(1, len(records) + 1, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    return Block(rows, {c: encode_values([rec.get(c) for rec in records]) for c in columns})
 
 
 def bits_from_array(array, example_ids=None, *, source: str = "array", group: str = "") -> CallBits:
     """CallBits from an (n, K) array of 0/1 (NaN allowed only after an example's last call)."""
+    from ._csv_read import Block, Encoded, encode_texts
+
     try:
         a = np.asarray(array, dtype=float)
     except (TypeError, ValueError):
@@ -338,31 +762,15 @@ def bits_from_array(array, example_ids=None, *, source: str = "array", group: st
     ids = [str(i) for i in (example_ids if example_ids is not None else range(a.shape[0]))]
     if len(ids) != a.shape[0]:
         raise DataError(f"{source}: {len(ids)} example ids for {a.shape[0]} rows")
-    rows = [_wide_row([a[i, j] for j in range(a.shape[1])], [f"call {j}" for j in range(a.shape[1])], source, i + 1)
-            for i in range(a.shape[0])]
-    _no_duplicates(ids, [f"row {i + 1}" for i in range(len(ids))], source)
-    return _finish(source, group, ids, rows, [f"row {i + 1}" for i in range(len(ids))])
-
-
-def _wide_row(cells, names, source, row, context=None) -> list[float]:
-    vals = [_bit(c, source, row, n, context) for c, n in zip(cells, names)]
-    last = max((j for j, v in enumerate(vals) if v is not None), default=-1)
-    for j in range(last):
-        if vals[j] is None:
-            raise DataError(f"{_where(source, row, names[j])}: missing value before the recorded call in column {names[last]!r}")
-    return [v for v in vals[: last + 1]]
-
-
-def _no_duplicates(keys, where, source) -> None:
-    seen: dict = {}
-    for k, w in zip(keys, where):
-        if k in seen:
-            raise DataError(f"{source}: {w} duplicates {seen[k]}: key {k!r} appears twice")
-        seen[k] = w
-
-
-def _group_of(record: dict, gcols) -> str:
-    return "/".join(str(record.get(c)) for c in gcols)
+    names = tuple(f"call {j}" for j in range(a.shape[1]))
+    columns = {"id": encode_texts(ids)}
+    for name, col in zip(names, a.T):
+        values, codes = np.unique(col, return_inverse=True)  # NaNs are one value
+        columns[name] = Encoded(values.tolist(), codes.reshape(-1))
+    cells = _Cells(source, "row", ReadInfo("wide", "id", names))
+    cells.add(Block(np.arange(1, a.shape[0] + 1, dtype=np.int64), columns))
+    out, _ = cells.finish()
+    return replace(next(iter(out.values())), group=group, read_info=None)
 
 
 # ---- column roles -----------------------------------------------------------------------------
@@ -490,75 +898,29 @@ def _context(info: ReadInfo, column: str) -> str:
 
 
 def _from_records(records: list[dict], columns: list[str], source: str, row_label: str,
-                  cmap: ColumnMap | None = None) -> dict[str, CallBits]:
-    """Wide or long records -> CallBits per group."""
+                  cmap: ColumnMap | None = None, rows=None) -> tuple[dict[str, CallBits], ReadInfo]:
+    """Wide or long records (JSONL, Parquet rows) -> CallBits per group, and how they were read."""
     if not records:
         raise DataError(f"{source}: the file has no data rows")
     info = _resolve(columns, cmap or ColumnMap(), source)
-
-    def context(column):
-        return _context(info, column)
-
-    if info.form == "long":
-        out = _long(records, info.id, info.call, info.correct, list(info.groups), source, row_label, info)
-    else:
-        groups: dict[str, tuple[list, list, list]] = {}
-        for i, rec in enumerate(records, start=1):
-            g = _group_of(rec, info.groups)
-            ids, rows, where = groups.setdefault(g, ([], [], []))
-            ids.append(_id_text(rec.get(info.id), source, i, info.id) if info.id is not None else str(i))
-            rows.append(_wide_row([rec.get(c) for c in info.calls], list(info.calls), source, i, context))
-            where.append(f"{row_label} {i}")
-        out = {}
-        for g, (ids, rows, where) in groups.items():
-            _no_duplicates(ids, where, source)
-            out[g] = _finish(source, g, ids, rows, where)
-    return {g: replace(b, read_info=info) for g, b in out.items()}
+    cells = _Cells(source, row_label, info, lambda column: _context(info, column))
+    cells.add(_records_block(records, _role_columns(info), rows))
+    out, notes = cells.finish()
+    return out, replace(info, notes=tuple(notes))
 
 
-def _id_text(value, source, row, column) -> str:
-    if value is None or str(value).strip() == "" or (isinstance(value, float) and math.isnan(value)):
-        raise DataError(f"{_where(source, row, column)}: missing example id")
-    return str(value)
+def _role_columns(info: ReadInfo) -> list[str]:
+    """The columns a table is read from (metadata and ignored columns are not read)."""
+    return [c for c in (info.id, info.call, info.correct, *info.calls, *info.groups) if c is not None]
 
 
 def _long(records, id_col, call_col, bit_col, gcols, source, row_label, info: ReadInfo | None = None,
           labels=None) -> dict[str, CallBits]:
     """Long records (one per call) -> CallBits per group; ``labels[i]`` names record i in messages."""
-
-    def context(column):
-        return _context(info, column) if info is not None else ""
-
-    table: dict[str, dict[str, dict]] = {}
-    for i, rec in enumerate(records, start=1):
-        label = labels[i - 1] if labels is not None else i
-        key = _id_text(rec.get(id_col), source, label, id_col)
-        call = rec.get(call_col)
-        try:
-            if isinstance(call, bool):
-                raise ValueError
-            c = float(call)
-            if not c.is_integer():
-                raise ValueError
-            c = int(c)
-        except (TypeError, ValueError, OverflowError):
-            raise DataError(f"{_where(source, label, call_col)}: call index {call!r} is not an integer{context(call_col)}") from None
-        b = _bit(rec.get(bit_col), source, label, bit_col, context if info is not None else None)
-        if b is None:
-            raise DataError(f"{_where(source, label, bit_col)}: missing value")
-        calls = table.setdefault(_group_of(rec, gcols), {}).setdefault(key, {})
-        if c in calls:
-            raise DataError(
-                f"{source}: {row_label} {label} duplicates {row_label} {calls[c][1]}: (example, call) = ({key!r}, {c}) appears twice"
-            )
-        calls[c] = (b, label)
-    out = {}
-    for g, examples in table.items():
-        ids = list(examples)
-        rows = [[examples[k][c][0] for c in sorted(examples[k])] for k in ids]
-        where = [f"{row_label} {min(v[1] for v in examples[k].values())}" for k in ids]
-        out[g] = _finish(source, g, ids, rows, where)
-    return out
+    info = info or ReadInfo("long", id_col, (), call_col, bit_col, tuple(gcols))
+    cells = _Cells(source, row_label, info, labels=labels)
+    cells.add(_records_block(records, _role_columns(info)))
+    return cells.finish()[0]
 
 
 def _read_text(path: Path) -> str:
@@ -569,52 +931,69 @@ def _read_text(path: Path) -> str:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the file as UTF-8") from None
 
 
-def _read_table(path: Path) -> tuple[list[dict], list[str], str]:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        records, columns = [], []
-        for line_no, line in enumerate(_read_text(path).splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
-            if not isinstance(rec, dict):
-                raise DataError(f"{path}: line {line_no}: expected a JSON object per line")
-            records.append(rec)
-            columns.extend(k for k in rec if k not in columns)
-        return records, columns, "line"
-    if suffix == ".parquet":
-        pq = require("pyarrow.parquet", f"reading the Parquet file {str(path)!r}")
-        try:
-            table = pq.read_table(path)
-        except Exception as exc:  # pyarrow raises several types for corrupt files
-            raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
-        return table.to_pylist(), list(table.column_names), "row"
-    import csv
-    import io
-
-    text = _read_text(path)
-    if not text.strip():
-        raise DataError(f"{path}: the file is empty")
-    first = text.splitlines()[0]
-    delim = "\t" if suffix == ".tsv" or ("\t" in first and "," not in first) else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delim)
-    header = [h.strip() for h in next(reader)]
-    seen = set()
-    for h in header:
-        if h in seen:
-            raise DataError(f"{path}: column {h!r} appears twice in the header")
-        seen.add(h)
-    records = []
-    for i, row in enumerate(reader, start=1):
-        if not any(cell.strip() for cell in row):
+def _read_jsonl(path: Path, cmap: ColumnMap) -> tuple[dict[str, CallBits], ReadInfo]:
+    records, columns, lines = [], [], []
+    for line_no, line in enumerate(_read_text(path).splitlines(), start=1):
+        if not line.strip():
             continue
-        if len(row) > len(header):
-            raise DataError(f"{path}: row {i}: {len(row)} fields but the header has {len(header)}")
-        records.append(dict(zip(header, row + [""] * (len(header) - len(row)))))
-    return records, header, "row"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
+        if not isinstance(rec, dict):
+            raise DataError(f"{path}: line {line_no}: expected a JSON object per line")
+        records.append(rec)
+        lines.append(line_no)
+        columns.extend(k for k in rec if k not in columns)
+    return _from_records(records, columns, str(path), "line", cmap, rows=lines)
+
+
+def _read_parquet(path: Path, cmap: ColumnMap) -> tuple[dict[str, CallBits], ReadInfo]:
+    pq = require("pyarrow.parquet", f"reading the Parquet file {str(path)!r}")
+    from ._csv_read import Block, encode_arrow
+
+    try:
+        pf = pq.ParquetFile(path)
+        columns = list(pf.schema_arrow.names)
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
+    if pf.metadata.num_rows == 0:
+        raise DataError(f"{path}: the file has no data rows")
+    info = _resolve(columns, cmap, str(path))
+    names = _role_columns(info)
+    cells = _Cells(str(path), "row", info, lambda column: _context(info, column))
+    start = 1
+    try:
+        for batch in pf.iter_batches(batch_size=1 << 16, columns=names):
+            rows = np.arange(start, start + batch.num_rows, dtype=np.int64)
+            start += batch.num_rows
+            cells.add(Block(rows, {n: encode_arrow(batch.column(i)) for i, n in enumerate(names)}))
+    except DataError:
+        raise
+    except Exception as exc:
+        raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
+    out, notes = cells.finish()
+    return out, replace(info, notes=tuple(notes))
+
+
+_DEFAULT_DELIMITER = {".tsv": "\t"}
+
+
+def _read_csv(path: Path, cmap: ColumnMap, delimiter: str | None,
+              engine: str | None = None) -> tuple[dict[str, CallBits], ReadInfo]:
+    """A delimited table, streamed block by block (:mod:`certify.stats._csv_read`)."""
+    from ._csv_read import DELIMITERS, open_csv_table
+
+    table = open_csv_table(path, delimiter, engine)
+    info = _resolve(list(table.header), cmap, str(path))
+    cells = _Cells(str(path), "row", info, lambda column: _context(info, column))
+    for block in table.blocks(_role_columns(info)):
+        cells.add(block, skip_blank=True)
+    out, notes = cells.finish()
+    if delimiter is None and table.delimiter != _DEFAULT_DELIMITER.get(path.suffix.lower(), ","):
+        # said because a semicolon file read as commas would be one column: the reader decided
+        notes.insert(0, f"fields separated by {DELIMITERS[table.delimiter]}s (found in the header line)")
+    return out, replace(info, notes=tuple(notes))
 
 
 def _read_store(path: Path) -> dict[str, CallBits]:
@@ -636,10 +1015,18 @@ def _read_store(path: Path) -> dict[str, CallBits]:
 
 _TABLES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".parquet")
 _STORES = (".sqlite", ".sqlite3", ".db")
+_DELIMITED = (".csv", ".tsv", ".txt")
+
+
+def _is_lmeval_samples(path: Path) -> bool:
+    from ._lmeval_log import is_lmeval_samples  # lazy: the table readers never need it
+
+    return is_lmeval_samples(path)
 
 
 def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
-                columns=None) -> dict[str, CallBits]:
+                columns=None, delimiter: str | None = None, answer_regex: str | None = None,
+                ignore_case: bool = False) -> dict[str, CallBits]:
     """Read correctness bits, one :class:`CallBits` per group (see the module docstring).
 
     Parameters
@@ -655,6 +1042,14 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
     columns : ColumnMap or dict, optional
         Tables: explicit column roles (``id_col``, ``call_cols``, ``call_col``,
         ``correct_col``, ``group_cols``, ``ignore_cols``).
+    delimiter : str, optional
+        ``.csv`` / ``.tsv`` / ``.txt``: ``","``, ``";"`` or ``"\\t"`` (also ``"tab"``); default:
+        tab for ``.tsv``, else the one of the three the header line contains
+        (:mod:`certify.stats._csv_read`).
+    answer_regex : str, optional
+        lm-eval samples files: extracts each response's answer (:mod:`certify.stats._lmeval_log`).
+    ignore_case : bool
+        lm-eval samples files: compare answers and targets ignoring case.
 
     Returns
     -------
@@ -663,11 +1058,19 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         Each CallBits' ``read_info`` says which columns were read as what.
     """
     p = Path(path)
+    if p.is_dir():
+        raise DataError(f"{p}: is a directory, not a data file; give one file (.csv, .tsv, .jsonl, .parquet, .eval, "
+                        f".json or .sqlite)")
     if not p.is_file():
         raise DataError(f"{p}: no such file")
     suffix = p.suffix.lower()
     cmap = ColumnMap.coerce(columns, str(p))
     is_log = suffix == ".eval" or (suffix == ".json" and p.stat().st_size > 0)
+    # lm-eval's samples_*.jsonl: recognized by the keys of its first line, never by the file name
+    is_lmeval = suffix in (".jsonl", ".ndjson") and _is_lmeval_samples(p)
+    if (answer_regex is not None or ignore_case) and not is_lmeval:
+        raise DataError(f"{p}: answer_regex= (--answer-regex) and ignore_case= (--answer-ignore-case) apply to lm-eval "
+                        f"samples files only (.jsonl lines with doc_id, doc, target, resps)")
     if not is_log:
         given = [name for name, on in (("scorer= (--scorer)", scorer is not None),
                                        ("allow_incomplete= (--allow-incomplete)", bool(allow_incomplete)),
@@ -675,11 +1078,17 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         if given:
             raise DataError(f"{p}: {', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} to inspect_ai logs "
                             f"(.eval, .json) only")
-    if not cmap.empty and (is_log or suffix in _STORES):
+    if delimiter is not None and suffix not in _DELIMITED:
+        raise DataError(f"{p}: delimiter= (--delimiter) applies to delimited text tables ({', '.join(_DELIMITED)}) only")
+    if not cmap.empty and (is_log or is_lmeval or suffix in _STORES):
         raise DataError(f"{p}: column options (--id-col, --call-cols, --call-col, --correct-col, --group-cols, "
                         f"--ignore-cols) apply to tables (.csv, .tsv, .txt, .jsonl, .parquet) only")
     if suffix in _STORES:
         return _read_store(p)
+    if is_lmeval:
+        from ._lmeval_log import read_lmeval_samples
+
+        return read_lmeval_samples(p, answer_regex=answer_regex, ignore_case=ignore_case)
     if is_log:
         from ._inspect_log import read_inspect_log  # lazy: imports inspect_ai when installed
 
@@ -688,17 +1097,24 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         raise DataError(f"{p}: the file is empty")
     if suffix not in _TABLES:
         raise DataError(f"{p}: unknown file type {suffix!r}; use .csv, .tsv, .jsonl, .parquet, .eval, .json or .sqlite")
-    records, cols, label = _read_table(p)
-    return _from_records(records, cols, str(p), label, cmap)
+    if suffix in _DELIMITED:
+        out, info = _read_csv(p, cmap, delimiter)
+    elif suffix == ".parquet":
+        out, info = _read_parquet(p, cmap)
+    else:
+        out, info = _read_jsonl(p, cmap)
+    return {g: replace(b, read_info=info) for g, b in out.items()}
 
 
 def read_bits(path, *, group: str | None = None, scorer: str | None = None, allow_incomplete: bool = False,
-              score_map=None, columns=None) -> CallBits:
+              score_map=None, columns=None, delimiter: str | None = None, answer_regex: str | None = None,
+              ignore_case: bool = False) -> CallBits:
     """Read one analysis' correctness bits; ``group`` selects among several (``dataset/policy``).
 
     The other keywords are those of :func:`read_groups`.
     """
-    groups = read_groups(path, scorer=scorer, allow_incomplete=allow_incomplete, score_map=score_map, columns=columns)
+    groups = read_groups(path, scorer=scorer, allow_incomplete=allow_incomplete, score_map=score_map, columns=columns,
+                         delimiter=delimiter, answer_regex=answer_regex, ignore_case=ignore_case)
     if group is None:
         if len(groups) > 1:
             raise DataError(f"{path}: {len(groups)} groups ({', '.join(groups)}); choose one with group=")

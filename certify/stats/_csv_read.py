@@ -1,0 +1,366 @@
+"""Streaming reader of delimited text tables (``.csv``, ``.tsv``, ``.txt``) in column blocks.
+
+A table is read the way spreadsheets and other tools write it: UTF-8 with or without a
+byte-order mark, ``\\n`` or ``\\r\\n`` line ends, fields quoted with ``"`` (doubled inside
+a quoted field, which may span lines), and one of three delimiters: comma, semicolon
+or tab. The delimiter is the one given (``delimiter=``, CLI ``--delimiter``), else tab for
+``.tsv``, else the one of the three that occurs in the header line outside quotes; a
+header with two or more of them is an error asking for ``--delimiter`` (never a guess).
+
+Rows are numbered as data rows (1-based, header excluded, a blank line counts). A row
+with fewer fields than the header is padded with empty cells (spreadsheets drop
+trailing empty cells); a row with more fields is an error. Every cell is read as text;
+what a cell means is decided by :mod:`certify.stats._data`.
+
+The file is read in blocks of rows and only the columns asked for are kept, so memory
+grows with the block size, not the file. Each block gives, per column, the distinct
+cell texts of the block and one code per row (:class:`Encoded`): the caller converts
+each distinct text once instead of every cell. pyarrow's CSV reader
+(``pyarrow.csv.open_csv``) does the parsing when pyarrow is installed (the
+``parquet`` extra); otherwise Python's :mod:`csv` module does, with the same rules
+(both are checked against each other in ``tests/stats/test_stats_files.py``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ._data import DataError
+
+__all__ = ["Block", "CsvTable", "Encoded", "encode_values", "open_csv_table", "parse_delimiter"]
+
+DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab"}
+_DELIMITER_NAMES = {",": ",", "comma": ",", ";": ";", "semicolon": ";", "\t": "\t", "\\t": "\t", "tab": "\t"}
+#: Bytes of text per pyarrow block; rows of a block are converted together.
+BLOCK_BYTES = 1 << 19
+#: Rows per block when Python's csv module parses.
+BLOCK_ROWS = 1 << 16
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One column of a block: ``values[codes[r]]`` is the cell of row r.
+
+    Attributes
+    ----------
+    values : list
+        The distinct cell values of the block (texts for CSV; any JSON or Parquet
+        value for other tables), each converted once by the reader of bits.
+    codes : ndarray of intp
+        One index into ``values`` per row of the block.
+    texts : bool
+        Every value is a ``str`` (CSV cells), so text rules can run over ``values`` at C speed.
+    """
+
+    values: list
+    codes: np.ndarray
+    texts: bool = False
+
+
+@dataclass(frozen=True)
+class Block:
+    """Consecutive rows of a table.
+
+    Attributes
+    ----------
+    rows : ndarray of int64
+        The 1-based data-row number of every row of the block (increasing within a
+        block only up to padded short rows, which come last; row numbers of one block
+        are all larger than those of the blocks before it).
+    columns : dict
+        Column name -> :class:`Encoded`.
+    """
+
+    rows: np.ndarray
+    columns: dict
+
+
+def _hashable(value):
+    """A dict key that tells values apart exactly as they are (``1``, ``1.0`` and ``True`` differ)."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("unhashable", repr(value))
+    return (type(value), value)
+
+
+def encode_values(values: list) -> Encoded:
+    """:class:`Encoded` of a list of Python values (JSON records, padded CSV rows)."""
+    index: dict = {}
+    distinct: list = []
+    codes = np.empty(len(values), dtype=np.intp)
+    for r, v in enumerate(values):
+        key = _hashable(v)
+        c = index.get(key)
+        if c is None:
+            c = index[key] = len(distinct)
+            distinct.append(v)
+        codes[r] = c
+    return Encoded(distinct, codes)
+
+
+def encode_texts(values: list[str]) -> Encoded:
+    """:class:`Encoded` of a list of strings (CSV cells): one dict lookup per cell."""
+    distinct = list(dict.fromkeys(values))
+    index = dict(zip(distinct, range(len(distinct))))
+    return Encoded(distinct, np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values)), True)
+
+
+def encode_arrow(array) -> Encoded:
+    """:class:`Encoded` of a pyarrow array (a null is the value ``None``)."""
+    try:
+        d = array.dictionary_encode(null_encoding="encode")
+    except Exception:  # types without a dictionary kernel (lists, structs): one value at a time
+        return encode_values(array.to_pylist())
+    if hasattr(d, "combine_chunks"):
+        d = d.combine_chunks()
+    values = d.dictionary.to_pylist()
+    texts = (str(d.dictionary.type) in ("string", "large_string")) and d.dictionary.null_count == 0
+    indices = d.indices  # int32 without nulls (nulls are encoded as a value)
+    if str(indices.type) != "int32":
+        return encode_values(array.to_pylist())
+    # read the index buffer directly: Array.to_numpy / __array__ import pandas (100 MB of memory)
+    codes = np.frombuffer(indices.buffers()[1], dtype=np.int32, count=len(indices), offset=4 * indices.offset)
+    return Encoded(values, codes.astype(np.intp), texts)
+
+
+def _merge(a: Encoded, b: Encoded) -> Encoded:
+    return Encoded(a.values + b.values, np.concatenate([a.codes, b.codes + len(a.values)]), a.texts and b.texts)
+
+
+def parse_delimiter(value: str | None) -> str | None:
+    """``","``, ``";"`` or ``"\\t"`` from ``,`` ``;`` ``tab`` ``\\t`` (also ``comma``, ``semicolon``); None stays None."""
+    if value is None:
+        return None
+    d = _DELIMITER_NAMES.get(value if value in (",", ";", "\t") else value.strip().lower())
+    if d is None:
+        raise DataError(f"--delimiter {value!r} is not a table delimiter; use ',' (comma), ';' (semicolon) or tab")
+    return d
+
+
+def _decode_error(path: Path, exc: UnicodeDecodeError, where: str = "") -> DataError:
+    return DataError(f"{path}: not UTF-8 text ({where}{exc.reason}); save the file as UTF-8 CSV")
+
+
+def _sniff(path: Path, line: str, suffix: str) -> str:
+    """The delimiter of the header line: the one of , ; tab that occurs outside quotes."""
+    if suffix == ".tsv":
+        return "\t"
+    found, quoted = set(), False
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in DELIMITERS:
+            found.add(ch)
+    if len(found) > 1:
+        names = " and ".join(DELIMITERS[d] for d in DELIMITERS if d in found)
+        raise DataError(f"{path}: the header line contains both {names}, so the delimiter is ambiguous; "
+                        f"give it with --delimiter ',' or ';' or tab (delimiter=)")
+    return found.pop() if found else ","  # no delimiter: one column, which the column rules then reject
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    """An opened delimited table: its header and how to read its rows.
+
+    Attributes
+    ----------
+    path : Path
+    delimiter : str
+        ``","``, ``";"`` or ``"\\t"``.
+    header : tuple of str
+        Column names with surrounding spaces removed (the names the column rules see).
+    raw_header : tuple of str
+        Column names as written.
+    engine : str
+        ``"pyarrow"`` or ``"python"``: which parser reads the rows.
+    """
+
+    path: Path
+    delimiter: str
+    header: tuple[str, ...]
+    raw_header: tuple[str, ...]
+    engine: str
+
+    def blocks(self, columns) -> Iterator[Block]:
+        """Blocks of the named columns (names from :attr:`header`), in file order."""
+        index = [self.header.index(c) for c in columns]
+        if self.engine == "pyarrow":
+            return self._arrow_blocks(list(columns), index)
+        return self._python_blocks(list(columns), index)
+
+    def _pad(self, fields: list[str], row: int) -> list[str]:
+        n = len(self.header)
+        if len(fields) > n:
+            raise DataError(f"{self.path}: row {row}: {len(fields)} fields but the header has {n}")
+        return fields + [""] * (n - len(fields))
+
+    def _python_block(self, names, index, rows: list[int], records: list[list[str]]) -> Block:
+        columns = list(zip(*records))  # records are padded to the header's length
+        return Block(np.asarray(rows, dtype=np.int64),
+                     {name: encode_texts(columns[j]) for name, j in zip(names, index)})
+
+    def _python_blocks(self, names, index) -> Iterator[Block]:
+        with open(self.path, encoding="utf-8-sig", newline="") as fh:
+            reader = csv.reader(fh, delimiter=self.delimiter, strict=False)
+            rows: list[int] = []
+            records: list[list[str]] = []
+            row = 0
+            try:
+                next(reader)  # the header, read by open_csv_table
+                width = len(self.header)
+                for row, fields in enumerate(reader, start=1):
+                    records.append(fields if len(fields) == width else self._pad(fields, row))
+                    rows.append(row)
+                    if len(rows) == BLOCK_ROWS:
+                        yield self._python_block(names, index, rows, records)
+                        rows, records = [], []
+            except UnicodeDecodeError as exc:
+                raise _decode_error(self.path, exc, f"after row {row}: ") from None
+            except csv.Error as exc:
+                raise DataError(f"{self.path}: row {row + 1}: not readable as CSV ({exc})") from None
+            if rows:
+                yield self._python_block(names, index, rows, records)
+
+    def _arrow_blocks(self, names, index) -> Iterator[Block]:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        skipped: list[tuple[int, str]] = []  # (data row, text) of rows whose field count differs from the header
+
+        def on_invalid(row) -> str:
+            # Called while a block is parsed, before it is handed out, so every short row of
+            # a block is known when the block's row numbers are worked out below.
+            if row.number is None:  # only when parsing in threads, which is off
+                return "error"
+            skipped.append((row.number - 1, row.text))  # pyarrow counts the header as row 1
+            return "skip"
+
+        raw = [self.raw_header[j] for j in index]
+        try:
+            reader = pacsv.open_csv(
+                self.path,
+                read_options=pacsv.ReadOptions(use_threads=False, block_size=BLOCK_BYTES),
+                # ignore_empty_lines=False: a blank line is a row of empty cells, so row
+                # numbers count it as Python's csv module does.
+                parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=True,
+                                                  ignore_empty_lines=False, invalid_row_handler=on_invalid),
+                convert_options=pacsv.ConvertOptions(include_columns=raw, column_types={c: pa.string() for c in raw},
+                                                     strings_can_be_null=False),
+            )
+        except pa.ArrowInvalid as exc:
+            raise self._arrow_error(exc, 0) from None
+        if [n.strip() for n in reader.schema.names] != [self.header[j] for j in index]:
+            raise DataError(f"{self.path}: the header read by pyarrow ({', '.join(reader.schema.names)}) differs from "
+                            f"the header line ({', '.join(self.raw_header)})")
+        next_row = 1
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except pa.ArrowInvalid as exc:
+                raise self._arrow_error(exc, next_row) from None
+            m = batch.num_rows
+            if m == 0:
+                continue
+            skipped.sort()
+            skip_rows = np.array([r for r, _ in skipped], dtype=np.int64)
+            candidates = np.arange(next_row, next_row + m + len(skipped), dtype=np.int64)
+            rows = candidates[~np.isin(candidates, skip_rows)][:m]
+            last = int(rows[-1])
+            cut = bisect.bisect_right(skip_rows.tolist(), last)
+            mine, skipped[:] = skipped[:cut], skipped[cut:]
+            block = Block(rows, {name: encode_arrow(batch.column(i)) for i, name in enumerate(names)})
+            if mine:
+                block = self._with_short_rows(block, names, index, mine)
+            next_row = last + 1
+            yield block
+        if skipped:
+            skipped.sort()
+            yield self._with_short_rows(None, names, index, skipped)
+
+    def _with_short_rows(self, block: Block | None, names, index, short: list[tuple[int, str]]) -> Block:
+        records = []
+        for row, text in short:
+            fields = next(csv.reader(io.StringIO(text), delimiter=self.delimiter, strict=False), [])
+            records.append(self._pad(fields, row))
+        extra = self._python_block(names, index, [r for r, _ in short], records)
+        if block is None:
+            return extra
+        return Block(np.concatenate([block.rows, extra.rows]),
+                     {n: _merge(block.columns[n], extra.columns[n]) for n in names})
+
+    def _arrow_error(self, exc, row: int) -> DataError:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "UTF8" in text or "utf8" in text.lower():
+            return DataError(f"{self.path}: not UTF-8 text (in the rows from row {row} on); save the file as UTF-8 CSV")
+        return DataError(f"{self.path}: not readable as CSV from row {row} on ({text})")
+
+
+def open_csv_table(path, delimiter: str | None = None, engine: str | None = None) -> CsvTable:
+    """Open a delimited table: check it is UTF-8 text, find the delimiter, read the header.
+
+    Parameters
+    ----------
+    path : str or Path
+    delimiter : str, optional
+        ``","``, ``";"`` or ``"\\t"`` (or a name :func:`parse_delimiter` accepts); default:
+        tab for ``.tsv``, else sniffed from the header line (module docstring).
+    engine : {"pyarrow", "python"}, optional
+        The parser; default pyarrow when installed, else Python's csv module.
+
+    Returns
+    -------
+    CsvTable
+
+    Raises
+    ------
+    DataError
+        Not UTF-8 text, an empty file, an ambiguous delimiter, a header naming a column twice.
+    """
+    p = Path(path)
+    delimiter = parse_delimiter(delimiter)
+    if engine is None:
+        try:
+            import pyarrow.csv  # noqa: F401  (the fast parser; the python one gives the same blocks)
+
+            engine = "pyarrow"
+        except ImportError:
+            engine = "python"
+    if engine not in ("pyarrow", "python"):
+        raise ValueError(f"engine={engine!r} must be 'pyarrow' or 'python'")
+    with open(p, "rb") as fh:
+        head = fh.read(1 << 16)
+    nul = head.find(b"\x00")
+    if nul >= 0:  # valid UTF-8, but no spreadsheet writes it: a binary file
+        raise DataError(f"{p}: not UTF-8 text (a NUL byte at byte {nul}: a binary file?); save the file as UTF-8 CSV")
+    try:
+        with open(p, encoding="utf-8-sig", newline="") as fh:
+            first = fh.readline()
+            if delimiter is None:
+                delimiter = _sniff(p, first, p.suffix.lower())
+            fh.seek(0)
+            header = next(csv.reader(fh, delimiter=delimiter, strict=False), None)
+    except UnicodeDecodeError as exc:
+        raise _decode_error(p, exc, "in the header: ") from None
+    if header is None or not any(h.strip() for h in header):
+        raise DataError(f"{p}: the file is empty" if header is None else f"{p}: the header line is empty")
+    others = [d for d in DELIMITERS if d != delimiter and d in header[0]]
+    if len(header) == 1 and others:  # a .tsv written with commas, or a wrong --delimiter
+        raise DataError(f"{p}: the header line has no {DELIMITERS[delimiter]} but has a {DELIMITERS[others[0]]}; "
+                        f"give the delimiter with --delimiter ',' or ';' or tab (delimiter=)")
+    stripped = [h.strip() for h in header]
+    seen = set()
+    for h in stripped:
+        if h in seen:
+            raise DataError(f"{p}: column {h!r} appears twice in the header")
+        seen.add(h)
+    return CsvTable(p, delimiter, tuple(stripped), tuple(header), engine)
