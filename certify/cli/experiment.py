@@ -60,6 +60,7 @@ def _status(args) -> int:
     with RunStore(args.store) as store:
         rows = status(store)
         name = store.meta("experiment") or "?"
+        serving = store.serving_records()
     print(f"experiment {name}: {args.store}")
     header = f"{'dataset':<14} {'policy':<24} {'recorded':>15} {'invalid':>8} {'accuracy':>9} {'mean q':>7}"
     print(header)
@@ -70,6 +71,9 @@ def _status(args) -> int:
         print(f"{r.dataset:<14} {r.policy:<24} {done:>15} {r.invalid:>8} {acc:>9} {q:>7}")
     total = sum(r.recorded for r in rows), sum(r.expected for r in rows)
     print(f"total {total[0]}/{total[1]} calls" + (" (complete)" if total[0] >= total[1] else ""))
+    for policy, facts in sorted(serving.items()):
+        print(f"served {policy}: response_format {facts.get('response_format')} "
+              f"(setting {facts.get('response_format_setting')}), chat template {facts.get('chat_template')}")
     return 0
 
 

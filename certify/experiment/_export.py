@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .._extras import require
 from ._errors import InputError
-from ._io import write_atomically
+from .._files import write_file_atomically
 from ._store import RunStore
 
 __all__ = ["StatusRow", "export_bits", "status"]
@@ -110,6 +110,16 @@ def _wide_rows(store: RunStore) -> tuple[list[str], list[tuple]]:
     return cols, rows
 
 
+def _output_file(out: str | Path) -> Path:
+    """``out`` as a path to a file that can be written, without creating any folder."""
+    out = Path(out)
+    if out.is_dir():
+        raise InputError(f"output {str(out)!r} is a directory; give a file name such as {str(out / 'bits.csv')!r}")
+    if not out.parent.is_dir():
+        raise InputError(f"output {str(out)!r}: no folder {str(out.parent)!r} (create it first)")
+    return out
+
+
 def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str = "wide") -> int:
     """Write the store's correctness bits to ``out``.
 
@@ -125,11 +135,17 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
     -------
     int
         Number of rows written.
+
+    Raises
+    ------
+    InputError
+        ``out`` is a directory, or its folder does not exist (none is created).
     """
     if fmt not in FORMATS:
         raise InputError(f"format {fmt!r}: must be one of {', '.join(FORMATS)}")
     if layout not in LAYOUTS:
         raise InputError(f"layout {layout!r}: must be one of {', '.join(LAYOUTS)}")
+    out = _output_file(out)
     cols, rows = (_wide_rows if layout == "wide" else _long_rows)(store)
     if fmt == "csv":
         def write(tmp):
@@ -148,5 +164,5 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
         def write(tmp):
             pq.write_table(table, tmp)
 
-    write_atomically(Path(out), write)
+    write_file_atomically(out, write)
     return len(rows)

@@ -1,32 +1,11 @@
-"""Small file helpers: atomic writes and content hashes."""
+"""Small file helpers: content hashes (atomic writes are :mod:`certify._files`)."""
 
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "file_sha256", "write_atomically"]
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and ``os.replace``: never a torn file."""
-    write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
-
-
-def write_atomically(path: Path, writer) -> None:
-    """Call ``writer(tmp_path)`` then move the result onto ``path`` in one rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        writer(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+__all__ = ["file_sha256"]
 
 
 def file_sha256(path: str | Path) -> str:

@@ -22,7 +22,7 @@ from ._datasets import Example, draw_examples
 from ._errors import BackendError
 from ._io import file_sha256
 from ._protocol import TASKS, build_prompt, call_seed, parse_answer
-from ._store import CallRecord, LatentRecord, RunStore
+from ._store import CallRecord, LatentRecord, RunStore, writer_lock
 
 __all__ = ["RunSummary", "run_experiment"]
 
@@ -46,7 +46,7 @@ class RunSummary:
     Attributes
     ----------
     recorded : int
-        Calls made and recorded now.
+        Calls made and recorded by this run (not rows another writer had already added).
     skipped : int
         Calls already in the store (from an earlier run).
     invalid : int
@@ -216,15 +216,23 @@ def _record_batch(batch: list, results: queue.Queue, store: RunStore, progress: 
         if latent is not None:
             latents.append(latent)
     if calls:
-        store.save(calls, latents)
-        counts["recorded"] += len(calls)
-        counts["invalid"] += sum(not c.valid for c in calls)
+        added = store.save(calls, latents)
+        counts["recorded"] += len(added)
+        counts["invalid"] += sum(not c.valid for c in added)
         progress.update(len(calls), counts["invalid"])
     return error
 
 
-def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading.Event | None = None) -> RunSummary:
+def _warn_on_stderr(message: str) -> None:
+    print(f"certify experiment: warning: {message}", file=sys.stderr)
+
+
+def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading.Event | None = None,
+                   warn=_warn_on_stderr) -> RunSummary:
     """Make every call of ``cfg`` that its store does not hold yet.
+
+    One run at a time per store: the run holds the store's writer lock
+    (:func:`~certify.experiment._store.writer_lock`) from start to end.
 
     Parameters
     ----------
@@ -234,6 +242,8 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading
         Show a progress bar with rate and ETA on stderr.
     stop : threading.Event, optional
         Set it (from another thread) to stop the run after the calls in flight.
+    warn : callable
+        ``warn(message)`` reports a one-line warning (default: one line on stderr).
 
     Returns
     -------
@@ -244,12 +254,14 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading
     BackendError
         A backend stayed unusable after its retries; every call finished before
         that is recorded, and re-running resumes from there.
+    StoreInUseError
+        Another process is running on the store.
     StoreError, InputError, DataError
         The store, config or data cannot be used.
     """
     start = time.perf_counter()
     stop = stop or threading.Event()
-    with RunStore(cfg.store, create=True) as store:
+    with writer_lock(cfg.store), RunStore(cfg.store, create=True) as store:
         store.bind_experiment(cfg.name, cfg.to_dict())
         for p in cfg.policies:
             store.bind_policy(p.name, cfg.policy_identity(p))
@@ -267,7 +279,14 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading
             for (name, endpoints), jobs in groups.items():
                 backend = make_backend(cfg.backend(name), endpoints, stop)
                 backends[(name, endpoints)] = backend
-                backend.check({j.policy.model for j in jobs})
+                models = {j.policy.model for j in jobs}
+                backend.check(models)
+                # Settled once per run and group, before any call, so all its calls agree.
+                policies = {j.policy.name: j.policy.model for j in jobs}
+                facts = backend.negotiate(models, store.serving(sorted(policies)), warn)
+                for name, model in sorted(policies.items()):
+                    if model in facts:
+                        store.bind_serving(name, facts[model])
             bar = _Progress(sum(len(j) for j in groups.values()), progress)
             try:
                 for key, jobs in groups.items():

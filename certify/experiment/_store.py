@@ -10,16 +10,32 @@ package for the schema.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from ._errors import InputError, StoreError
+from ._errors import InputError, StoreError, StoreInUseError
 
-__all__ = ["CallRecord", "LatentRecord", "RunStore", "SCHEMA_VERSION"]
+try:
+    import fcntl
+except ImportError:  # not POSIX (Windows): no advisory lock, see writer_lock
+    fcntl = None
+
+__all__ = ["CallRecord", "LatentRecord", "RunStore", "SCHEMA_VERSION", "SERVING_FORMAT", "UNKNOWN", "writer_lock"]
 
 SCHEMA_VERSION = 1
+
+#: Version of the ``serving`` metadata entry (JSON). A new key in ``meta`` leaves the
+#: tables, hence ``SCHEMA_VERSION``, unchanged: stores written before it still open.
+SERVING_FORMAT = 1
+
+# Serving facts that define what a policy's calls saw: a store never mixes two values.
+_SERVING_PROTOCOL = ("response_format", "chat_template")
+#: A serving fact the server does not reveal; it conflicts with no recorded value.
+UNKNOWN = "unknown"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -232,6 +248,56 @@ class RunStore:
                 [(dataset, eid, pos, label) for pos, (eid, label) in enumerate(labels)],
             )
 
+    def serving(self, policies: list[str]) -> dict:
+        """What earlier runs recorded about how ``policies`` were served (empty if nothing).
+
+        Policies that share a backend are served alike, so their records must agree
+        on the response format.
+        """
+        recorded = {name: rec for name, rec in self.serving_records().items() if name in policies}
+        formats = {rec.get("response_format") for rec in recorded.values()}
+        if len(formats) > 1:
+            pairs = ", ".join(f"{n}: {r.get('response_format')}" for n, r in sorted(recorded.items()))
+            raise StoreError(
+                f"policies recorded with different response formats share one backend ({pairs}); "
+                "give them separate [backends] tables"
+            )
+        return next(iter(recorded.values()), {})
+
+    def bind_serving(self, policy: str, facts: dict) -> None:
+        """Record how ``policy`` is served (response format, chat template), refusing a change.
+
+        A first record is kept for good: it describes the calls already made. A later
+        run whose facts differ from it (``unknown`` matches anything) is refused, as
+        :meth:`bind_policy` refuses a changed identity.
+        """
+        doc = self._serving()
+        old = doc["policies"].setdefault(policy, facts)
+        for key in _SERVING_PROTOCOL:
+            was, now = old.get(key), facts.get(key)
+            if was != now and UNKNOWN not in (was, now):
+                raise StoreError(
+                    f"policy {policy!r}: its calls in {str(self.path)!r} used {key.replace('_', ' ')} {was!r}, "
+                    f"this run would use {now!r}; a store never mixes two protocols (rename the policy)"
+                )
+        self.set_meta({"serving": json.dumps(doc, sort_keys=True)})
+
+    def serving_records(self) -> dict[str, dict]:
+        """Every policy's serving record by policy name (see :meth:`bind_serving`)."""
+        return self._serving()["policies"]
+
+    def _serving(self) -> dict:
+        text = self.meta("serving")
+        if text is None:
+            return {"format": SERVING_FORMAT, "policies": {}}
+        doc = json.loads(text)
+        if doc.get("format") != SERVING_FORMAT:
+            raise StoreError(
+                f"store {str(self.path)!r}: serving record format {doc.get('format')}, "
+                f"this certify reads {SERVING_FORMAT}"
+            )
+        return doc
+
     # -- calls ----------------------------------------------------------------
     def completed(self, dataset: str, policy: str) -> set[tuple[str, int]]:
         """(example_id, repeat) of every recorded call of a (dataset, policy)."""
@@ -247,14 +313,24 @@ class RunStore:
         )
         return dict(rows.fetchall())
 
-    def save(self, calls: list[CallRecord], latents: list[LatentRecord] = ()) -> None:
-        """Insert results in one transaction; rows already present are kept, never replaced."""
+    def save(self, calls: list[CallRecord], latents: list[LatentRecord] = ()) -> list[CallRecord]:
+        """Insert results in one transaction; rows already present are kept, never replaced.
+
+        Returns
+        -------
+        list of CallRecord
+            The calls actually inserted (not those the store already held), so that a
+            run counts only what it added.
+        """
+        added = []
         with self._transaction():
-            for rec_type, table, recs in ((LatentRecord, "latent", latents), (CallRecord, "calls", calls)):
-                if recs:
-                    cols = rec_type.columns()
-                    sql = f"INSERT OR IGNORE INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-                    self._db.executemany(sql, [tuple(getattr(r, c) for c in cols) for r in recs])
+            if latents:
+                self._db.executemany(_insert_sql(LatentRecord, "latent"), [_row(r) for r in latents])
+            sql = _insert_sql(CallRecord, "calls")
+            for call in calls:
+                if self._db.execute(sql, _row(call)).rowcount:
+                    added.append(call)
+        return added
 
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         """Run a read-only query (for status and export)."""
@@ -262,6 +338,56 @@ class RunStore:
 
     def _transaction(self):
         return _Transaction(self._db)
+
+
+def _insert_sql(rec_type, table: str) -> str:
+    cols = rec_type.columns()
+    return f"INSERT OR IGNORE INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+
+
+def _row(record: _Record) -> tuple:
+    return tuple(getattr(record, c) for c in record.columns())
+
+
+@contextmanager
+def writer_lock(store: str | Path):
+    """Hold the store's writer lock for the duration of the ``with`` block.
+
+    Two runs on one store would both make every missing call (twice the API cost),
+    so a run takes an exclusive ``flock`` on ``<store>.lock`` and writes its pid there.
+    ``flock`` rather than SQLite's own locks: SQLite locks a store only for the
+    length of a transaction, and a run commits batch by batch so that a kill loses
+    little; and the kernel releases a ``flock`` when its process dies, however it
+    dies, so a crash never leaves a stale lock. The lock file is never deleted
+    (unlinking it would let a second process lock a fresh file while the first
+    still holds the old one). Readers (``status``, ``export``) take no lock.
+
+    Raises
+    ------
+    StoreInUseError
+        Another process holds the lock (the message names its pid).
+    """
+    path = Path(store)
+    lock = path.with_name(path.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "(pid not yet written)"
+                raise StoreInUseError(
+                    f"store {str(path)!r} is in use by process {holder}: one run per store (wait for it or stop it)"
+                ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)  # a process that is refused in between reads no stale pid
+    finally:
+        os.close(fd)  # releases the flock
 
 
 class _Transaction:

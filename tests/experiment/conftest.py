@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from exp_helpers import free_port, spawn, stop, wait_http
+from exp_helpers import LoggedServer, free_port, spawn, stop, wait_http
 from native_probe import ProbeResult, run_probe
 
 
@@ -57,17 +57,37 @@ def ollama_generate_server(gguf):
     yield from _serve_ollama("generate")
 
 
-@pytest.fixture(scope="session")
-def llama_openai_server(gguf):
-    """llama-cpp-python's OpenAI-compatible server with the Gemma model (alias ``gemma3-270m``)."""
+def _llama_server(gguf: Path, log: Path, *extra: str):
+    """llama-cpp-python's OpenAI-compatible server on a free loopback port, its output to ``log``.
+
+    The log (a file, so a chatty server never blocks on a full pipe) holds uvicorn's
+    access lines (on stdout): tests read the requests certify made and their statuses there.
+    """
     port = free_port()
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", "gemma3-270m",
-           "--chat_format", "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024",
-           "--n_threads", "1", "--n_threads_batch", "1", "--verbose", "False"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}/v1"
+           "--host", "127.0.0.1", "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1",
+           "--verbose", "False", *extra]
+    with log.open("w") as err:
+        proc = subprocess.Popen(cmd, stdout=err, stderr=subprocess.STDOUT, text=True)
+    server = LoggedServer(f"http://127.0.0.1:{port}/v1", log)
     try:
-        wait_http(url + "/models", proc)
-        yield url
+        wait_http(server.url + "/models", proc)
+        yield server
     finally:
         stop(proc)
+
+
+@pytest.fixture(scope="session")
+def llama_openai_server(gguf, tmp_path_factory):
+    """llama-cpp-python's server started as the README says (``--chat_format gemma``); its base URL."""
+    log = tmp_path_factory.mktemp("llama_gemma") / "server.log"
+    for server in _llama_server(gguf, log, "--chat_format", "gemma", "--n_ctx", "1024"):
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def llama_default_server(gguf, tmp_path_factory):
+    """llama-cpp-python's server with its defaults: the packaged GGUF names no chat template,
+    so the server falls back to llama-2's. A :class:`LoggedServer`."""
+    log = tmp_path_factory.mktemp("llama_default") / "server.log"
+    yield from _llama_server(gguf, log, "--n_ctx", "512")

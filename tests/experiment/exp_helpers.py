@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -41,7 +43,8 @@ def wait_http(url: str, proc: subprocess.Popen, seconds: float = 90) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
+            detail = proc.stderr.read()[-2000:] if proc.stderr else "(stderr in its log file)"
+            raise RuntimeError(f"server exited with {proc.returncode}: {detail}")
         try:
             if httpx.get(url, timeout=2).status_code < 500:
                 return
@@ -79,3 +82,25 @@ def policy(name: str, backend: str, model: str, temperature: float, seed_base: i
         f'[[policies]]\nname = "{name}"\nbackend = "{backend}"\nmodel = "{model}"\n'
         f"temperature = {temperature}\nseed_base = {seed_base}\n{extra}"
     )
+
+
+_ACCESS = re.compile(r'"(GET|POST) (\S+) HTTP/[\d.]+" (\d{3})')
+
+
+@dataclass(frozen=True)
+class LoggedServer:
+    """A server on loopback whose output (uvicorn's access log included) goes to ``log``."""
+
+    url: str
+    log: Path
+
+    def mark(self) -> int:
+        """The log's current end: pass it to :meth:`requests` to see only later requests."""
+        return self.log.stat().st_size
+
+    def requests(self, since: int = 0) -> list[tuple[str, str, int]]:
+        """(method, path, HTTP status) of every request logged after ``since``."""
+        with self.log.open("rb") as fh:
+            fh.seek(since)
+            text = fh.read().decode("utf-8", "replace")
+        return [(m, path, int(code)) for m, path, code in _ACCESS.findall(text)]

@@ -41,6 +41,7 @@ def test_round_trip_and_defaults():
     assert cfg.policies[0].top_p == 0.9 and cfg.policies[0].num_predict == 16
     assert cfg.datasets[0].task == "parity" and cfg.datasets[0].draw_file == "runs/draws/parity_main_4.jsonl"
     assert cfg.backend("local").concurrency == 2
+    assert cfg.backend("local").response_format == "auto"  # settled against the server at run time
     again = ExperimentConfig.from_dict(cfg.to_dict())
     assert again == cfg
 
@@ -63,6 +64,7 @@ def test_round_trip_and_defaults():
         ("backends.local.endpoints", ["localhost:1"], "backends.local.endpoints = ['localhost:1']: must be a list of http"),
         ("backends.local.mode", "choice", "backends.local.mode = 'choice': choice mode needs the embedded backend"),
         ("backends.local.kind", "vllm", "backends.local.kind = 'vllm': must be ollama, openai or embedded"),
+        ("backends.local.response_format", "json", "backends.local.response_format = 'json': must be auto, json_schema,"),
         ("policies", [], "missing key policies"),
         ("extra", 1, "unknown top-level key 'extra'"),
     ],

@@ -64,3 +64,21 @@ def test_interrupted_transaction_leaves_nothing(tmp_path):
         with pytest.raises(sqlite3.Error):
             store.save([_call(), bad])
         assert store.query("SELECT COUNT(*) FROM calls") == [(0,)]
+
+
+def test_serving_records_keep_the_first_facts_and_refuse_a_change(tmp_path):
+    json_object = {"response_format": "json_object", "response_format_setting": "auto", "chat_template": "gemma"}
+    with RunStore(tmp_path / "s.sqlite", create=True) as store:
+        assert store.serving(["a"]) == {}
+        store.bind_serving("a", json_object)
+        # unknown conflicts with nothing, and the first record stays (it describes the calls made)
+        store.bind_serving("a", {**json_object, "chat_template": "unknown"})
+        assert store.serving(["a", "z"]) == json_object
+        with pytest.raises(StoreError, match="used chat template 'gemma', this run would use 'llama-2'"):
+            store.bind_serving("a", {**json_object, "chat_template": "llama-2"})
+        store.bind_serving("b", {**json_object, "response_format": "text"})
+        with pytest.raises(StoreError, match=r"different response formats share one backend \(a: json_object, b: text\)"):
+            store.serving(["a", "b"])
+        store.set_meta({"serving": '{"format": 2, "policies": {}}'})
+        with pytest.raises(StoreError, match="serving record format 2, this certify reads 1"):
+            store.serving_records()

@@ -99,6 +99,30 @@ class Backend(abc.ABC):
     def check(self, models: set[str]) -> None:
         """Fail fast with a one-line :class:`BackendError` if an endpoint or model is unusable."""
 
+    def negotiate(self, models: set[str], recorded: dict, warn) -> dict:
+        """Settle, once per run, what the calls depend on but the config may leave open.
+
+        Called after :meth:`check` and before the first call. The base backend has
+        nothing to settle.
+
+        Parameters
+        ----------
+        models : set of str
+            The models the run will call.
+        recorded : dict
+            What the store recorded for this backend's policies in earlier runs
+            (empty for a new store); a resumed run keeps it.
+        warn : callable
+            ``warn(message)`` reports a one-line warning.
+
+        Returns
+        -------
+        dict
+            By model: what to record in the store for the policies of that model
+            (empty: nothing to record).
+        """
+        return {}
+
     @abc.abstractmethod
     def call(self, request: CallRequest, endpoint: str) -> CallResult:
         """Make one call on ``endpoint``; raise :class:`BackendError` once retries are spent."""

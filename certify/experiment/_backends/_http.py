@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from .._errors import BackendError
+from .._errors import BackendError, EndpointError, RequestRejected
 from . import Backend
 
 __all__ = ["HttpBackend"]
@@ -45,8 +45,22 @@ class HttpBackend(Backend):
     def close(self) -> None:
         self._client.close()
 
-    def get_once(self, endpoint: str, path: str) -> httpx.Response | None:
-        """One GET for a pre-flight check; unreachable is a :class:`BackendError`, 404 is ``None``."""
+    def get_json(self, endpoint: str, path: str) -> dict | None:
+        """One GET for a pre-flight check, decoded.
+
+        Returns
+        -------
+        dict or None
+            The reply's JSON object; ``None`` if the server has no such path (404).
+
+        Raises
+        ------
+        BackendError
+            The endpoint is unreachable or answered an error status.
+        EndpointError
+            The reply is not a JSON object: the URL is not the backend's API (an
+            :class:`~certify._errors.InputError`, the config names the wrong URL).
+        """
         url = endpoint + path
         try:
             r = self._client.get(url, timeout=min(self.cfg.timeout, 15.0))
@@ -56,10 +70,31 @@ class HttpBackend(Backend):
             return None
         if r.status_code >= 400:
             raise BackendError(f"{url} answered HTTP {r.status_code}: {_server_message(r)}")
-        return r
+        try:
+            body = r.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            kind = r.headers.get("content-type", "").split(";")[0] or "a reply"
+            raise EndpointError(
+                f"backends.{self.cfg.name}.endpoints: {url} answered {kind}, not a JSON object "
+                f"({' '.join(r.text.split())[:60]!r}); is {endpoint} the {self.cfg.kind} API's base URL?"
+            )
+        return body
 
-    def post(self, endpoint: str, path: str, payload: dict) -> tuple[dict, float, int]:
+    def post(self, endpoint: str, path: str, payload: dict, final=None) -> tuple[dict, float, int]:
         """POST with retries on timeouts, connection errors, 429 and 5xx.
+
+        Parameters
+        ----------
+        endpoint, path : str
+            Where to post.
+        payload : dict
+            The JSON body.
+        final : callable, optional
+            ``final(body) -> bool`` on the text of an error reply: True marks a refusal
+            that retrying cannot change (some servers report a rejected option as a 500),
+            raised at once as :class:`RequestRejected`.
 
         Returns
         -------
@@ -84,12 +119,14 @@ class HttpBackend(Backend):
                 last = _describe(exc)
                 continue
             latency = time.perf_counter() - start
+            if r.status_code >= 400 and final is not None and final(r.text):
+                raise RequestRejected(url, r.status_code, _server_message(r))
             if r.status_code in _RETRY_STATUS:
                 last = f"HTTP {r.status_code}: {_server_message(r)}"
                 continue
             if r.status_code >= 400:
                 # 4xx will not get better by retrying: a missing model or a bad request.
-                raise BackendError(f"{url} answered HTTP {r.status_code}: {_server_message(r)}")
+                raise RequestRejected(url, r.status_code, _server_message(r))
             try:
                 body = r.json()
             except json.JSONDecodeError:

@@ -19,10 +19,10 @@ class OllamaBackend(HttpBackend):
 
     def check(self, models: set[str]) -> None:
         for endpoint in self.endpoints:
-            r = self.get_once(endpoint, "/api/tags")
-            if r is None:
+            reply = self.get_json(endpoint, "/api/tags")
+            if reply is None:
                 raise BackendError(f"{endpoint} is not an Ollama server (no /api/tags)")
-            tags = r.json().get("models", [])
+            tags = [m for m in reply.get("models") or [] if isinstance(m, dict)]
             have = {m.get("model") or m.get("name") for m in tags} | {m.get("name") for m in tags}
             # Ollama treats "name" and "name:latest" as the same model.
             have |= {h.removesuffix(":latest") for h in have if h}
