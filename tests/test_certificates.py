@@ -267,7 +267,8 @@ TAMPERS = {
     "value outside the enclosure": (lambda d: _set(d, ("value",), _get(d, ("enclosure", 1)) + Fraction(1, 10**6)), "value_in_enclosure"),
     "enclosure too narrow": (lambda d: _set(d, ("enclosure", 0), _get(d, ("enclosure", 1))), "enclosure"),
     "primal value too low (lower side)": (lambda d: _set(d, ("primal_value",), _get(d, ("primal_value",)) - Fraction(1, 10**6)), "primal_value"),
-    "objective changed": (lambda d: d["objective"]["majority"][0].update(n=49, votes=99) or d["objective"].update(degree=99), "primal_value"),
+    "objective changed": (lambda d: d["objective"]["majority"][0].update(n=49, votes=99) or d["objective"].update(degree=99, name="V99"), "primal_value"),
+    "objective changed, name kept": (lambda d: d["objective"]["majority"][0].update(n=49, votes=99) or d["objective"].update(degree=99), "objective_name"),
     "objective degree": (lambda d: d["objective"].update(degree=100), "objective"),
     "moments exact changed": (lambda d: _set(d, ("moments", "exact", 1), _get(d, ("moments", "exact", 1)) + Fraction(1, 10**9)), "moments"),
     "moments given changed": (lambda d: d["moments"]["given"][1].update(text="0.21"), "moments"),
@@ -299,11 +300,14 @@ def test_dropped_endpoint_contact_is_rejected(upper101):
     assert result.check == "dual_sign"
 
 
-def test_malformed_json_and_name_is_a_label(lower101):
+def test_malformed_json_and_the_name_is_bound_to_the_terms(lower101):
     assert verify("{not json").check == "json"
     assert verify("[1, 2]").check == "structure"
-    # The name is only a label: the terms define g, so renaming alone still verifies.
-    assert _tampered(lower101, lambda d: d["objective"].update(name="renamed")).ok
+    # The name is what a reader believes: it must be the certified polynomial.
+    assert _tampered(lower101, lambda d: d["objective"].update(name="renamed")).check == "objective_name"
+    assert _tampered(lower101, lambda d: d["objective"].update(name="V99")).check == "objective_name"
+    # another name of the same polynomial (V_{2n+1} = P_n) still verifies
+    assert _tampered(lower101, lambda d: d["objective"].update(name="P50")).ok
 
 
 # -- the checker itself ---------------------------------------------------------------

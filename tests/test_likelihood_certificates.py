@@ -312,6 +312,15 @@ E9, E6 = Fraction(1, 10**9), Fraction(1, 10**6)
 PROOF = "lagrangian_sign or bound"
 
 #: name: (edit, expected check; None means the statement stays true and must still verify).
+def _renamed(edit):
+    """``edit``, then the name stated as the new coefficient times V5 (exact p/q), so the name still binds."""
+    def run(d):
+        edit(d)
+        coef = d["objective"]["majority"][0]["coefficient"][0]
+        d["objective"]["name"] = f"({coef})*V5"
+    return run
+
+
 LOWER_TAMPERS = {
     "bound raised": (_shift(("bound",), E9), "bound"),
     "bound lowered (weaker, true)": (_shift(("bound",), -E9), None),
@@ -346,13 +355,17 @@ LOWER_TAMPERS = {
     "law a point mass at 0": (lambda d: d.update(law={"atoms": [["0/1", 0.0]], "weights": [["1/1", 1.0]]}), "cell_probabilities"),
     "side flipped": (lambda d: d.update(side="upper"), "lagrangian_sign"),
     "side unknown": (lambda d: d.update(side="both"), "structure"),
-    "objective changed (V5 -> V7)": (lambda d: d["objective"]["majority"][0].update(n=3, votes=7) or d["objective"].update(degree=7), PROOF),
-    "objective coefficient lowered": (_scale(("objective", "majority", 0, "coefficient"), 1 - E6), "lagrangian_sign"),
-    "objective coefficient raised (g larger, true)": (_scale(("objective", "majority", 0, "coefficient"), 1 + E6), None),
-    "objective minus a constant": (lambda d: d["objective"].update(bernstein=[["-1/1000000", -1e-06]]), "lagrangian_sign"),
+    "objective changed (V5 -> V7)": (lambda d: d["objective"]["majority"][0].update(n=3, votes=7) or d["objective"].update(degree=7, name="V7"), PROOF),
+    "objective changed, name kept": (lambda d: d["objective"]["majority"][0].update(n=3, votes=7) or d["objective"].update(degree=7), "objective_name"),
+    "objective coefficient lowered": (_renamed(_scale(("objective", "majority", 0, "coefficient"), 1 - E6)), "lagrangian_sign"),
+    "objective coefficient raised (g larger, true)": (_renamed(_scale(("objective", "majority", 0, "coefficient"), 1 + E6)), None),
+    "objective coefficient lowered, name kept": (_scale(("objective", "majority", 0, "coefficient"), 1 - E6), "objective_name"),
+    "objective minus a constant": (lambda d: d["objective"].update(bernstein=[["-1/1000000", -1e-06]], name="V5 - 1/1000000"), "lagrangian_sign"),
     "objective degree": (lambda d: d["objective"].update(degree=6), "objective"),
     "objective votes": (lambda d: d["objective"]["majority"][0].update(votes=7), "objective"),
-    "objective renamed (a label)": (lambda d: d["objective"].update(name="renamed"), None),
+    "objective renamed": (lambda d: d["objective"].update(name="renamed"), "objective_name"),
+    "objective renamed V7": (lambda d: d["objective"].update(name="V7"), "objective_name"),
+    "objective renamed to an equal polynomial": (lambda d: d["objective"].update(name="P2"), None),
     "schema version 1": (lambda d: d.update(schema_version="1"), "schema_version"),
     "schema version 3": (lambda d: d.update(schema_version="3"), "schema_version"),
     "schema version as a number": (lambda d: d.update(schema_version=2), "schema_version"),

@@ -32,6 +32,39 @@ def test_verify_passes_and_prints_intervals(files, capsys):
     # U_50 at (0.7, 0.2) is 0.96664843173907 (engine, and the mpmath check in test_certificates).
     assert "upper bound of E[V101] in [0.966648431739" in out[0]
     assert "lower bound of E[P3 - P1]" in out[1] and "(width 0)" in out[1]
+    # The verdict says for which moments: as given, and exactly.
+    assert out[0].endswith("over all laws on [0, 1] with mu = 0.7, rho = 0.2 (exactly m1 = 7/10, m2 = 133/250)")
+    assert out[1].endswith("with mu = 4517/8192, nu = 3301/8192 (exactly m1 = 4517/8192, m2 = 3301/8192)")
+
+
+def test_renamed_objective_fails_on_the_command_line(tmp_path, capsys):
+    # The example: a 3-vote certificate renamed V101 claimed the 101-vote bound is 0.78736.
+    cert = tmp_path / "c.json"
+    assert main(["certificate", "--mu", "0.7", "--rho", "0.2", "--votes", "3", "--side", "upper", "-o", str(cert)]) == 0
+    data = json.loads(cert.read_text())
+    data["objective"]["name"] = "V101"
+    bad = _write(tmp_path / "renamed.json", data)
+    capsys.readouterr()
+    assert main(["verify", str(cert), str(bad)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{cert}: OK upper bound of E[V3] in [0.78735999999999995, 0.78735999999999995]")
+    assert out[1] == (f"{bad}: FAILED objective_name: objective.name='V101' is not the certified objective: "
+                      "the certified terms minus the named polynomial is nonzero (degree 101)")
+
+
+def test_directory_and_files_mix(files, tmp_path, capsys):
+    d = tmp_path / "dir"
+    d.mkdir()
+    for f in files:
+        (d / f.name).write_text(f.read_text())
+    capsys.readouterr()
+    assert main(["verify", str(d), str(files[0])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ")[0] for line in out] == [str(d / "cert.json"), str(d / "gain.json"), str(files[0])]
+    (d / "z.json").write_text('{"schema_version": "1",')
+    assert main(["verify", str(d)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 3 and out[2].startswith(f"{d / 'z.json'}: FAILED json: not valid JSON")
 
 
 def test_three_vote_certificate_on_stdout(capsys):

@@ -27,6 +27,7 @@ from ._batch import BatchItem, certify_many
 from ._build import DEFAULT_DIGITS, build_certificate, describe_inputs
 from ._certificate import SCHEMA_VERSION, Certificate, Provenance
 from ._likelihood_build import build_likelihood_certificate
+from ._reading import NotJson, Unreadable, parse_json, read_text
 from ._likelihood_certificate import LIKELIHOOD_SCHEMA_VERSION, LikelihoodCertificate, LikelihoodProvenance
 from ._verify import CHECKS, VerificationResult, verify_dict
 from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
@@ -113,13 +114,15 @@ def verify(certificate) -> VerificationResult:
     """
     if isinstance(certificate, (Certificate, LikelihoodCertificate)):
         certificate = certificate.to_dict()
-    if isinstance(certificate, os.PathLike):
-        certificate = Path(certificate).read_text()
-    if isinstance(certificate, (str, bytes)):
-        try:
-            certificate = json.loads(certificate)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return VerificationResult(False, "json", f"json: not valid JSON ({exc})")
+    try:  # text is read within the limits of certify.certificates._reading: no hostile input can stall it
+        if isinstance(certificate, os.PathLike):
+            certificate = read_text(Path(certificate))
+        if isinstance(certificate, bytes):
+            certificate = certificate.decode("utf-8")
+        if isinstance(certificate, str):
+            certificate = parse_json(certificate)
+    except (NotJson, Unreadable, UnicodeDecodeError) as exc:
+        return VerificationResult(False, "json", f"json: {exc}")
     return _verify_record(certificate)
 
 

@@ -5,6 +5,10 @@ in one sitting: it imports only the standard library and python-flint, shares no
 code with the solvers or the certificate builder, and uses exact rational
 arithmetic only. Everything it needs -- the objective polynomial, the moments,
 the law and the dual polynomial -- is re-derived from the certificate's own data.
+The objective's name is part of what is proven: it is read in the objective syntax
+of the README by this module's own small parser (:func:`name_polynomial`, bounded
+like :mod:`certify._objective`) and must denote exactly the certified polynomial,
+so the name a reader sees is the polynomial that was checked.
 
 What it proves, for side ``s = +1`` (upper) or ``s = -1`` (lower):
 
@@ -36,7 +40,7 @@ from math import comb
 
 import flint
 
-__all__ = ["CHECKS", "SUPPORTED_VERSIONS", "VerificationResult", "verify_dict"]
+__all__ = ["CHECKS", "SUPPORTED_VERSIONS", "VerificationResult", "name_polynomial", "verify_dict"]
 
 SUPPORTED_VERSIONS = ("1",)
 
@@ -48,6 +52,7 @@ CHECKS = (
     "structure",
     "readable_floats",
     "objective",
+    "objective_name",
     "moments",
     "atom_count",
     "atoms_in_unit_interval",
@@ -69,7 +74,35 @@ MAX_DEPTH = 400
 #: Largest majority index accepted (2n+1 = 20001 votes): bounds the work a file can demand.
 MAX_N = 10000
 
-_RATIONAL = re.compile(r"^-?\d+(/[1-9]\d*)?$")
+#: Largest moment order accepted: the exact moment equations cost (m+1)^2 products of
+#: rationals, and the solvers are not used beyond a few dozen moments.
+MAX_ORDER = 100
+
+#: Longest objective name read: the objective syntax's own limit (certify/_objective.py).
+MAX_NAME_LENGTH = 2000
+
+#: Highest degree a product or power in a name may expand to: the syntax's limit.
+MAX_EXPANDED_DEGREE = 512
+
+#: Largest coefficient size (bits of a numerator or of the common denominator) that a
+#: product or power in a name may produce. Real names need far less (P_256 expanded:
+#: about 520 bits); the cap keeps names such as (1e300*q + 1)**512 from demanding
+#: seconds of big-integer work before they are refused.
+MAX_NAME_BITS = 1 << 16
+
+#: Largest decimal exponent read in a number's text (1e999999999 would otherwise
+#: expand to a billion-digit integer before any check could run); the builder's limit.
+MAX_EXPONENT = 1000
+
+#: The magnitudes a number literal in a name may have (0 aside): the syntax's rule.
+_NAME_MAGNITUDE = (Fraction(1, 10**300), Fraction(10**300))
+
+_RATIONAL = re.compile(r"-?\d+(/[1-9]\d*)?", re.ASCII)
+# A number as typed: a plain ASCII decimal with an optional exponent, or p/q (Python's
+# Fraction() would also read underscores and other scripts' digits).
+_TYPED = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?0*(?P<exp>\d+))?|\d+/\d+)", re.ASCII)
+_NAME_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))", re.ASCII)
+_VOTE_NAME = re.compile(r"^(?:q|([PV])(\d+))$", re.ASCII)
 
 
 class _Fail(Exception):
@@ -115,20 +148,54 @@ class VerificationResult:
         return None if self.enclosure is None else self.enclosure[1] - self.enclosure[0]
 
 
-# -- reading exact numbers ---------------------------------------------------
+# -- reading the file ----------------------------------------------------------
+
+def _show(value, limit: int = 60) -> str:
+    """A value from the file (repr; p/q for an exact number), cut to ``limit`` characters: a message stays one short line."""
+    text = str(value) if isinstance(value, Fraction) else repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _approx(x: Fraction, digits: int = 3) -> str:
+    """x to ``digits`` significant digits for a message, also beyond the range of floats."""
+    try:
+        value = float(x)
+    except OverflowError:
+        return f"{'-' if x < 0 else ''}(more than 1e308)"
+    return f"{value:.{digits}g}" if value or not x else f"{'-' if x < 0 else ''}(nonzero, below 1e-308)"
+
+
+def _keys(data, where: str, required, optional=()) -> dict:
+    """``data`` is an object with exactly the required keys (and possibly the optional ones).
+
+    Unknown keys are refused: nothing unchecked rides along in a certificate, and a
+    reader never sees a field the checker ignored.
+    """
+    if not isinstance(data, dict):
+        raise _Fail("structure", f"{where} must be a JSON object")
+    missing = [k for k in required if k not in data]
+    extra = sorted(set(data) - set(required) - set(optional))
+    if missing or extra:
+        raise _Fail("structure", f"{where}: missing keys {_show(missing, 200)}, unexpected keys {_show(extra, 200)}")
+    return data
+
+
 
 def _exact(pair, where: str) -> Fraction:
     """An exact number is [\"p/q\", readable float]; return p/q."""
-    if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and _RATIONAL.match(pair[0])):
-        raise _Fail("structure", f"{where}={pair!r} must be [\"p/q\", float]")
-    value = Fraction(pair[0])
+    if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and _RATIONAL.fullmatch(pair[0])):
+        raise _Fail("structure", f"{where}={_show(pair)} must be [\"p/q\", float]")
+    try:
+        value = Fraction(pair[0])
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits(), 4300 by default)
+        raise _Fail("structure", f"{where}={_show(pair[0])} has more digits than the checker reads") from None
     readable = pair[1]
     try:
         expected = float(value)
     except OverflowError:
         expected = None
     if readable != expected or isinstance(readable, bool):
-        raise _Fail("readable_floats", f"{where}: readable {readable!r} is not float({pair[0]}) = {expected!r}")
+        raise _Fail("readable_floats", f"{where}: readable {_show(readable)} is not float of the exact value {_show(value)} = {expected!r}")
     return value
 
 
@@ -160,30 +227,258 @@ def _from_bernstein(b: list[Fraction]) -> flint.fmpq_poly:
     return _poly(coeffs[::-1])
 
 
+def _majority(n: int, cache: dict) -> flint.fmpq_poly:
+    """P_n of eq. (main-vn): Bernstein coefficients 0^(n+1) 1^(n+1) (``cache`` holds those already converted)."""
+    if n not in cache:
+        cache[n] = _from_bernstein([Fraction(0)] * (n + 1) + [Fraction(1)] * (n + 1))
+    return cache[n]
+
+
 def _objective(obj) -> tuple[flint.fmpq_poly, str]:
-    """g = sum_i c_i P_(n_i) + Bernstein part, P_n of eq. (main-vn): Bernstein coefficients 0^(n+1) 1^(n+1)."""
+    """g = sum_i c_i P_(n_i) + Bernstein part, and its name (checks objective, objective_name)."""
     name = _get(obj, "name", str, "objective")
     degree = _get(obj, "degree", int, "objective")
-    g = flint.fmpq_poly([])
+    terms: dict[int, Fraction] = {}
     top = 0
     for i, term in enumerate(_get(obj, "majority", list, "objective")):
+        _keys(term, f"objective.majority[{i}]", ("coefficient", "n"), ("votes",))
         n = _get(term, "n", int, f"objective.majority[{i}]")
         if not 0 <= n <= MAX_N:
-            raise _Fail("objective", f"objective.majority[{i}].n={n} must lie in 0..{MAX_N}")
+            raise _Fail("objective", f"objective.majority[{i}].n={_show(n)} must lie in 0..{MAX_N}")
         if term.get("votes", 2 * n + 1) != 2 * n + 1:
-            raise _Fail("objective", f"objective.majority[{i}].votes={term['votes']!r} is not 2n+1 = {2 * n + 1}")
+            raise _Fail("objective", f"objective.majority[{i}].votes={_show(term['votes'])} is not 2n+1 = {2 * n + 1}")
         c = _exact(term.get("coefficient"), f"objective.majority[{i}].coefficient")
-        g += _poly([c]) * _from_bernstein([Fraction(0)] * (n + 1) + [Fraction(1)] * (n + 1))
+        terms[n] = terms.get(n, Fraction(0)) + c
         top = max(top, 2 * n + 1)
     bern = _exact_list(_get(obj, "bernstein", list, "objective"), "objective.bernstein")
     if len(bern) > 2 * MAX_N + 2:
         raise _Fail("objective", f"objective.bernstein has {len(bern)} coefficients, more than {2 * MAX_N + 2}")
     if bern:
-        g += _from_bernstein(bern)
         top = max(top, len(bern) - 1)
     if degree != top:
-        raise _Fail("objective", f"objective.degree={degree} but its terms have degree {top}")
-    return g, name
+        raise _Fail("objective", f"objective.degree={_show(degree)} but its terms have degree {top}")
+    named_terms, named_rest = name_polynomial(name)
+    diff = {n: terms.get(n, Fraction(0)) - named_terms.get(n, Fraction(0)) for n in set(terms) | set(named_terms)}
+    diff = {n: c for n, c in diff.items() if c}
+    # P_n has degree exactly 2n+1 (P_n' = q^n (1 - q)^n / B(n+1, n+1): leading coefficient
+    # (-1)^n C(2n, n)). So when the largest differing index n has 2n+1 above the degree of
+    # both other parts, name and terms differ before any P_n is expanded: a wrong name on
+    # a large objective fails at once.
+    if diff and 2 * max(diff) + 1 > max(len(bern) - 1, named_rest.degree()):
+        _wrong_name(name, 2 * max(diff) + 1)
+    cache: dict[int, flint.fmpq_poly] = {}
+    rest = _from_bernstein(bern) if bern else flint.fmpq_poly([])
+    g = rest + sum((_poly([c]) * _majority(n, cache) for n, c in terms.items()), flint.fmpq_poly([]))
+    # The name's polynomial equals g exactly: only the vote terms whose coefficients differ are expanded.
+    delta = rest - named_rest + sum((_poly([c]) * _majority(n, cache) for n, c in diff.items()), flint.fmpq_poly([]))
+    if not delta.is_zero():
+        _wrong_name(name, delta.degree())
+    return g, " ".join(name.split())
+
+
+def _wrong_name(name: str, degree: int):
+    raise _Fail("objective_name", f"objective.name={_show(name)} is not the certified objective: the certified terms minus "
+                                  f"the named polynomial is nonzero (degree {degree})")
+
+
+# -- the objective's name ---------------------------------------------------------
+
+def _number(text: str) -> Fraction:
+    """A number as typed (``0.7``, ``4517/8192``, ``1e-3``), exactly.
+
+    ValueError for any other text, and for an exponent beyond MAX_EXPONENT before any work.
+    """
+    typed = _TYPED.fullmatch(text)
+    if typed is None:
+        raise ValueError(f"{_show(text)} is not a plain decimal or fraction p/q")
+    exponent = typed.group("exp")
+    if exponent and (len(exponent) > 5 or int(exponent) > MAX_EXPONENT):
+        raise ValueError(f"the number {_show(text)[1:-1]} has a decimal exponent beyond the limit {MAX_EXPONENT}")
+    return Fraction(text)
+
+
+def _name_constant(value) -> Fraction | None:
+    """The value as a number when it is constant (no vote term, no q), else None."""
+    terms, rest = value
+    if terms or rest.degree() > 0:
+        return None
+    return Fraction(int(rest.coeffs()[0].p), int(rest.coeffs()[0].q)) if rest.degree() == 0 else Fraction(0)
+
+
+def _name_expanded(value, name: str) -> flint.fmpq_poly:
+    """The value as one polynomial in q, expanding its vote terms (each of degree <= MAX_EXPANDED_DEGREE)."""
+    terms, rest = value
+    for n in terms:
+        if 2 * n + 1 > MAX_EXPANDED_DEGREE:
+            raise _Fail("objective_name", f"objective.name={_show(name)}: P{n} (degree {2 * n + 1}) is too large to "
+                                          f"expand in a product or power (limit {MAX_EXPANDED_DEGREE})")
+    return rest + sum((_poly([c]) * _majority(n, {}) for n, c in terms.items()), flint.fmpq_poly([]))
+
+
+def _bits(p: flint.fmpq_poly) -> int:
+    """Size of p's coefficients: bits of the largest integer numerator or of the common denominator."""
+    return max(0 if p.is_zero() else int(p.numer().height_bits()), int(p.denom()).bit_length())
+
+
+def _scaled(value, k: Fraction):
+    terms, rest = value
+    return {n: k * c for n, c in terms.items() if k * c}, rest * _poly([k])
+
+
+def _name_apply(op: str, args: list, name: str):
+    """One operation of the objective syntax on an exact value (vote terms {n: c}, polynomial in q)."""
+    def fail(why: str) -> _Fail:
+        return _Fail("objective_name", f"objective.name={_show(name)}: {why}")
+
+    if op in ("u+", "u-"):
+        return args[0] if op == "u+" else _scaled(args[0], Fraction(-1))
+    a, b = args
+    ca, cb = _name_constant(a), _name_constant(b)
+    if op in ("+", "-"):
+        terms = dict(a[0])
+        for n, c in b[0].items():
+            terms[n] = terms.get(n, Fraction(0)) + (c if op == "+" else -c)
+        rest = a[1] + b[1] if op == "+" else a[1] - b[1]
+        return {n: c for n, c in terms.items() if c}, rest
+    if op == "/":
+        if cb is None:
+            raise fail("a division by an expression in q or vote terms is not a polynomial")
+        if cb == 0:
+            raise fail("division by zero")
+        return _scaled(a, 1 / cb)
+    if op == "*":
+        if ca is not None or cb is not None:  # a scaling keeps vote terms unexpanded (V4001 - V1 stays cheap)
+            return _scaled(b, ca) if ca is not None else _scaled(a, cb)
+        pa, pb = _name_expanded(a, name), _name_expanded(b, name)
+        if pa.degree() + pb.degree() > MAX_EXPANDED_DEGREE:
+            raise fail(f"a product has degree {pa.degree() + pb.degree()}, more than the limit {MAX_EXPANDED_DEGREE}")
+        if _bits(pa) + _bits(pb) + (min(pa.degree(), pb.degree()) + 1).bit_length() > MAX_NAME_BITS:
+            raise fail(f"a product has coefficients beyond {MAX_NAME_BITS} bits")
+        return {}, pa * pb
+    # op == "**"
+    if cb is None or cb.denominator != 1 or abs(cb) > MAX_EXPANDED_DEGREE:
+        raise fail(f"an exponent must be an integer of at most {MAX_EXPANDED_DEGREE} in absolute value")
+    e = int(cb)
+    if ca is not None:
+        if ca == 0 and e <= 0:
+            raise fail("0 to a power <= 0 is undefined")
+        if abs(e) * max(ca.numerator.bit_length(), ca.denominator.bit_length()) > MAX_NAME_BITS:
+            raise fail(f"a power of a number has more than {MAX_NAME_BITS} bits")
+        return {}, _poly([ca**e])
+    if e < 0:
+        raise fail("a negative power of an expression in q or vote terms is not a polynomial")
+    base = _name_expanded(a, name)
+    if base.degree() * e > MAX_EXPANDED_DEGREE:
+        raise fail(f"a power has degree {base.degree() * e}, more than the limit {MAX_EXPANDED_DEGREE}")
+    if e * (_bits(base) + (base.degree() + 1).bit_length()) > MAX_NAME_BITS:
+        raise fail(f"a power has coefficients beyond {MAX_NAME_BITS} bits")
+    return {}, base**e
+
+
+#: Binding strength of the operators (Python's: unary signs bind less tightly than ** on their right).
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "u+": 3, "u-": 3, "**": 4}
+
+
+def name_polynomial(name: str) -> tuple[dict[int, Fraction], flint.fmpq_poly]:
+    """Read an objective name in the objective syntax of the README, exactly.
+
+    ``P_n`` is the accuracy of 2n+1 votes, ``V_k`` that of k votes (an even k has the
+    accuracy of k-1: fair ties), ``q`` the variable; numbers are exact decimals or
+    integers; ``+ - * / ** ^`` and parentheses as in Python. Operator precedence parsing
+    with explicit stacks: no recursion, so no nesting depth can exhaust the interpreter.
+
+    Parameters
+    ----------
+    name : str
+        The objective's name, e.g. ``"V101"``, ``"P3 - P1"``, ``"2*V3"``, ``"3*q**2 - 2*q**3"``.
+
+    Returns
+    -------
+    terms : dict of int to Fraction
+        Coefficient of each P_n that enters linearly (kept unexpanded, any n <= MAX_N).
+    rest : flint.fmpq_poly
+        The remaining polynomial in q (products and powers of vote terms expanded).
+
+    Raises
+    ------
+    _Fail
+        ``objective_name`` when the name is not a polynomial in this syntax or exceeds a
+        limit (MAX_NAME_LENGTH characters, degree MAX_EXPANDED_DEGREE for expansions,
+        MAX_NAME_BITS for coefficients, MAX_N for vote indices).
+    """
+    def fail(why: str) -> _Fail:
+        return _Fail("objective_name", f"objective.name={_show(name)}: {why}")
+
+    if len(name) > MAX_NAME_LENGTH:
+        raise fail(f"{len(name)} characters, more than the limit {MAX_NAME_LENGTH}")
+    values: list = []
+    ops: list[str] = []
+
+    def reduce() -> None:
+        op = ops.pop()
+        arity = 1 if op.startswith("u") else 2
+        args, values[-arity:] = values[-arity:], []
+        values.append(_name_apply(op, args, name))
+
+    operand_next, pos = True, 0
+    while pos < len(name):
+        m = _NAME_TOKEN.match(name, pos)
+        if m is None or m.end() == pos:
+            rest = name[pos:].strip()
+            if not rest:
+                break
+            raise fail(f"unexpected character {rest[0]!r}; the syntax is P3 - P1, V7 - V3, 3*q**2 - 2*q**3")
+        pos = m.end()
+        num, word, op = m.group("num"), m.group("name"), m.group("op")
+        if operand_next and (num or word):
+            if num:
+                try:
+                    x = _number(num)
+                except ValueError as exc:
+                    raise fail(str(exc)) from None
+                if x and not _NAME_MAGNITUDE[0] <= x <= _NAME_MAGNITUDE[1]:
+                    raise fail(f"the number {num[:20]} is outside the allowed magnitudes [1e-300, 1e300]")
+                values.append(({}, _poly([x])))
+            else:
+                vote = _VOTE_NAME.match(word)
+                if vote is None:
+                    raise fail(f"unknown name {_show(word)}; use q, Pn (2n+1 votes) or Vk (k votes)")
+                if vote.group(1) is None:
+                    values.append(({}, _poly([0, 1])))
+                else:
+                    digits = vote.group(2).lstrip("0") or "0"
+                    index = int(digits) if len(digits) < 10 else 4 * MAX_N  # any index this long is beyond MAX_N
+                    if vote.group(1) == "V" and index < 1:
+                        raise fail(f"{word}: a budget of {index} votes is not allowed (need at least 1)")
+                    n = index if vote.group(1) == "P" else (index - 1) // 2
+                    if n > MAX_N:
+                        raise fail(f"{word} is beyond the largest majority index {MAX_N} ({2 * MAX_N + 1} votes)")
+                    values.append(({n: Fraction(1)}, flint.fmpq_poly([])))
+            operand_next = False
+        elif operand_next and op in ("(", "+", "-"):
+            ops.append("(" if op == "(" else "u" + op)
+        elif not operand_next and op == ")":
+            while ops and ops[-1] != "(":
+                reduce()
+            if not ops:
+                raise fail("a ')' closes no '('")
+            ops.pop()
+        elif not operand_next and op in ("+", "-", "*", "/", "**", "^"):
+            op = "**" if op == "^" else op
+            while ops and ops[-1] != "(" and (_PRECEDENCE[ops[-1]] > _PRECEDENCE[op] or (_PRECEDENCE[ops[-1]] == _PRECEDENCE[op] and op != "**")):
+                reduce()
+            ops.append(op)
+            operand_next = True
+        else:
+            where = "where a number, q, Pn, Vk or '(' belongs" if operand_next else "after a complete operand"
+            raise fail(f"{(num or word or op)[:20]!r} {where}")
+    if operand_next:
+        raise fail("it is empty or ends with an operator" if values or ops else "it is empty")
+    while ops:
+        if ops[-1] == "(":
+            raise fail("a '(' is never closed")
+        reduce()
+    return values[0]
 
 
 def _value(p: flint.fmpq_poly, x: Fraction) -> Fraction:
@@ -276,29 +571,40 @@ def positive_on_closed_unit_interval(h: flint.fmpq_poly, hints) -> tuple[bool, s
 
 # -- the checks ----------------------------------------------------------------
 
-def _moments(mom) -> list[Fraction]:
-    """Re-derive the exact moments from the inputs as given (eq. (rho-main) for rho)."""
+def _moments(mom) -> tuple[list[Fraction], str]:
+    """Re-derive the exact moments from the inputs as given (eq. (rho-main) for rho).
+
+    Returns the moments m_1..m_m and the inputs as one readable phrase (``mu = 0.7, rho = 0.2``).
+    """
     given = _get(mom, "given", list, "moments")
-    values = {}
+    values, shown = {}, []
     for i, item in enumerate(given):
+        _keys(item, f"moments.given[{i}]", ("name", "text", "exact_from"))
         name = _get(item, "name", str, f"moments.given[{i}]")
         text = _get(item, "text", str, f"moments.given[{i}]")
         rule = _get(item, "exact_from", str, f"moments.given[{i}]")
+        if rule not in ("text", "binary64"):
+            raise _Fail("moments", f"moments.given[{i}].exact_from={_show(rule)} must be 'text' or 'binary64'")
         try:
-            values[name] = Fraction(text) if rule == "text" else Fraction(float(text)) if rule == "binary64" else None
+            exact = _number(text)  # the text's syntax and exponent are checked for both rules
+            values[name] = exact if rule == "text" else Fraction(float(text))
         except (ValueError, ZeroDivisionError, OverflowError):
-            raise _Fail("moments", f"moments.given[{i}].text={text!r} is not a number") from None
-        if values[name] is None:
-            raise _Fail("moments", f"moments.given[{i}].exact_from={rule!r} must be 'text' or 'binary64'")
+            raise _Fail("moments", f"moments.given[{i}].text={_show(text)} is not a plain decimal or fraction p/q "
+                                   f"with an exponent of at most {MAX_EXPONENT}") from None
+        shown.append(f"{name} = {' '.join(text.split())}" + (" (binary64)" if rule == "binary64" else ""))
     names = [item["name"] for item in given]
     if names == ["mu", "rho"]:
         mu, rho = values["mu"], values["rho"]
-        return [mu, mu * mu + rho * mu * (1 - mu)]
-    if names in (["mu"], ["mu", "nu"]):
-        return [values[n] for n in names]
-    if names == [f"m{k + 1}" for k in range(len(names))] and names:
-        return [values[n] for n in names]
-    raise _Fail("moments", f"moments.given names {names} must be mu, mu+nu, mu+rho or m1..mm")
+        exact = [mu, mu * mu + rho * mu * (1 - mu)]
+    elif names in (["mu"], ["mu", "nu"]) or (names and names == [f"m{k + 1}" for k in range(len(names))]):
+        exact = [values[n] for n in names]
+    else:
+        raise _Fail("moments", f"moments.given names {_show(names)} must be mu, mu+nu, mu+rho or m1..mm")
+    return exact, ", ".join(shown)
+
+
+_TOP = ("schema_version", "kind", "side", "objective", "moments", "law", "dual", "primal_value", "dual_value", "enclosure", "width", "value", "provenance")
+_PROVENANCE = ("package", "version", "method", "construction", "digits", "seconds", "created")
 
 
 def _run(cert) -> VerificationResult:
@@ -306,36 +612,44 @@ def _run(cert) -> VerificationResult:
         raise _Fail("structure", "a certificate must be a JSON object")
     version = cert.get("schema_version")
     if version not in SUPPORTED_VERSIONS:
-        raise _Fail("schema_version", f"schema_version={version!r} is unknown (supported: {', '.join(SUPPORTED_VERSIONS)})")
+        raise _Fail("schema_version", f"schema_version={_show(version)} is unknown (supported: {', '.join(SUPPORTED_VERSIONS)})")
     if cert.get("kind") != "sharp-bound-certificate":
-        raise _Fail("structure", f"kind={cert.get('kind')!r} must be 'sharp-bound-certificate'")
+        raise _Fail("structure", f"kind={_show(cert.get('kind'))} must be 'sharp-bound-certificate'")
+    _keys(cert, "certificate", _TOP)
+    # Provenance is not part of the proof, but it is part of the file a reader sees.
+    _keys(cert["provenance"], "provenance", _PROVENANCE)
     side = _get(cert, "side", str, "certificate")
     if side not in ("lower", "upper"):
-        raise _Fail("structure", f"side={side!r} must be 'lower' or 'upper'")
+        raise _Fail("structure", f"side={_show(side)} must be 'lower' or 'upper'")
     s = 1 if side == "upper" else -1
-    g, name = _objective(_get(cert, "objective", dict, "certificate"))
+    obj = _keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
+    mom = _keys(cert["moments"], "moments", ("order", "given", "exact"))
+    law = _keys(cert["law"], "law", ("atoms", "weights"))
+    dual = _keys(cert["dual"], "dual", ("coefficients", "contacts"))
+    g, name = _objective(obj)
 
-    mom = _get(cert, "moments", dict, "certificate")
     theta = [Fraction(1)] + _exact_list(_get(mom, "exact", list, "moments"), "moments.exact")
     m = len(theta) - 1
     if _get(mom, "order", int, "moments") != m or m < 1:
-        raise _Fail("structure", f"moments.order={mom['order']} but {m} exact moments are listed")
-    if _moments(mom) != theta[1:]:
+        raise _Fail("structure", f"moments.order={_show(mom['order'])} but {m} exact moments are listed")
+    if m > MAX_ORDER:
+        raise _Fail("moments", f"moments.order={m} is above the largest order the checker accepts, {MAX_ORDER}")
+    exact, given = _moments(mom)
+    if exact != theta[1:]:
         raise _Fail("moments", "moments.exact are not the exact values of moments.given")
 
-    law = _get(cert, "law", dict, "certificate")
     atoms = _exact_list(_get(law, "atoms", list, "law"), "law.atoms")
     weights = _exact_list(_get(law, "weights", list, "law"), "law.weights")
-    dual = _get(cert, "dual", dict, "certificate")
     coeffs = _exact_list(_get(dual, "coefficients", list, "dual"), "dual.coefficients")
     contacts = []
     for i, c in enumerate(_get(dual, "contacts", list, "dual")):
+        _keys(c, f"dual.contacts[{i}]", ("point", "multiplicity"))
         contacts.append((_exact(_get(c, "point", list, f"dual.contacts[{i}]"), f"dual.contacts[{i}].point"), _get(c, "multiplicity", int, f"dual.contacts[{i}]")))
-    primal = _exact(cert.get("primal_value"), "primal_value")
-    dual_value = _exact(cert.get("dual_value"), "dual_value")
+    primal = _exact(cert["primal_value"], "primal_value")
+    dual_value = _exact(cert["dual_value"], "dual_value")
     enclosure = _exact_list(_get(cert, "enclosure", list, "certificate"), "enclosure")
-    width = _exact(cert.get("width"), "width")
-    value = _exact(cert.get("value"), "value")
+    width = _exact(cert["width"], "width")
+    value = _exact(cert["value"], "value")
     if len(enclosure) != 2:
         raise _Fail("structure", f"enclosure has {len(enclosure)} numbers, not 2")
 
@@ -343,36 +657,36 @@ def _run(cert) -> VerificationResult:
         raise _Fail("atom_count", f"law has {len(atoms)} atoms and {len(weights)} weights; need 1..{m + 1} of each, equal counts")
     for j, x in enumerate(atoms):
         if not 0 <= x <= 1:
-            raise _Fail("atoms_in_unit_interval", f"law.atoms[{j}]={x} is outside [0, 1]")
+            raise _Fail("atoms_in_unit_interval", f"law.atoms[{j}]={_show(x)} is outside [0, 1]")
     for j, w in enumerate(weights):
         if w < 0:
-            raise _Fail("weights_nonnegative", f"law.weights[{j}]={w} is negative")
+            raise _Fail("weights_nonnegative", f"law.weights[{j}]={_show(w)} is negative")
     for k in range(m + 1):
         got = sum(w * x**k for x, w in zip(atoms, weights))
         if got != theta[k]:
             what = "total mass" if k == 0 else f"moment m{k}"
-            raise _Fail("moment_equations", f"{what} of the law is off by {float(got - theta[k]):.3g} from {float(theta[k])!r}")
+            raise _Fail("moment_equations", f"{what} of the law is off by {_approx(got - theta[k])} from {_approx(theta[k])}")
     attained = sum(w * _value(g, x) for x, w in zip(atoms, weights))
     if (primal > attained) if s > 0 else (primal < attained):
-        raise _Fail("primal_value", f"primal_value={primal} is not {'<=' if s > 0 else '>='} sum_j w_j g(x_j) = {float(attained)!r}")
+        raise _Fail("primal_value", f"primal_value={_show(primal)} is not {'<=' if s > 0 else '>='} sum_j w_j g(x_j) = {_approx(attained)}")
 
     if len(coeffs) > m + 1 or not coeffs:
         raise _Fail("dual_degree", f"dual has {len(coeffs)} coefficients; a degree <= {m} polynomial has 1..{m + 1}")
     if sum(c * t for c, t in zip(coeffs, theta)) != dual_value:
-        raise _Fail("dual_value", f"dual_value={dual_value} is not sum_k c_k m_k")
+        raise _Fail("dual_value", f"dual_value={_show(dual_value)} is not sum_k c_k m_k")
 
     f = (_poly(coeffs) - g) * s
     for point, mult in contacts:
         interior = 0 < point < 1
         if not 0 <= point <= 1 or mult < 1 or (interior and mult % 2):
-            raise _Fail("contacts", f"contact {point} with multiplicity {mult}: need a point of [0, 1], even multiplicity inside")
+            raise _Fail("contacts", f"contact {_show(point)} with multiplicity {_show(mult)}: need a point of [0, 1], even multiplicity inside")
         factor = _poly([-point, 1]) if point < 1 else _poly([1, -1])
         for _ in range(mult):
             if f.is_zero():
                 break
             f, rem = divmod(f, factor)
             if not rem.is_zero():
-                raise _Fail("contacts", f"s*(p - g) does not vanish to order {mult} at the contact {point}")
+                raise _Fail("contacts", f"s*(p - g) does not vanish to order {_show(mult)} at the contact {_show(point)}")
     if not f.is_zero():
         ok, why = positive_on_closed_unit_interval(f, atoms)
         if not ok:
@@ -380,10 +694,13 @@ def _run(cert) -> VerificationResult:
 
     lo, hi = (primal, dual_value) if s > 0 else (dual_value, primal)
     if enclosure != [lo, hi] or lo > hi or width != hi - lo:
-        raise _Fail("enclosure", f"enclosure {enclosure} / width {width} is not [{lo}, {hi}] / {hi - lo} with lower <= upper")
+        raise _Fail("enclosure", f"enclosure [{_show(enclosure[0])}, {_show(enclosure[1])}] / width {_show(width)} is not "
+                                 f"[{_show(lo)}, {_show(hi)}] / {_show(hi - lo)} with lower <= upper")
     if not lo <= value <= hi:
-        raise _Fail("value_in_enclosure", f"value={value} lies outside the enclosure [{lo}, {hi}]")
-    msg = f"{side} bound of E[{name}] in [{float(lo):.17g}, {float(hi):.17g}] (width {float(hi - lo):.3g})"
+        raise _Fail("value_in_enclosure", f"value={_show(value)} lies outside the enclosure [{_show(lo)}, {_show(hi)}]")
+    moments = ", ".join(f"m{k + 1} = {_show(x, 200)}" for k, x in enumerate(theta[1:]))
+    msg = (f"{side} bound of E[{name}] in [{_approx(lo, 17)}, {_approx(hi, 17)}] (width {_approx(hi - lo)}) "
+           f"over all laws on [0, 1] with {given} (exactly {moments})")
     return VerificationResult(True, None, msg, side, name, (lo, hi))
 
 
@@ -405,5 +722,5 @@ def verify_dict(cert) -> VerificationResult:
     except _Fail as exc:
         side = cert.get("side") if isinstance(cert, dict) else None
         return VerificationResult(False, exc.check, f"{exc.check}: {exc}", side if isinstance(side, str) else None)
-    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:
-        return VerificationResult(False, "structure", f"structure: malformed certificate ({type(exc).__name__}: {exc})")
+    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, OverflowError) as exc:
+        return VerificationResult(False, "structure", f"structure: malformed certificate ({type(exc).__name__}: {_show(str(exc), 120)[1:-1]})")

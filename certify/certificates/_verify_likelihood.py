@@ -2,8 +2,9 @@
 
 Like :mod:`certify.certificates._verify`, this module is the whole trusted base of
 its certificates: it imports only the standard library, python-flint and the
-generic exact helpers of ``_verify`` (exact pairs, the objective polynomial, the
-positivity proof on [0, 1]), and re-derives everything from the file.
+generic exact helpers of ``_verify`` (exact pairs, the objective polynomial with
+the check that its name denotes exactly that polynomial, the refusal of unknown
+keys, the positivity proof on [0, 1]), and re-derives everything from the file.
 
 The statement. Cells c = (K_c, S_c, n_c): n_c examples had K_c calls, S_c of them
 correct; N = sum_c n_c, B_c(q) = C(K_c, S_c) q^S_c (1 - q)^(K_c - S_c). For a law
@@ -37,7 +38,7 @@ from math import comb
 
 import flint
 
-from ._verify import VerificationResult, _exact, _exact_list, _Fail, _get, _objective, positive_on_closed_unit_interval
+from ._verify import VerificationResult, _exact, _exact_list, _Fail, _get, _keys, _objective, _show, positive_on_closed_unit_interval
 
 __all__ = ["CHECKS", "KIND", "VERSION", "cell_probabilities", "lagrangian_polynomial", "likelihood_gap", "narrow", "near_contacts", "precision", "verify_likelihood_dict"]
 
@@ -51,6 +52,7 @@ CHECKS = (
     "structure",
     "readable_floats",
     "objective",
+    "objective_name",
     "cells",
     "threshold",
     "reference_law",
@@ -61,6 +63,9 @@ CHECKS = (
     "likelihood_ball",
     "bound",
 )
+
+#: Longest calibration label accepted (it is printed in the verdict line).
+MAX_LABEL = 200
 
 #: Largest K accepted: bounds the degree of h, hence the work a file can demand.
 MAX_CALLS = 10000
@@ -82,21 +87,10 @@ _TOP = ("schema_version", "kind", "side", "objective", "cells", "threshold", "re
 _PROVENANCE = ("package", "version", "margin", "seconds", "created")
 
 
-def _keys(data, where: str, required, optional=()) -> dict:
-    """``data`` is an object with exactly the required keys (and possibly the optional ones)."""
-    if not isinstance(data, dict):
-        raise _Fail("structure", f"{where} must be a JSON object")
-    missing = [k for k in required if k not in data]
-    extra = sorted(set(data) - set(required) - set(optional))
-    if missing or extra:
-        raise _Fail("structure", f"{where}: missing keys {missing}, unexpected keys {extra}")
-    return data
-
-
 def _integer(data: dict, key: str, where: str) -> int:
     value = data[key]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _Fail("structure", f"{where}.{key}={value!r} must be an integer")
+        raise _Fail("structure", f"{where}.{key}={_show(value)} must be an integer")
     return value
 
 
@@ -210,10 +204,8 @@ def _read(cert: dict) -> dict:
     _keys(cert, "certificate", _TOP)
     side = _get(cert, "side", str, "certificate")
     if side not in ("lower", "upper"):
-        raise _Fail("structure", f"side={side!r} must be 'lower' or 'upper'")
+        raise _Fail("structure", f"side={_show(side)} must be 'lower' or 'upper'")
     obj = _keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
-    for i, term in enumerate(_get(obj, "majority", list, "objective")):
-        _keys(term, f"objective.majority[{i}]", ("coefficient", "n"), ("votes",))
     cells = []
     for i, cell in enumerate(_get(cert, "cells", list, "certificate")):
         _keys(cell, f"cells[{i}]", ("calls", "successes", "count"))
@@ -221,9 +213,10 @@ def _read(cert: dict) -> dict:
     thr = _keys(cert["threshold"], "threshold", ("c", "alpha", "calibration"))
     alpha, label = thr["alpha"], thr["calibration"]
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1):
-        raise _Fail("structure", f"threshold.alpha={alpha!r} must be null or a number in (0, 1)")
-    if label is not None and not isinstance(label, str):
-        raise _Fail("structure", f"threshold.calibration={label!r} must be null or a string")
+        raise _Fail("structure", f"threshold.alpha={_show(alpha)} must be null or a number in (0, 1)")
+    # The label is printed in the verdict: one short printable line, no control characters.
+    if label is not None and not (isinstance(label, str) and label.isprintable() and len(label) <= MAX_LABEL):
+        raise _Fail("structure", f"threshold.calibration={_show(label)} must be null or a printable string of at most {MAX_LABEL} characters")
     lag = _keys(cert["lagrangian"], "lagrangian", ("lambda", "a"))
     _keys(cert["provenance"], "provenance", _PROVENANCE)
     return {
@@ -231,6 +224,8 @@ def _read(cert: dict) -> dict:
         "objective": obj,
         "cells": cells,
         "c": _exact(thr["c"], "threshold.c"),
+        "alpha": alpha,
+        "calibration": label,
         "reference": _read_law(cert["reference_law"], "reference_law"),
         "law": _read_law(cert["law"], "law"),
         "lam": _exact(lag["lambda"], "lagrangian.lambda"),
@@ -286,20 +281,20 @@ def _run(cert) -> VerificationResult:
     if not isinstance(cert, dict):
         raise _Fail("structure", "a certificate must be a JSON object")
     if cert.get("schema_version") != VERSION:
-        raise _Fail("schema_version", f"schema_version={cert.get('schema_version')!r} is not {VERSION!r}")
+        raise _Fail("schema_version", f"schema_version={_show(cert.get('schema_version'))} is not {VERSION!r}")
     if cert.get("kind") != KIND:
-        raise _Fail("structure", f"kind={cert.get('kind')!r} must be {KIND!r}")
+        raise _Fail("structure", f"kind={_show(cert.get('kind'))} must be {KIND!r}")
     d = _read(cert)
     side, cells, c, lam, a, bound = d["side"], d["cells"], d["c"], d["lam"], d["a"], d["bound"]
     s = 1 if side == "lower" else -1
     g, name = _objective(d["objective"])
     _check_cells(cells)
     if c <= 0:
-        raise _Fail("threshold", f"threshold.c={c} must be positive")
+        raise _Fail("threshold", f"threshold.c={_show(c)} must be positive")
     _check_law(*d["reference"], "reference_law")
     _check_law(*d["law"], "law")
     if lam < 0:
-        raise _Fail("multiplier", f"lagrangian.lambda={lam} must be >= 0")
+        raise _Fail("multiplier", f"lagrangian.lambda={_show(lam)} must be >= 0")
 
     p_ref = cell_probabilities(cells, *d["reference"])
     p_star = cell_probabilities(cells, *d["law"])
@@ -324,8 +319,11 @@ def _run(cert) -> VerificationResult:
     ks = sorted({k for k, _, _ in cells})
     calls = f"K = {ks[0]}" if len(ks) == 1 else f"K = {ks[0]}..{ks[-1]}"
     rel = ">=" if s > 0 else "<="
+    # alpha and the calibration say how the producer chose c; the proof is about c alone.
+    stated = "; ".join(x for x in (None if d["alpha"] is None else f"alpha = {d['alpha']:g}", d["calibration"]) if x is not None)
+    level = f" (stated calibration, not checked: {stated})" if stated else ""
     msg = (
-        f"{side} bound of E[{name}] {rel} {_display(bound, s > 0)} for every law with log-likelihood "
+        f"{side} bound of E[{name}] {rel} {_display(bound, s > 0)}{level} for every law with log-likelihood "
         f">= l(reference) - {_display(c, True, 7)} on {n} examples ({calls})"
     )
     return VerificationResult(True, None, msg, side, name, None, bound)
