@@ -3,7 +3,8 @@
 For each latent law, number of calls K and number of examples N, draws ``--reps``
 data sets (q_i from the law, S_i ~ Bin(K, q_i)), computes the likelihood-ratio
 intervals (``certify.stats._likelihood`` with its default calibration: c = chi2_1(1-alpha)/2
-for an objective the K calls identify, chi2_K(1-alpha)/2 for one they do not, eq. (L6))
+for an objective the K calls identify, chi2_K(1-alpha)/2 for one they do not, eq. (L6), each in
+its small-sample F-form)
 of V3, V5, V9, V101 and the gain V3 - V1, and counts how often each interval holds the
 true value E_pi[g] of the law (computed by quadrature or exactly for atoms). Beside
 them: the mean width of the paper's two-call projected Wald interval (Section 4.4)
@@ -45,8 +46,9 @@ from certify.stats._likelihood import cell_counts, likelihood_intervals  # noqa:
 from certify.stats._region import EmptyRegionError, project_many, wald_region  # noqa: E402
 
 OBJECTIVES = ("V3", "V5", "V9", "V101", "V3 - V1")
-#: The calibration rule measured: profile (chi2_1) if identified, projection (chi2_K) if not.
-RULE = "identified-profile/projection"
+#: The calibration rule measured: profile (chi2_1) if identified, projection (chi2_K) if not,
+#: both in their small-sample F-form (certify.stats._likelihood.critical_value with n).
+RULE = "identified-profile/projection, F small-sample"
 
 #: Latent laws: ("atoms", atoms, weights) or ("beta", [(weight, a, b), ...]).
 LAWS = {

@@ -81,7 +81,7 @@ def test_simultaneous_calibration_is_wider(ten_calls):
     one = analyze(bits_from_array(b[:400]), votes=(3,)).budgets[0].interval
     all_ = analyze(bits_from_array(b[:400]), votes=(3,), simultaneous=True).budgets[0].interval
     assert all_.lower < one.lower and one.upper < all_.upper
-    assert "simultaneous" in all_.calibration and "chi2(10, 0.95)" in all_.calibration
+    assert "simultaneous" in all_.calibration and "chi2(10, 0.95)" in all_.calibration and "small-sample" in all_.calibration
     direct = likelihood_interval(bits_from_array(b[:400]), 3, simultaneous=True)
     assert (all_.lower, all_.upper) == pytest.approx((direct.lower.value, direct.upper.value), abs=1e-12)
 

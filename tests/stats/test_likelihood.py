@@ -35,6 +35,15 @@ from certify.stats._likelihood import (
 C95 = stats.chi2.ppf(0.95, 1) / 2
 
 
+def c_small(df, n, dim, alpha=0.05):
+    """The F-form of the threshold, (n/2) log(1 + df F_{df, n-dim} / (n - dim)), computed with mpmath."""
+    import mpmath
+
+    with mpmath.workdps(30):
+        q = stats.f.ppf(1 - alpha, df, n - dim)
+        return float(mpmath.mpf(n) / 2 * mpmath.log(1 + mpmath.mpf(df) * q / (n - dim)))
+
+
 def npmle_tol(n):
     """The documented optimality tolerance of the NPMLE: max D <= 1e-9 + 1e-9 N."""
     return 1e-9 + 1e-9 * n
@@ -351,10 +360,15 @@ def test_simultaneous_and_given_c():
     assert identified_df(cells) == 4
     point = likelihood_interval(cells, 3)
     simul = likelihood_interval(cells, 3, simultaneous=True)
-    assert simul.df == 4 and simul.c == pytest.approx(stats.chi2.ppf(0.95, 4) / 2)
+    assert simul.df == 4 and simul.c == pytest.approx(c_small(4, 500, 4), rel=1e-12)
     assert simul.calibration == "simultaneous" and point.calibration == "profile"
     assert simul.lower.value < point.lower.value and simul.upper.value > point.upper.value
-    assert point.c == pytest.approx(C95) and critical_value(0.1, 3) == pytest.approx(stats.chi2.ppf(0.9, 3) / 2)
+    assert point.c == pytest.approx(c_small(1, 500, 4), rel=1e-12) and point.c > C95
+    assert critical_value(0.1, 3) == pytest.approx(stats.chi2.ppf(0.9, 3) / 2)
+    # the small-sample form exceeds the chi-square value at every n and tends to it
+    cs = [critical_value(0.05, 2, n=n, dim=5) for n in (6, 20, 100, 10**4, 10**7)]
+    assert all(a > b for a, b in zip(cs, cs[1:])) and all(c > stats.chi2.ppf(0.95, 2) / 2 for c in cs)
+    assert cs[-1] == pytest.approx(stats.chi2.ppf(0.95, 2) / 2, rel=1e-5)
     same = likelihood_interval(cells, 3, c=simul.c)
     assert same.lower.value == pytest.approx(simul.lower.value, abs=1e-12) and same.alpha is None
     assert same.calibration == "given" and same.df == 0
@@ -368,12 +382,12 @@ def test_objectives_beyond_the_calls_use_the_projection_calibration():
     ivs = likelihood_intervals(cells, [3, "V3 - V1", "q**3", 5, 101, "inf", "q**4"])
     assert [iv.calibration for iv in ivs] == ["profile"] * 3 + ["projection"] * 4
     assert [iv.df for iv in ivs] == [1, 1, 1, 3, 3, 3, 3]
-    assert ivs[3].c == pytest.approx(stats.chi2.ppf(0.95, 3) / 2) and ivs[0].c == pytest.approx(C95)
+    assert ivs[3].c == pytest.approx(c_small(3, 400, 3), rel=1e-12) and ivs[0].c == pytest.approx(c_small(1, 400, 3), rel=1e-12)
     # the same objective alone gives the same interval: the grouping only shares warm starts
     alone = likelihood_interval(cells, 5)
     assert alone.as_tuple() == pytest.approx(ivs[3].as_tuple(), abs=1e-9)
     # the projection set contains the profile set: wider than chi2_1 would give
-    narrow = likelihood_interval(cells, 5, c=C95)
+    narrow = likelihood_interval(cells, 5, c=ivs[0].c)
     assert ivs[3].lower.value < narrow.lower.value and ivs[3].upper.value > narrow.upper.value
     assert "chi2(3, 0.95)" in ivs[3].calibration_text()
     # ragged counts: identified up to K_max
@@ -559,10 +573,11 @@ def test_degenerate_data_give_exact_intervals():
     so the V3 interval is [exp(-c/N), 1] exactly; all wrong mirrors it."""
     N = 50
     right = likelihood_interval(cell_counts([4] * N, [4] * N), 3)
-    assert right.lower.value == pytest.approx(math.exp(-C95 / N), abs=1e-12) and right.upper.value == 1.0
+    assert right.lower.value == pytest.approx(math.exp(-right.c / N), abs=1e-12) and right.upper.value == 1.0
+    assert right.c == pytest.approx(c_small(1, N, 4), rel=1e-12)
     assert right.upper.lam == 0.0 and right.lower.lam > 0
     wrong = likelihood_interval(cell_counts([4] * N, [0] * N), 5)
-    c4 = stats.chi2.ppf(0.95, 4) / 2  # V5 is not identified by 4 calls: the projection calibration
+    c4 = c_small(4, N, 4)  # V5 is not identified by 4 calls: the projection calibration
     assert wrong.calibration == "projection" and wrong.c == pytest.approx(c4)
     assert wrong.lower.value == 0.0 and wrong.upper.value == pytest.approx(1 - math.exp(-wrong.c / N), abs=1e-12)
     for iv in (right, wrong):
