@@ -28,7 +28,7 @@ import numpy as np
 
 from ._bernstein import SCALAR_MAX_DEGREE, bernstein_derivative, bernstein_eval, bernstein_scalar, bernstein_to_monomial, monomial_to_bernstein
 from ._errors import ObjectiveError
-from ._numbers import exact_number
+from ._numbers import MAX_MAGNITUDE, exact_number
 from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial, majority_scalar
 
 __all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"]
@@ -40,10 +40,20 @@ __all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"
 MAX_EXPANDED_DEGREE = 512
 #: Longest objective text: far above any real objective, and it bounds the parser's work.
 MAX_TEXT_LENGTH = 2000
+
+# A decimal literal with an exponent (mantissa, exponent), as Python's tokenizer reads it.
+_EXPONENT_LITERAL = re.compile(r"(?<![A-Za-z_0-9.])((?:\d+\.?\d*|\.\d+))[eE]([+-]?\d+)")
 #: Deepest parenthesis nesting (sympy's parser recurses on it).
 MAX_NESTING = 50
-#: Largest magnitude of a number in an objective (beyond it float evaluation overflows).
-MAX_MAGNITUDE = 10**300
+#: Largest vote budget k of V_k (and 2n+1 of P_n); beyond it the V_inf endpoint (``inf``) is
+#: the answer. What limits it is the work of the code that evaluates V_k on grids: the
+#: likelihood intervals of ``certify analyze`` take about 25 s at 10^6 votes and run out
+#: of memory near 10^8 (their grids grow with k), and the projected Wald intervals stop
+#: converging near 10^9. The sharp bounds alone stay accurate far beyond (the majority
+#: step at 1/2 has width about 1/sqrt(k); extremal laws degenerate only where that width
+#: nears double rounding, k > 10^20). Numbers in an objective obey
+#: :data:`certify._numbers.MAX_MAGNITUDE`.
+MAX_VOTES = 10**6
 
 
 def _fraction(value, what: str) -> Fraction:
@@ -192,17 +202,28 @@ def majority_objective(n: int) -> Objective:
     """The objective P_n: accuracy of a strict majority of 2n+1 votes."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ObjectiveError(f"n={n!r} must be a nonnegative integer paper index (2n+1 votes)")
+    if 2 * n + 1 > MAX_VOTES:
+        raise ObjectiveError(f"P{n} is {2 * n + 1} votes, more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
     return Objective(name=f"P{int(n)}", majority=((Fraction(1), int(n)),))
 
 
 def vote_accuracy(votes: int) -> Objective:
-    """The objective V_votes: majority accuracy of ``votes`` calls (fair ties for even counts)."""
+    """The objective V_votes: majority accuracy of ``votes`` calls (fair ties for even counts).
+
+    Raises
+    ------
+    ObjectiveError
+        For a budget that is not a positive integer or exceeds :data:`MAX_VOTES`.
+    """
     n = majority_index(votes)
+    if votes > MAX_VOTES:
+        raise ObjectiveError(f"votes={votes} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
     return Objective(name=f"V{int(votes)}", majority=((Fraction(1), n),))
 
 
-_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))")
-_NAME = re.compile(r"^(?:q|[PV]\d+)$")
+# ASCII only: in a str pattern \d and \s also match other scripts' digits and spaces.
+_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))", re.ASCII)
+_NAME = re.compile(r"^(?:q|[PV]\d+)$", re.ASCII)
 
 
 def _check_tokens(text: str) -> None:
@@ -279,6 +300,12 @@ def _parse_text(text: str) -> Objective:
     if deepest > MAX_NESTING:
         raise ObjectiveError(f"objective {text[:40]!r}...: parentheses nested {deepest} deep, more than the limit {MAX_NESTING}")
     _check_tokens(text)
+    # A literal such as 1e-400999 costs sympy seconds to build (and more with more digits in the
+    # exponent): its magnitude is decided from the text, before any parsing.
+    for mantissa, exponent in _EXPONENT_LITERAL.findall(text):
+        if abs(int(exponent)) > 400 if len(exponent.lstrip("+-0")) <= 4 else True:
+            raise ObjectiveError(f"objective {text[:60]!r}: the number {mantissa}e{exponent[:12]} is outside the allowed "
+                                 f"magnitudes [1e-300, 1e300]")
     import sympy
     from sympy.parsing.sympy_parser import (
         convert_xor,
@@ -350,8 +377,30 @@ def _expansion_degree(expr, text: str, expanded: bool = False) -> int:
     return degree
 
 
+def _poly(expr, gens):
+    """``expr`` as a sympy Poly over QQ in ``gens``, multiplied out in the polynomial ring.
+
+    ``sympy.expand`` on the expression tree takes about 12 s for (q+1)**256*(q-1)**256;
+    the same product of dense polynomials takes milliseconds. Degrees are bounded by
+    :func:`_expansion_degree` before this runs; a term that is not a polynomial (q**-1)
+    raises sympy's PolynomialError.
+    """
+    import sympy
+
+    if expr.is_Add or expr.is_Mul:
+        parts = [_poly(a, gens) for a in expr.args]
+        out = parts[0]
+        for part in parts[1:]:
+            out = out + part if expr.is_Add else out * part
+        return out
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
+        return _poly(expr.base, gens) ** int(expr.exp)
+    return sympy.Poly(expr, *gens, domain="QQ")
+
+
 def _from_sympy(expr, name: str) -> Objective:
     import sympy
+    from sympy.polys.polyerrors import BasePolynomialError
 
     symbols = sorted(expr.free_symbols, key=lambda s: s.name)
     for s in symbols:
@@ -360,8 +409,8 @@ def _from_sympy(expr, name: str) -> Objective:
     vote_syms = [s for s in symbols if s.name != "q"]
     q = sympy.Symbol("q")
     try:
-        poly = sympy.Poly(sympy.expand(expr), q, *vote_syms) if (vote_syms or q in symbols) else None
-    except sympy.PolynomialError:
+        poly = _poly(expr, (q, *vote_syms)) if (vote_syms or q in symbols) else None
+    except BasePolynomialError:
         raise ObjectiveError(f"objective {name!r} is not a polynomial in q and the vote terms") from None
     if poly is None:
         if not expr.is_Rational:
@@ -391,7 +440,7 @@ def _from_sympy(expr, name: str) -> Objective:
             if 2 * n + 1 > MAX_EXPANDED_DEGREE:
                 raise ObjectiveError(f"objective {name!r}: {s.name} is too large to expand in a product")
             subs[s] = sum(sympy.Integer(c) * q**i for i, c in enumerate(majority_monomial_coefficients(n)))
-        expanded = sympy.Poly(sympy.expand(expr.subs(subs)), q)
+        expanded = _poly(expr.subs(subs), (q,))
         if expanded.degree() > MAX_EXPANDED_DEGREE:
             raise ObjectiveError(f"objective {name!r} has degree {expanded.degree()} > {MAX_EXPANDED_DEGREE}")
         for (k,), coeff in zip(expanded.monoms(), expanded.coeffs()):

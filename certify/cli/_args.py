@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from .._errors import InputError
+from .._numbers import exact_number, shown_value
+from .._objective import MAX_VOTES, vote_accuracy
+
+# ASCII digits only: int() also reads "1_000", "+3" and other scripts' digits.
+_COUNT = re.compile(r"\d+", re.ASCII)
+#: Spellings of the infinite-vote endpoint.
+INFINITE = ("inf", "infinity")
 
 
 def add_moment_arguments(p: argparse.ArgumentParser) -> None:
@@ -16,20 +24,105 @@ def add_moment_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--moments", nargs="+", metavar="M", help="raw moments m1 ... mm instead of --mu/--nu")
 
 
+#: Highest moment order accepted by ``--moments``. Beyond a few dozen moments the Hankel
+#: matrices that decide feasibility are singular to double precision, so the extra moments
+#: carry no information the solvers can use, while the checks cost O(m^3) (order 2000 runs
+#: for minutes); 100 leaves a wide margin above any number of labeled calls in practice.
+MAX_MOMENT_ORDER = 100
+
+
 def check_moment_arguments(args: argparse.Namespace) -> None:
-    """Reject conflicting or missing moment arguments with one line."""
+    """Reject conflicting, missing or too many moment arguments with one line."""
     if args.moments and (args.mu is not None or args.nu is not None or args.rho is not None):
         raise InputError("give --moments or --mu/--nu/--rho, not both")
     if not args.moments and args.mu is None:
         raise InputError("--mu is required (or --moments m1 ... mm)")
+    if args.moments and len(args.moments) > MAX_MOMENT_ORDER:
+        raise InputError(f"--moments has {len(args.moments)} values, more than the limit of {MAX_MOMENT_ORDER} (moment order)")
 
 
 def parse_vote_count(token: str) -> int:
-    """A vote budget from the command line: a positive integer."""
-    try:
-        k = int(str(token).strip())
-    except ValueError:
-        raise InputError(f"votes={token!r} must be a positive integer or 'inf'") from None
-    if k < 1:
-        raise InputError(f"votes={k} must be at least 1 (a budget of at least one call)")
+    """A vote budget from the command line: a positive integer of plain digits, at most MAX_VOTES.
+
+    Raises
+    ------
+    InputError
+        For anything else (the limit is :data:`certify._objective.MAX_VOTES`).
+    """
+    text = str(token).strip()
+    digits = text[1:] if text.startswith("-") else text
+    if _COUNT.fullmatch(digits) is None:
+        raise InputError(f"votes={shown_value(token)} must be a positive integer (plain digits) or 'inf'")
+    if len(digits.lstrip("0")) > len(str(MAX_VOTES)):  # far out of range: no need to convert thousands of digits
+        raise InputError(f"votes={shown_value(token)} must be at least 1 (a budget of at least one call)" if digits != text
+                         else f"votes={shown_value(token)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
+    k = int(text)
+    vote_accuracy(k)  # the package's checks and messages: at least 1, at most MAX_VOTES
     return k
+
+
+def parse_vote_budgets(tokens) -> list:
+    """Vote budgets from the command line: counts (:func:`parse_vote_count`) and ``inf``, at least one."""
+    votes = ["inf" if str(tok).strip().lower() in INFINITE else parse_vote_count(tok) for tok in tokens]
+    if not votes:
+        raise InputError("give at least one vote budget")
+    return votes
+
+
+def parse_int(token: str, what: str, least: int, most: int) -> int:
+    """An integer option from the command line: plain ASCII digits (optionally signed) in [least, most].
+
+    argparse's ``type=int`` would also read ``1_000`` and other scripts' digits, and leave
+    the range to code that may allocate before it checks.
+
+    Raises
+    ------
+    InputError
+        Naming the option, the value and the rule it breaks.
+    """
+    text = str(token).strip()
+    digits = text[1:] if text[:1] in "+-" else text
+    if _COUNT.fullmatch(digits) is None:
+        raise InputError(f"{what}={shown_value(token)} must be an integer (plain digits)")
+    # A value far out of range is refused before its digits are converted.
+    value = int(text) if len(digits.lstrip("0")) <= len(str(max(abs(least), abs(most)))) else None
+    if value is None or value < least:
+        shown = shown_value(token) if value is None else value
+        raise InputError(f"{what}={shown} must be an integer >= {least}" if text.startswith("-") or value is not None
+                         else f"{what}={shown} must be an integer <= {most}")
+    if value > most:
+        raise InputError(f"{what}={value} must be an integer <= {most}")
+    return value
+
+
+#: Smallest ``--alpha``: the quantile at 1 - alpha of a chi-square law must stay finite and
+#: distinct from its neighbours in double precision (1 - 1e-17 rounds to 1).
+MIN_ALPHA = 1e-12
+
+
+def parse_alpha(token: str) -> float:
+    """A level ``--alpha`` from the command line: a number in [MIN_ALPHA, 1) written as for the moments."""
+    alpha = float(exact_number(token, "alpha"))
+    if not MIN_ALPHA <= alpha < 1:
+        raise InputError(f"alpha={shown_value(token)} must be at least {MIN_ALPHA:g} and below 1")
+    return alpha
+
+
+def as_argument_type(parse, *options):
+    """``parse`` as an argparse ``type``: its InputError becomes argparse's one-line usage error (exit 2).
+
+    Parameters
+    ----------
+    parse : callable
+        ``parse(token, *options)`` returning the value or raising InputError.
+    *options
+        Extra arguments passed to ``parse`` after the token.
+    """
+    def convert(token: str):
+        try:
+            return parse(token, *options)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = parse.__name__  # argparse names the type in some messages
+    return convert

@@ -24,6 +24,7 @@ from ..stats._inspect_log import parse_score_map
 from ..stats._empirical import compare_policies
 from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes, verdict_budgets
 from .._json import schema_id
+from ._args import parse_alpha
 from ._output import print_json, print_table
 
 
@@ -41,7 +42,7 @@ def register(sub) -> None:
     )
     p.add_argument("file", metavar="FILE", help="data file")
     p.add_argument("--votes", nargs="+", metavar="K", default=["3", "5", "inf"], help="vote budgets (default: 3 5 inf)")
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
+    p.add_argument("--alpha", default="0.05", help="1 - confidence level (default 0.05)")
     p.add_argument("--group", help="analyse only this dataset/policy group")
     p.add_argument("--scorer", help="inspect_ai logs: which scorer gives the bits")
     p.add_argument("--allow-incomplete", action="store_true",
@@ -79,6 +80,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.alpha = parse_alpha(args.alpha)  # validated once, here: plain decimal or p/q in [1e-12, 1)
     votes = parse_votes(args.votes)
     columns = ColumnMap(id_col=args.id_col, call_cols=args.call_cols, call_col=args.call_col, correct_col=args.correct_col,
                         group_cols=args.group_cols, ignore_cols=args.ignore_cols)

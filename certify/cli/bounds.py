@@ -5,18 +5,28 @@ Examples
 certify bounds --mu 0.7 --rho 0.2 --votes 3 5 9 101 inf
 certify bounds --mu 0.7 --nu 0.532 --objective "P3 - P1" --json
 certify bounds --moments 0.7 0.532 0.42 --votes 3 5
+
+Budgets are counts up to :data:`certify._objective.MAX_VOTES` or ``inf``. The
+default budgets are 3 5 inf; where the infinite-vote endpoint is not implemented (moment
+orders 3 and above, for now) a default ``inf`` is left out with a note on stderr, while an
+``inf`` the user asked for is an error that suggests finite budgets. Moments within
+FEASIBILITY_TOL of the boundary of the moment space are snapped onto it; the text output
+then says which value was given and which was used. No printed or JSON number is -0.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from .._bounds import as_moments, sharp_bounds
+from .._errors import InputError
+from .._moments import FEASIBILITY_TOL
 from .._endpoint import endpoint_bounds
-from .._objective import parse_objective, vote_accuracy
+from .._objective import MAX_VOTES, parse_objective, vote_accuracy
 from .._results import SCHEMA_VERSION
-from ._args import add_moment_arguments, check_moment_arguments, parse_vote_count
+from ._args import add_moment_arguments, check_moment_arguments, parse_vote_budgets
 from .._json import schema_id
 from ._output import format_law, print_json, print_table
 
@@ -34,51 +44,80 @@ def register(sub) -> None:
         ),
     )
     add_moment_arguments(p)
-    p.add_argument("--votes", nargs="+", metavar="K", help="vote budgets: counts (odd or even) or 'inf' (default: 3 5 inf)")
+    p.add_argument("--votes", nargs="+", metavar="K",
+                   help=f"vote budgets: counts (odd or even, at most {MAX_VOTES}) or 'inf' (default: 3 5 inf; a default "
+                        "inf is left out, with a note, where the endpoint is not implemented: moment order >= 3)")
     p.add_argument("--objective", nargs="+", metavar="EXPR", default=[], help='objectives such as "P3 - P1", "V7 - V3", "3*q**2 - 2*q**3"')
     p.add_argument("--method", default="exact", choices=["exact", "sos", "grid"], help="solver (default: exact)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.set_defaults(run=run)
 
 
-def _parse_votes(tokens) -> list:
-    return ["inf" if tok.strip().lower() in ("inf", "infinity") else parse_vote_count(tok) for tok in tokens]
-
-
 def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
     mom = as_moments(mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
-    votes = _parse_votes(args.votes if args.votes is not None else ([] if args.objective else DEFAULT_VOTES))
-    objectives = [parse_objective(text) for text in args.objective]
+    explicit = args.votes is not None
+    votes = parse_vote_budgets(args.votes) if explicit else ([] if args.objective else parse_vote_budgets(DEFAULT_VOTES))
+    # Every objective is built (and refused if it must be) before any bound is computed.
+    targets = [("votes", v, None if v == "inf" else vote_accuracy(v)) for v in votes]
+    targets += [("objective", obj.name, obj) for obj in map(parse_objective, args.objective)]
 
     results = []
-    for v in votes:
-        if v == "inf":
+    for key, label, obj in targets:
+        if obj is not None:
+            results.append({key: label, **_entry(obj, mom, args.method)})
+            continue
+        try:
             e = endpoint_bounds(moments=mom)
-            results.append(
-                {
-                    "votes": "inf",
-                    "lower": e.lower,
-                    "upper": e.upper,
-                    "lower_attained": e.lower_attained,
-                    "upper_attained": e.upper_attained,
-                }
-            )
-        else:
-            results.append({"votes": v, **_entry(vote_accuracy(v), mom, args.method)})
-    for obj in objectives:
-        results.append({"objective": obj.name, **_entry(obj, mom, args.method)})
+        except InputError as exc:
+            if explicit:
+                raise InputError(f"{exc}; give finite budgets instead, such as --votes 3 5 101") from None
+            # V_inf came from the defaults, not from the user: leave it out and say so.
+            print(f"certify bounds: note: V_inf is left out of the default budgets ({exc})", file=sys.stderr)
+            continue
+        results.append({"votes": "inf", "lower": e.lower, "upper": e.upper,
+                        "lower_attained": e.lower_attained, "upper_attained": e.upper_attained})
 
     header = {"$schema": schema_id("bounds", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "mu": mom.mu}
     if mom.order >= 2:
         header["nu"] = mom.nu
         header["rho"] = mom.rho
     header.update({"moments": list(mom.values), "method": args.method, "results": results})
+    header = plain_zeros(header)
     if args.json:
         print_json(header)
     else:
+        _print_snapped(mom)
         _print_text(header)
     return 0
+
+
+def plain_zeros(data):
+    """``data`` with every float -0.0 replaced by 0.0 (nested dicts and lists).
+
+    Solvers return -0.0 for an atom at the left end or a vanishing coefficient; printed,
+    it reads as a negative number (``{-0: 1}``), and it says nothing the value 0 does not.
+    """
+    if isinstance(data, float):
+        return data + 0.0  # -0.0 + 0.0 is +0.0; every other float is unchanged
+    if isinstance(data, dict):
+        return {k: plain_zeros(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [plain_zeros(v) for v in data]
+    return data
+
+
+def _print_snapped(mom) -> None:
+    """Name the moments that validation snapped onto the boundary of the moment space.
+
+    A value within FEASIBILITY_TOL of the boundary is replaced by the boundary value, so
+    ``--mu 1e-300`` is computed as mu = 0; the table's header shows the value used, and
+    this line shows what was given.
+    """
+    for i, (used, given) in enumerate(zip(mom.values, mom.exact)):
+        if used != float(given):
+            print(f"note: m{i + 1} = {float(given)!r} is within {FEASIBILITY_TOL:g} of the boundary of the "
+                  f"moment space and was snapped to {used!r}")
 
 
 def _entry(obj, mom, method: str) -> dict:
@@ -100,12 +139,15 @@ def _entry(obj, mom, method: str) -> dict:
 
 
 def _print_text(data: dict) -> None:
-    desc = f"mu = {data['mu']:.6g}"
+    # The moments used, in full (the shortest text that reads back as the same double): a
+    # rounded header could show "mu = 0" for 1e-300 or hide digits the user typed. rho is
+    # derived, so it is rounded.
+    desc = f"mu = {data['mu']!r}"
     if "nu" in data:
         rho = data["rho"]
-        desc += f", nu = {data['nu']:.6g}" + ("" if isinstance(rho, float) and math.isnan(rho) else f" (rho = {rho:.6g})")
+        desc += f", nu = {data['nu']!r}" + ("" if isinstance(rho, float) and math.isnan(rho) else f" (rho = {rho:.6g})")
     elif len(data["moments"]) > 2:
-        desc = "moments = (" + ", ".join(f"{m:.6g}" for m in data["moments"]) + ")"
+        desc = "moments = (" + ", ".join(repr(m) for m in data["moments"]) + ")"
     print(f"Sharp bounds over all laws on [0,1] with {desc}; method {data['method']}")
     rows = []
     for r in data["results"]:
@@ -116,5 +158,11 @@ def _print_text(data: dict) -> None:
         else:
             lo_law = format_law(r["lower_law"]["atoms"], r["lower_law"]["weights"])
             up_law = format_law(r["upper_law"]["atoms"], r["upper_law"]["weights"])
-        rows.append([label, f"{r['lower']:.10f}", f"{r['upper']:.10f}", f"{r['upper'] - r['lower']:.3e}", lo_law, up_law])
+        rows.append([label, _fixed(r["lower"]), _fixed(r["upper"]), f"{r['upper'] - r['lower']:.3e}", lo_law, up_law])
     print_table(["objective", "lower", "upper", "width", "lower law {atom: weight}", "upper law {atom: weight}"], rows)
+
+
+def _fixed(x: float) -> str:
+    """``x`` with ten decimals; a value that rounds to zero prints as 0.0000000000, never -0.0000000000."""
+    text = f"{x:.10f}"
+    return text.lstrip("-") if float(text) == 0 else text

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from ._args import add_moment_arguments, check_moment_arguments, parse_vote_count
+from .._errors import InputError
+from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int, parse_vote_count
 from .._objective import parse_objective, vote_accuracy
 from ..certificates import certify_bound, dump, to_json
+from ..certificates._verify import MAX_N
 
+#: Highest objective degree certified: the checker's largest majority term P_MAX_N (2 MAX_N + 1 votes).
+#: Build time grows fast with it (about 3 s at 1001 votes, 30 s at 4001 on one core).
+MAX_DEGREE = 2 * MAX_N + 1
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -32,7 +38,9 @@ def register(sub) -> None:
     what.add_argument("--votes", metavar="K", help="vote budget (majority accuracy V_K)")
     what.add_argument("--objective", metavar="EXPR", help='polynomial objective such as "P3 - P1"')
     p.add_argument("--side", required=True, choices=["lower", "upper"], help="which side of the bound")
-    p.add_argument("--digits", type=int, metavar="D", help="enclosure width at most 10^-D (default 12)")
+    # Plain digits here; the certificate builder enforces its own range of D.
+    p.add_argument("--digits", type=as_argument_type(parse_int, "digits", 1, 10**9), metavar="D",
+                   help="enclosure width at most 10^-D (default 12)")
     p.add_argument("--method", default="exact", choices=["exact", "sos", "grid"], help="engine for the numerical solution")
     p.add_argument("-o", "--output", metavar="FILE", help="write the certificate here (default: JSON on stdout)")
     p.set_defaults(run=run)
@@ -40,17 +48,34 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
+    if args.output:
+        _check_output(Path(args.output))
     if args.votes is not None:
         objective = vote_accuracy(parse_vote_count(args.votes))
     else:
         objective = parse_objective(args.objective)
+    if objective.degree > MAX_DEGREE:
+        # Building it would take hours (exact arithmetic on the degree), and `certify verify` refuses it anyway.
+        raise InputError(f"objective {objective.name[:60]!r} has degree {objective.degree}, more than the limit of "
+                         f"{MAX_DEGREE} that `certify verify` checks (V{MAX_DEGREE}); certificates stop there")
     cert = certify_bound(objective, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments, digits=args.digits, method=args.method)
     lo, hi = cert.enclosure
     summary = f"{cert.side} bound of E[{cert.objective_name}]: sharp value in [{float(lo):.17g}, {float(hi):.17g}] (width {float(hi - lo):.3g})"
     if args.output:
-        dump(cert, args.output)
+        try:
+            dump(cert, args.output)
+        except OSError as exc:
+            raise InputError(f"-o {args.output!r}: cannot write ({exc.strerror or exc})") from None
         print(f"{summary}; written to {args.output}")
     else:
         sys.stdout.write(to_json(cert))
         print(summary, file=sys.stderr)
     return 0
+
+
+def _check_output(path: Path) -> None:
+    """Refuse an output path that cannot be written before the certificate is computed."""
+    if path.is_dir():
+        raise InputError(f"-o {str(path)!r} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"-o {str(path)!r}: the folder {str(path.parent)!r} does not exist")

@@ -14,8 +14,8 @@ from .._bounds import as_moments
 from .._errors import InputError
 from .._results import SCHEMA_VERSION
 from ..stats._completions import COMPLETION_METHODS, complete
-from ..stats._report import parse_votes
 from .._json import schema_id
+from ._args import parse_vote_budgets
 from ._output import print_json, print_table
 
 
@@ -37,7 +37,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    votes = parse_votes(args.votes)
+    votes = parse_vote_budgets(args.votes)
     mom = as_moments(mu=args.mu, nu=args.nu, rho=args.rho)
     if mom.order != 2:
         raise InputError("give --mu with --nu or --rho")

@@ -11,10 +11,23 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._errors import InputError
 from ..stats._data import read_bits
 from ..stats._planning import plan_study
+from ._args import parse_alpha, parse_int
 from ._output import print_json, print_table
+
+#: Largest number of examples of a simulated study: each study draws arrays of this length
+#: (80 MB per array at the limit), so a typo such as 10^12 stops here instead of in MemoryError.
+MAX_EXAMPLES = 10**7
+#: Most calls per example of a simulated study (its likelihood has K + 1 count classes).
+MAX_CALLS = 1000
+#: Most simulated studies per design and scenario; the Monte Carlo error at 10^5 is below 0.2%.
+MAX_REPS = 10**5
+#: Largest budget planned: every simulated study computes likelihood intervals of V_k, whose
+#: grids grow with k (one study of 50 examples takes about 1 s at 10001 votes, 3 s at 100001).
+MAX_PLAN_VOTES = 10001
+#: Seeds of NumPy's PCG64 are nonnegative; 128 bits are all it uses.
+MAX_SEED = 2**128 - 1
 
 
 def register(sub) -> None:
@@ -29,36 +42,41 @@ def register(sub) -> None:
         ),
     )
     p.add_argument("file", metavar="FILE", help="pilot data (any file `certify analyze` reads)")
-    p.add_argument("--votes", type=int, required=True, metavar="K", help="the budget whose gain over one call is planned")
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
-    p.add_argument("--examples", nargs="+", type=int, default=[200, 1000, 4000], metavar="N",
-                   help="numbers of examples to simulate (default 200 1000 4000)")
-    p.add_argument("--calls", nargs="+", type=int, default=[2, 5, 10], metavar="K",
-                   help="calls per example to simulate (default 2 5 10)")
-    p.add_argument("--reps", type=int, default=50, help="simulated studies per design and scenario (default 50)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    # Numbers are read in run(), so that a bad one exits with code 2 and one line like every input error.
+    p.add_argument("--votes", required=True, metavar="K", help=f"the budget whose gain over one call is planned (2 to {MAX_PLAN_VOTES})")
+    p.add_argument("--alpha", default="0.05", help="1 - confidence level (default 0.05)")
+    p.add_argument("--examples", nargs="+", default=["200", "1000", "4000"], metavar="N",
+                   help=f"numbers of examples to simulate (default 200 1000 4000; at most {MAX_EXAMPLES})")
+    p.add_argument("--calls", nargs="+", default=["2", "5", "10"], metavar="K",
+                   help=f"calls per example to simulate (default 2 5 10; at most {MAX_CALLS})")
+    p.add_argument("--reps", default="50", help=f"simulated studies per design and scenario (default 50; 10 to {MAX_REPS})")
+    p.add_argument("--seed", default="0", help="random seed (default 0)")
     p.add_argument("--group", help="pilot group (dataset/policy) when the file has several")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha {args.alpha!r} must be in (0, 1)")
+    # Every option is read before the pilot file, so a bad one costs nothing.
+    votes = parse_int(args.votes, "votes", 2, MAX_PLAN_VOTES)
+    alpha = parse_alpha(args.alpha)
+    examples = [parse_int(n, "examples", 2, MAX_EXAMPLES) for n in args.examples]
+    calls = [parse_int(k, "calls", 2, MAX_CALLS) for k in args.calls]
+    reps = parse_int(args.reps, "reps", 10, MAX_REPS)
+    seed = parse_int(args.seed, "seed", 0, MAX_SEED)
     bits = read_bits(args.file, group=args.group)
 
     def progress(done: int, total: int) -> None:
         if not args.json and sys.stderr.isatty():
             print(f"\rsimulated {done}/{total} designs", end="" if done < total else "\n", file=sys.stderr)
 
-    plan = plan_study(bits, args.votes, alpha=args.alpha, examples=args.examples, calls=args.calls, reps=args.reps,
-                      seed=args.seed, progress=progress)
+    plan = plan_study(bits, votes, alpha=alpha, examples=examples, calls=calls, reps=reps, seed=seed, progress=progress)
     if args.json:
         print_json(plan.to_dict())
         return 0
     level = f"{100 * (1 - plan.alpha):g}%"
     print(f"Plan for certifying that {plan.votes} votes beat one call ({level}), from a pilot of {plan.pilot_examples} "
-          f"examples; {args.reps} simulated studies per cell (Monte Carlo, not a guarantee)")
+          f"examples; {reps} simulated studies per cell (Monte Carlo, not a guarantee)")
     for name, sc in plan.scenarios.items():
         print(f"  scenario {name}: true gain V{plan.votes} - V1 = {100 * sc['gain']:+.2f} pp")
     print()

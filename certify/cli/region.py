@@ -15,18 +15,14 @@ from .._results import SCHEMA_VERSION
 from ..stats._data import read_bits
 from ..stats._estimators import two_call_estimates, two_call_from_summary
 from ..stats._region import project_many, wald_region
-from ..stats._report import parse_votes
 from .._json import schema_id
+from .._numbers import exact_number
+from .._objective import parse_objective
+from ._args import as_argument_type, parse_alpha, parse_int, parse_vote_budgets
 from ._output import print_json, print_table
 
-
-def _number(text: str, what: str) -> float:
-    try:
-        from fractions import Fraction
-
-        return float(Fraction(text.strip()))
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"{what}={text!r} must be a number") from None
+#: Largest --n: far above any benchmark, and the estimators' arithmetic stays exact in floats.
+MAX_EXAMPLES = 10**12
 
 
 def register(sub) -> None:
@@ -47,13 +43,18 @@ def register(sub) -> None:
     p.add_argument("--group", help="data file: which dataset/policy group")
     p.add_argument("--votes", nargs="+", metavar="K", default=["3", "5", "inf"], help="vote budgets (default: 3 5 inf)")
     p.add_argument("--objective", nargs="+", metavar="EXPR", default=[], help='polynomial objectives such as "V5 - V1"')
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
+    p.add_argument("--alpha", type=as_argument_type(parse_alpha), default="0.05", help="1 - confidence level (default 0.05)")
     p.add_argument("--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    # Options first: a bad budget or level is refused before any file is read.
+    votes = parse_vote_budgets(args.votes)
+    alpha = args.alpha
+    for text in args.objective:
+        parse_objective(text)
     summary = [args.mu_hat, args.rho_hat, args.nu_hat, args.n]
     if args.file is not None:
         if any(v is not None for v in summary):
@@ -62,16 +63,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.mu_hat is None or args.n is None or (args.rho_hat is None and args.nu_hat is None):
             raise InputError("give --mu-hat, --rho-hat or --nu-hat, and --n (or a data FILE)")
-        n = _number(args.n, "n")
-        if not n.is_integer():
-            raise InputError(f"n={args.n!r} must be an integer number of examples")
         est = two_call_from_summary(
-            _number(args.mu_hat, "mu-hat"), int(n),
+            _number(args.mu_hat, "mu-hat"), parse_int(args.n, "n", 2, MAX_EXAMPLES),
             nu=None if args.nu_hat is None else _number(args.nu_hat, "nu-hat"),
             rho=None if args.rho_hat is None else _number(args.rho_hat, "rho-hat"),
         )
-    votes = parse_votes(args.votes) if args.votes else ()
-    region = wald_region(est, args.alpha, singular=args.singular)
+    region = wald_region(est, alpha, singular=args.singular)
     targets = list(votes) + list(args.objective)
     intervals = project_many([region], targets)[0]
     results = []
@@ -81,14 +78,19 @@ def run(args: argparse.Namespace) -> int:
                       "lower_gap": iv.lower_gap, "upper_gap": iv.upper_gap})
         results.append(entry)
     out = {"$schema": schema_id("region", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "mu_hat": est.mu, "nu_hat": est.nu, "rho_hat": est.rho, "n": est.n,
-           "se_mu": est.se_mu, "se_nu": est.se_nu, "se_rho": est.se_rho, "alpha": args.alpha, "region": region.to_dict(),
+           "se_mu": est.se_mu, "se_nu": est.se_nu, "se_rho": est.se_rho, "alpha": alpha, "region": region.to_dict(),
            "results": results}
     if args.json:
         print_json(out)
         return 0
-    print(f"{100 * (1 - args.alpha):g}% projected intervals: mu-hat = {est.mu:.6g} (SE {est.se_mu:.3g}), "
+    print(f"{100 * (1 - alpha):g}% projected intervals: mu-hat = {est.mu:.6g} (SE {est.se_mu:.3g}), "
           f"rho-hat = {est.rho:.6g} (SE {est.se_rho:.3g}), n = {est.n}")
     rows = [[(f"{r['votes']} votes" if r["votes"] != "inf" else "V_inf") if "votes" in r else r["objective"],
              f"{r['lower']:.6f}", f"{r['upper']:.6f}", f"{r['upper'] - r['lower']:.4f}"] for r in results]
     print_table(["objective", "lower", "upper", "width"], rows)
     return 0
+
+
+def _number(text: str, what: str) -> float:
+    """A summary statistic from the command line, read as the moments are (:func:`certify._numbers.exact_number`)."""
+    return float(exact_number(text, what))

@@ -62,8 +62,13 @@ def _text(v) -> bool:
     return isinstance(v, str)
 
 
-def _pos_int(v) -> bool:
-    return _is_int(v) and v >= 1
+def _int_in(lo: int, hi: int):
+    """An integer rule with an upper limit: a config value is refused before it can allocate or loop."""
+    return lambda v: _is_int(v) and lo <= v <= hi
+
+
+#: Seeds are stored in SQLite's signed 64-bit integers.
+_MAX_SEED = 2**63 - 1
 
 
 def _urls(v) -> bool:
@@ -139,14 +144,14 @@ class DatasetConfig:
     """
 
     name: str = _rule(_name, _NAME_RULE)
-    n: int = _rule(_pos_int, "a positive integer")
-    seed: int = _rule(lambda v: _is_int(v) and v >= 0, "a non-negative integer", 0)
+    n: int = _rule(_int_in(1, 10**6), "an integer from 1 to 1000000")
+    seed: int = _rule(_int_in(0, _MAX_SEED), "an integer from 0 to 2**63 - 1", 0)
     task: str = _rule(lambda v: v in TASKS, f"one of {', '.join(TASKS)}", "")
     source: str = _rule(lambda v: v in ("builtin", "file", "hub"), "builtin, file or hub", "builtin")
     path: str = _rule(_text, "a path to a .tsv, .jsonl or .parquet file", "")
     split: str = _rule(_name, "a split name such as train", "train")
     hub_name: str = _rule(_text, "a hub dataset name", "nyu-mll/glue")
-    pool: int = _rule(_pos_int, "a positive integer", 10000)
+    pool: int = _rule(_int_in(1, 10**7), "an integer from 1 to 10000000", 10000)
     draw_file: str = _rule(_text, "a path", "")
 
     def to_dict(self) -> dict:
@@ -212,7 +217,7 @@ class BackendConfig:
     name: str = _rule(_name, _NAME_RULE)
     kind: str = _rule(lambda v: v in BACKEND_KINDS, "ollama, openai or embedded", "")
     endpoints: tuple = _rule(_urls, "a list of http:// or https:// base URLs", ())
-    concurrency: int = _rule(_pos_int, "a positive integer", 1)
+    concurrency: int = _rule(_int_in(1, 256), "an integer from 1 to 256", 1)
     timeout: float = _rule(lambda v: _is_num(v) and v > 0, "a positive number of seconds", 120.0)
     max_retries: int = _rule(lambda v: _is_int(v) and 0 <= v <= 20, "an integer from 0 to 20", 4)
     backoff: float = _rule(lambda v: _is_num(v) and v >= 0, "a non-negative number of seconds", 1.0)
@@ -221,8 +226,8 @@ class BackendConfig:
     api_key: str = _rule(_text, "a string", "")
     response_format: str = _rule(lambda v: v in ("auto", *RESPONSE_FORMATS), "auto, json_schema, json_object or text", "auto")
     mode: str = _rule(lambda v: v in ("choice", "generate"), "choice or generate", "generate")
-    n_ctx: int = _rule(lambda v: _is_int(v) and v >= 256, "an integer >= 256", 2048)
-    n_threads: int = _rule(lambda v: _is_int(v) and v >= 0, "a non-negative integer", 0)
+    n_ctx: int = _rule(_int_in(256, 131072), "an integer from 256 to 131072", 2048)
+    n_threads: int = _rule(_int_in(0, 1024), "an integer from 0 to 1024", 0)
 
     def to_dict(self) -> dict:
         """Plain-dict form (round-trips through :meth:`from_dict`)."""
@@ -277,9 +282,9 @@ class PolicyConfig:
     backend: str = _rule(_name, _NAME_RULE)
     model: str = _rule(lambda v: isinstance(v, str) and v.strip() != "", "a non-empty model name")
     temperature: float = _rule(lambda v: _is_num(v) and 0 <= v <= 100, "a number from 0 to 100")
-    seed_base: int = _rule(lambda v: _is_int(v) and v >= 0, "a non-negative integer")
+    seed_base: int = _rule(_int_in(0, _MAX_SEED), "an integer from 0 to 2**63 - 1")
     top_p: float = _rule(lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]", 0.95)
-    num_predict: int = _rule(_pos_int, "a positive integer", 16)
+    num_predict: int = _rule(_int_in(1, 32768), "an integer from 1 to 32768", 16)
     endpoints: tuple = _rule(_urls, "a list of http:// or https:// base URLs", ())
 
     def to_dict(self) -> dict:
@@ -388,7 +393,7 @@ class ExperimentConfig:
 class _ExperimentTable:
     name: str = _rule(_name, _NAME_RULE)
     store: str = _rule(lambda v: isinstance(v, str) and v != "", "a path to the SQLite store")
-    repeats: int = _rule(_pos_int, "a positive integer", 5)
+    repeats: int = _rule(_int_in(1, 1000), "an integer from 1 to 1000", 5)
 
 
 def _array(doc: dict, key: str) -> list:
@@ -439,6 +444,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"config {str(p)!r}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"config {str(p)!r}: not UTF-8 text (byte {exc.start}: {exc.reason}); TOML files are UTF-8") from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -15,6 +15,7 @@ __all__ = [
     "DataError",
     "EndpointError",
     "InputError",
+    "NotAStoreError",
     "RequestRejected",
     "StoreError",
     "StoreInUseError",
@@ -56,6 +57,10 @@ class StoreInUseError(InputError):
 
 class StoreError(CertifyError, RuntimeError):
     """The run store cannot be used as asked (it belongs to another experiment, or is damaged)."""
+
+
+class NotAStoreError(StoreError, InputError):
+    """The file given as a run store is not a SQLite run store (bad input: exit 2)."""
 
 
 class DataError(CertifyError, RuntimeError):

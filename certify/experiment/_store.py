@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from ._errors import InputError, StoreError, StoreInUseError
+from ._errors import InputError, NotAStoreError, StoreError, StoreInUseError
 
 try:
     import fcntl
@@ -186,7 +186,7 @@ class RunStore:
             self._db.executescript(_SCHEMA)
             version = self.meta("schema_version")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({exc})") from None
+            raise NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({exc})") from None
         if version is None:
             self.set_meta({"schema_version": str(SCHEMA_VERSION), "created_at": str(time.time())})
         elif version != str(SCHEMA_VERSION):

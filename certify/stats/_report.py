@@ -27,6 +27,7 @@ below 0.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from .._endpoint import endpoint_bounds
@@ -56,7 +57,7 @@ def parse_votes(tokens) -> tuple:
         text = str(tok).strip().lower()
         if text in ("inf", "infinity"):
             out.append("inf")
-        elif text.lstrip("-").isdigit():
+        elif re.fullmatch(r"-?[0-9]+", text):  # ASCII digits only: str.isdigit also accepts other scripts' digits
             majority_index(int(text))  # the package's own check and message for a vote count
             out.append(int(text))
         else:

@@ -51,16 +51,16 @@ def test_round_trip_and_defaults():
     [
         ("policies.0.temperature", -1, "policies[0].temperature = -1: must be a number from 0 to 100"),
         ("policies.0.top_p", 0, "policies[0].top_p = 0: must be a number in (0, 1]"),
-        ("policies.0.seed_base", "x", "policies[0].seed_base = 'x': must be a non-negative integer"),
+        ("policies.0.seed_base", "x", "policies[0].seed_base = 'x': must be an integer from 0 to 2**63 - 1"),
         ("policies.0.tempreature", 1, "unknown key policies[0].tempreature"),
         ("policies.0.backend", "nowhere", "policies[0].backend = 'nowhere': no [backends.nowhere] table"),
         ("policies.0.model", _DELETE, "missing key policies[0].model"),
-        ("experiment.repeats", 0, "experiment.repeats = 0: must be a positive integer"),
+        ("experiment.repeats", 0, "experiment.repeats = 0: must be an integer from 1 to 1000"),
         ("datasets.0.n", 20000, "datasets[0].n = 20000: must be at most pool = 10000"),
         ("datasets.0.task", "mnli", "datasets[0].task = 'mnli': must be one of"),
         ("datasets.0.source", "file", "datasets[0].task = 'parity': source file needs qnli or qqp"),
         ("datasets.0", {"name": "qnli", "source": "file", "n": 2}, "missing key datasets[0].path"),
-        ("backends.local.concurrency", 0, "backends.local.concurrency = 0: must be a positive integer"),
+        ("backends.local.concurrency", 0, "backends.local.concurrency = 0: must be an integer from 1 to 256"),
         ("backends.local.endpoints", ["localhost:1"], "backends.local.endpoints = ['localhost:1']: must be a list of http"),
         ("backends.local.mode", "choice", "backends.local.mode = 'choice': choice mode needs the embedded backend"),
         ("backends.local.kind", "vllm", "backends.local.kind = 'vllm': must be ollama, openai or embedded"),
@@ -114,7 +114,7 @@ def test_cli_bad_config_is_exit_2_and_one_line(tmp_path):
     out = cli("experiment", "run", str(tmp_path / "c.toml"), cwd=tmp_path)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        "certify experiment: error: experiment.repeats = -2: must be a positive integer"
+        "certify experiment: error: experiment.repeats = -2: must be an integer from 1 to 1000"
     ]
     out = cli("experiment", "status", str(tmp_path / "nothing.sqlite"), cwd=tmp_path)
     assert out.returncode == 2 and "no such file" in out.stderr and "Traceback" not in out.stderr

@@ -103,7 +103,7 @@ def test_complete_json_shape_and_values(capsys):
         (["analyze", "/nonexistent/x.csv"], "no such file"),
         (["analyze", "{csv}", "--votes", "three"], "votes='three' must be a positive integer or 'inf'"),
         (["analyze", "{csv}", "--votes", "0"], "votes=0 must be at least 1"),
-        (["analyze", "{csv}", "--alpha", "1.5"], "alpha=1.5 must be in (0, 1)"),
+        (["analyze", "{csv}", "--alpha", "1.5"], "alpha='1.5' must be at least 1e-12 and below 1"),
         (["analyze", "{csv}", "--group", "qnli/x"], "group 'qnli/x' not in"),
         (["analyze", "{bad}"], "row 2, column 'b1': value '7' is not binary"),
         (["region", "--mu-hat", "0.7", "--n", "100"], "give --mu-hat, --rho-hat or --nu-hat, and --n"),
