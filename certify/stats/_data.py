@@ -931,9 +931,13 @@ def _read_text(path: Path) -> str:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the file as UTF-8") from None
 
 
-def _read_jsonl(path: Path, cmap: ColumnMap) -> tuple[dict[str, CallBits], ReadInfo]:
-    records, columns, lines = [], [], []
-    for line_no, line in enumerate(_read_text(path).splitlines(), start=1):
+def jsonl_objects(path: Path, what: str = "a JSON object per line"):
+    """(line number, object) for every non-blank line of a JSON-lines file; DataError otherwise.
+
+    Lines end at "\n" only: JSON writers leave U+2028, U+0085 ... unescaped inside strings
+    (``json.dumps(ensure_ascii=False)``), where ``str.splitlines`` would cut a record in two.
+    """
+    for line_no, line in enumerate(_read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -941,7 +945,13 @@ def _read_jsonl(path: Path, cmap: ColumnMap) -> tuple[dict[str, CallBits], ReadI
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
         if not isinstance(rec, dict):
-            raise DataError(f"{path}: line {line_no}: expected a JSON object per line")
+            raise DataError(f"{path}: line {line_no}: expected {what}")
+        yield line_no, rec
+
+
+def _read_jsonl(path: Path, cmap: ColumnMap) -> tuple[dict[str, CallBits], ReadInfo]:
+    records, columns, lines = [], [], []
+    for line_no, rec in jsonl_objects(path):
         records.append(rec)
         lines.append(line_no)
         columns.extend(k for k in rec if k not in columns)

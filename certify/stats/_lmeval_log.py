@@ -69,7 +69,7 @@ from pathlib import Path
 import numpy as np
 
 # only the public types: the table readers' helpers in _data are private and may change
-from ._data import CallBits, DataError, ReadInfo
+from ._data import CallBits, DataError, ReadInfo, jsonl_objects
 
 __all__ = ["LMEVAL_KEYS", "is_lmeval_samples", "read_lmeval_samples"]
 
@@ -214,27 +214,12 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
     if not p.is_file():
         raise DataError(f"{p}: no such file")
     regex = _compile(answer_regex)
-    try:
-        with open(p, encoding="utf-8-sig", newline="") as fh:
-            # lines end at "\n" only: lm-eval writes U+2028, U+0085 ... unescaped inside responses
-            # (json.dumps(ensure_ascii=False)), where str.splitlines would cut a line in two
-            lines = fh.read().split("\n")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{p}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
     docs: dict[int, tuple[list[str], str, int]] = {}  # doc_id -> (responses, target, first line)
     seen: dict[tuple[str, int], int] = {}  # (filter, doc_id) -> line
     filters: list[str] = []
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for line_no, rec in jsonl_objects(p, "a JSON object per line (an lm-eval sample)"):
         where = f"{source}: line {line_no}"
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not isinstance(rec, dict):
-            raise DataError(f"{where}: expected a JSON object per line (an lm-eval sample)")
         missing = [k for k in (*LMEVAL_KEYS, "resps") if k not in rec]
         if missing:
             raise DataError(f"{where}: no {', '.join(map(repr, missing))} key; lines of lm-eval --log_samples files "
