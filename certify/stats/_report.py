@@ -30,6 +30,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .._endpoint import endpoint_bounds
 from .._errors import CertifyError, InputError
 from .._majority import majority_index
@@ -42,7 +44,7 @@ from .._bounds import sharp_bounds
 from ._region import ProjectedInterval, WaldRegion, project_many, wald_region
 
 __all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "Verdict", "AnalysisReport",
-           "analyze", "parse_votes"]
+           "analyze", "parse_votes", "verdict_reason"]
 
 REPORT_SCHEMA_VERSION = "2"
 
@@ -65,6 +67,34 @@ def parse_votes(tokens) -> tuple:
     if not out:
         raise InputError("give at least one vote budget")
     return tuple(out)
+
+
+#: Slack when comparing an interval with the one-moment range (rounding of two solvers).
+_RANGE_TOL = 1e-9
+
+
+def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_agree: bool = False) -> str:
+    """Why a gain interval [lower, upper] of V_votes - V_1 gives its verdict, in plain words.
+
+    ``calls_agree``: every example's recorded calls agree (rho-hat = 1): a vote returns what one
+    call returns, so the gain is near 0 whatever the interval's sampling margin. An interval that
+    is no narrower than the sharp range of the gain over every law with the observed one-call
+    accuracy ``mean`` (the one-moment class, paper Section 4) carries no information from the
+    repeated calls, and says so.
+    """
+    if calls_agree and lower <= 0 <= upper:
+        return "the calls of every example agree, so a vote returns what one call returns: voting changes nothing"
+    if lower > 0:
+        return f"every latent law the calls allow gains at least {100 * lower:.2f} pp"
+    if upper < 0:
+        return (f"every latent law the calls allow loses at least {-100 * upper:.2f} pp: too many examples are "
+                f"answered correctly less than half the time, and a vote amplifies their errors")
+    mu = min(max(float(mean), 0.0), 1.0)
+    span = sharp_bounds(f"V{votes} - V1", mu=mu)
+    if lower <= span.lower.value + _RANGE_TOL and upper >= span.upper.value - _RANGE_TOL:
+        return (f"uninformative: as wide as for every law with one-call accuracy {100 * mu:.1f} %, so the repeated "
+                f"calls add nothing here")
+    return "the interval holds both gains and losses: the calls do not decide"
 
 
 def verdict_budgets(votes) -> list[int]:
@@ -171,6 +201,8 @@ class Verdict:
         ``"better"`` (gain_lower > 0), ``"worse"`` (gain_upper < 0) or ``"undetermined"``.
     method : str
         The interval method (:data:`METHODS`).
+    reason : str
+        Why, in plain words (:func:`verdict_reason`); empty when not computed.
     """
 
     votes: int
@@ -178,23 +210,26 @@ class Verdict:
     gain_upper: float
     status: str
     method: str = "two-call"
+    reason: str = ""
 
     @property
     def text(self) -> str:
         pp = f"gain in [{100 * self.gain_lower:+.2f}, {100 * self.gain_upper:+.2f}] pp"
+        why = f"; {self.reason}" if self.reason else ""
         if self.status == "better":
-            return f"{self.votes} votes: CERTIFIED better than one call ({pp})"
+            return f"{self.votes} votes: CERTIFIED better than one call ({pp}){why}"
         if self.status == "worse":
-            return f"{self.votes} votes: CERTIFIED worse than one call ({pp})"
-        return f"{self.votes} votes: improvement NOT certified ({pp})"
+            return f"{self.votes} votes: CERTIFIED worse than one call ({pp}){why}"
+        return f"{self.votes} votes: improvement NOT certified ({pp}){why}"
 
     def to_dict(self) -> dict:
         return {"votes": self.votes, "gain_lower": self.gain_lower, "gain_upper": self.gain_upper, "status": self.status,
-                "method": self.method, "text": self.text}
+                "method": self.method, "reason": self.reason, "text": self.text}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Verdict":
-        return cls(int(d["votes"]), float(d["gain_lower"]), float(d["gain_upper"]), d["status"], str(d["method"]))
+        return cls(int(d["votes"]), float(d["gain_lower"]), float(d["gain_upper"]), d["status"], str(d["method"]),
+                   str(d.get("reason", "")))
 
 
 @dataclass(frozen=True)
@@ -343,9 +378,11 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
                 notes.append(f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval")
         rows.append(BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv))
     verdicts = []
+    one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
+    calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
     for v, iv in zip(gain_budgets, intervals[len(votes):]):
         status = "better" if iv.lower > 0 else ("worse" if iv.upper < 0 else "undetermined")
-        verdicts.append(Verdict(v, iv.lower, iv.upper, status, method))
+        verdicts.append(Verdict(v, iv.lower, iv.upper, status, method, verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree)))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(
         source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),

@@ -144,3 +144,26 @@ def test_cli_certificates_prove_every_polynomial_interval_end(tmp_path, capsys, 
         assert (float(cert.bound) <= stated + 1e-15) if cert.side == "lower" else (float(cert.bound) >= stated - 1e-15)
     assert main(["analyze", str(path), "--method", "two-call", "--certificates", str(certs)]) == 2
     assert "--certificates apply to --method likelihood only" in capsys.readouterr().err
+
+
+def test_verdicts_say_why():
+    """Each verdict gives its reason; the uninformative and no-change cases are recognized."""
+    from certify import sharp_bounds
+    from certify.stats._report import verdict_reason
+
+    rng = np.random.default_rng(3)
+    # voting helps: q mostly above 1/2 and spread out
+    good = analyze(bits_from_array(simulate_bits(rng.beta(5, 1.5, 600), 5, rng)), votes=(3,)).verdicts[0]
+    assert good.status == "better" and f"gains at least {100 * good.gain_lower:.2f} pp" in good.text
+    # voting hurts: most examples below 1/2
+    bad = analyze(bits_from_array(simulate_bits(rng.beta(1.5, 5, 600), 5, rng)), votes=(3,)).verdicts[0]
+    assert bad.status == "worse" and "loses at least" in bad.text and "less than half the time" in bad.text
+    # every example's calls agree: the gain is exactly 0
+    same = np.repeat(rng.random((300, 1)) < 0.7, 4, axis=1)
+    flat = analyze(bits_from_array(same), votes=(3,)).verdicts[0]
+    assert "voting changes nothing" in flat.text
+    # an interval at least as wide as the one-moment range at mu is uninformative; a narrower one is not
+    span = sharp_bounds("V5 - V1", mu=0.6)
+    assert verdict_reason(5, span.lower.value - 0.01, span.upper.value + 0.01, 0.6).startswith("uninformative")
+    assert verdict_reason(5, span.lower.value / 2, span.upper.value / 2, 0.6).startswith("the interval holds both")
+    assert good.to_dict()["reason"] and type(good).from_dict(good.to_dict()) == good
