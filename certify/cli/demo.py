@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import signal
 
+from .experiment import RESUME_HINT
+
 __all__ = ["register", "run"]
 
 
@@ -23,7 +25,7 @@ def register(sub) -> None:
     p.add_argument("--store", help="SQLite run store (default: the config's store)")
     p.add_argument("--step", type=float, default=0.05, help="mixture weight-grid step (default 0.05)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, on_interrupt=RESUME_HINT)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,6 +8,10 @@ import sys
 __all__ = ["register"]
 
 
+#: What an interrupted run prints after 'interrupted' (the store keeps every recorded call).
+RESUME_HINT = "every call recorded so far is kept; run the same command again to resume"
+
+
 def register(subparsers) -> None:
     """Add ``experiment`` with its ``run``, ``status``, ``export`` and ``report`` subcommands."""
     p = subparsers.add_parser(
@@ -21,7 +25,7 @@ def register(subparsers) -> None:
     run = sub.add_parser("run", help="make every call of a config that its store lacks (resumes)")
     run.add_argument("config", help="experiment TOML file")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    run.set_defaults(run=_run)
+    run.set_defaults(run=_run, on_interrupt=RESUME_HINT)
 
     st = sub.add_parser("status", help="progress, invalid answers and accuracy per dataset and policy")
     st.add_argument("store", help="SQLite run store")

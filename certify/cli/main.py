@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"certify {args.command}: failed: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"certify {args.command}: interrupted", file=sys.stderr)
+        hint = getattr(args, "on_interrupt", None)  # commands that resume say how
+        print(f"certify {args.command}: interrupted" + (f"; {hint}" if hint else ""), file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader went away (``certify ... | head``): stop quietly, as Unix tools do.

@@ -84,7 +84,8 @@ def test_sigint_stops_cleanly_and_resumes(tmp_path, gguf):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
-    assert err.strip().splitlines()[-1] == "certify experiment: interrupted"
+    assert err.strip().splitlines()[-1] == ("certify experiment: interrupted; every call recorded so far is kept; "
+                                            "run the same command again to resume")
     done = _count(store)
     again = cli("experiment", "run", str(cfg), "--no-progress", cwd=tmp_path)
     assert again.returncode == 0 and f"{done} already in" in again.stdout
