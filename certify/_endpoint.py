@@ -2,16 +2,26 @@
 
 V_inf is a discontinuous threshold functional, so its sharp bounds over the
 moment class are a supremum and an infimum that need not be attained; the
-one-sided sequences of the proof that approach them are available through
+one-sided sequences that approach them are available through
 :meth:`EndpointBounds.sequence`.
+
+One and two moments use the closed forms of Theorem 4.3. Three or more use the
+Chebyshev-Markov-Stieltjes bounds at t = 1/2 (:mod:`certify._canonical`): for moments
+interior to the moment space, sup E[V_inf] = sigma([1/2, 1]) and inf E[V_inf] =
+sigma((1/2, 1]) for the canonical representation sigma through 1/2, since V_inf lies
+between 1{q > 1/2} and 1{q >= 1/2} and the canonical representations through
+1/2 +- eps, which tend to sigma, put the atom at 1/2 on either side. On the boundary of
+the moment space the class is one law, whose V_inf is both bounds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from ._canonical import CanonicalLaw, boundary_law, canonical_law, is_interior
 from ._errors import InputError
 from ._moments import Moments, moments as make_moments
 from ._results import Law
@@ -86,7 +96,7 @@ class EndpointBounds:
     Attributes
     ----------
     moments : tuple of float
-        (mu,) or (mu, nu).
+        (m_1, ..., m_m): (mu,) or (mu, nu) for the paper's classes.
     lower, upper : float
         Infimum and supremum of V_inf over the moment class.
     lower_attained, upper_attained : bool
@@ -99,6 +109,7 @@ class EndpointBounds:
     upper: float
     lower_attained: bool
     upper_attained: bool
+    exact: tuple[Fraction, ...] = ()
 
     @property
     def width(self) -> float:
@@ -115,6 +126,8 @@ class EndpointBounds:
             raise InputError(f"side={side!r} must be 'lower' or 'upper'")
         if not (0.0 < eps < 0.5):
             raise InputError(f"eps={eps!r} must lie in (0, 1/2)")
+        if len(self.moments) > 2:
+            return _sequence_law(self.exact or tuple(map(Fraction, self.moments)), side, eps)
         mu = self.moments[0]
         if side == "upper":
             return _upper_law(self.moments, eps)
@@ -154,7 +167,9 @@ def endpoint_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = Non
     """Sharp bounds of the infinite-vote endpoint V_inf (Theorem 4.3, eq. (endpoint-map-main)).
 
     U_inf(mu, nu) = G(mu, nu) and L_inf(mu, nu) = 1 - G(1 - mu, 1 - 2 mu + nu). With
-    ``mu`` alone, the one-call bounds max(0, 2 mu - 1) <= V_inf <= min(1, 2 mu).
+    ``mu`` alone, the one-call bounds max(0, 2 mu - 1) <= V_inf <= min(1, 2 mu). With
+    ``moments`` of order 3 or more, the Chebyshev-Markov-Stieltjes bounds at 1/2 (module
+    docstring); their canonical laws are computed in rigorous ball arithmetic.
 
     Parameters
     ----------
@@ -169,7 +184,7 @@ def endpoint_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = Non
     """
     mom = moments if moments is not None else make_moments(mu=mu, nu=nu, rho=rho)
     if mom.order > 2:
-        raise InputError(f"the infinite-vote endpoint is implemented for one or two moments, not order {mom.order}")
+        return _bounds_any_order(mom.values, mom.exact)
     vals = mom.values
     up, up_att, _ = _upper(vals)
     reflected = (1.0 - vals[0],) if len(vals) == 1 else (1.0 - vals[0], 1.0 - 2.0 * vals[0] + vals[1])
@@ -178,3 +193,49 @@ def endpoint_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = Non
         reflected = (reflected[0], reflected[0] ** 2)
     lo_ref, lo_att, _ = _upper(reflected)
     return EndpointBounds(moments=vals, lower=1.0 - lo_ref, upper=up, lower_attained=lo_att, upper_attained=up_att)
+
+
+#: Moments outside the moment space by floating noise (they passed validation within
+#: FEASIBILITY_TOL) are moved toward the uniform law's moments by this fraction, doubled
+#: until they are interior: the bounds then hold for a class within that distance.
+INTERIOR_NUDGE = Fraction(1, 10**12)
+
+
+def _nudged(exact: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
+    lam = INTERIOR_NUDGE
+    while lam < 1:
+        moved = tuple((1 - lam) * c + lam * Fraction(1, j + 2) for j, c in enumerate(exact))
+        if is_interior(moved):
+            return moved
+        lam *= 2
+    raise InputError(f"moments={tuple(float(c) for c in exact)!r} are not in the moment space of [0, 1]")
+
+
+def _bounds_any_order(values: tuple[float, ...], exact: tuple[Fraction, ...]) -> EndpointBounds:
+    """Chebyshev-Markov-Stieltjes bounds of V_inf for moments of any order (module docstring)."""
+    half = Fraction(1, 2)
+    if not is_interior(exact):
+        law = boundary_law(exact, half)
+        if law is not None:  # one law in the class: V_inf = P(Q > 1/2) + P(Q = 1/2) / 2
+            value = 0.5 * (law.mass_at_least_t + law.mass_above_t)
+            return EndpointBounds(values, value, value, True, True, exact)
+        exact = _nudged(exact)
+    sigma = canonical_law(exact, half)
+    # The supremum 1 is attained by a law on (1/2, 1] exactly when the moments are interior
+    # to the moment space of [1/2, 1] (a principal representation avoids 1/2); mirror below.
+    upper_attained = sigma.mass_at_least_t == 1.0 and is_interior(exact, half, Fraction(1))
+    lower_attained = sigma.mass_above_t == 0.0 and is_interior(exact, Fraction(0), half)
+    return EndpointBounds(values, sigma.mass_above_t, sigma.mass_at_least_t, lower_attained, upper_attained, exact)
+
+
+def _sequence_law(exact: tuple[Fraction, ...], side: str, eps: float) -> Law:
+    """The canonical law through 1/2 + eps (upper) or 1/2 - eps (lower); the one law on the boundary."""
+    half = Fraction(1, 2)
+    if not is_interior(exact):
+        law = boundary_law(exact, half)
+        if law is not None:
+            return Law(law.atoms, law.weights)
+        exact = _nudged(exact)
+    sigma: CanonicalLaw = canonical_law(exact, half + Fraction(eps) if side == "upper" else half - Fraction(eps))
+    return Law(sigma.atoms, sigma.weights)
+

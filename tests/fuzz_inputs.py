@@ -178,9 +178,13 @@ def _both(value: float, tol: float = 1e-9) -> Callable[[str], bool]:
     return check
 
 
-def _no_inf_budget(out: str) -> bool:
+def _inf_in_defaults(out: str) -> bool:
+    """Order 3: the default budgets keep inf, and its bounds hold V_inf of a law with these moments."""
     res = _json_results(out)
-    return [r.get("votes") for r in res] == [3, 5] and abs(res[0]["lower"] - _v3(0.7, 0.532, 0.42)) < 1e-9
+    inf = res[-1]
+    # {0: 0.048, 2/3: 0.756, 1: 0.196} has moments (0.7, 0.532, 0.42) and V_inf = 0.756 + 0.196.
+    return ([r.get("votes") for r in res] == [3, 5, "inf"] and abs(res[0]["lower"] - _v3(0.7, 0.532, 0.42)) < 1e-9
+            and inf["lower"] <= 0.952 <= inf["upper"] and 0 <= inf["lower"] < inf["upper"] <= 1)
 
 
 def _fair_ties(out: str) -> bool:
@@ -304,7 +308,9 @@ _add(*B, "--method", "magic", says="invalid choice")
 _add(*B, "--votes", says="expected at least one")
 _add("bounds", "--mu", says="expected one argument")
 _add(*B, "--frobnicate", says="unrecognized")
-_add("bounds", "--moments", *MOM3[1:], "--votes", "3", "inf", says="--votes 3 5")
+# order 4 of the point mass at 1/2: one law, V_inf = 1/2 exactly (half the atom at 1/2)
+_add("bounds", "--moments", "0.5", "0.25", "0.125", "0.0625", "--votes", "3", "inf", "--json", code=0,
+     check=lambda out: [(r["lower"], r["upper"]) for r in _json_results(out)] == [(0.5, 0.5), (0.5, 0.5)])
 _add("bounds", "--moments", *(["0.5"] * 2000), says="limit of 100", id="bounds order 2000")
 _add("certificate", "--moments", *(["0.5"] * 101), "--votes", "3", "--side", "lower", says="limit of 100", id="certificate order 101")
 # Order 40, feasible (the law on {0, 1} with weights 1/2): every budget is fixed at 1/2.
@@ -314,7 +320,7 @@ _add(*B, "--method", "sos", "--objective", "q**500", says="too large for method 
 _add(*B, "--objective", *(["q**9999"] * 3), says="exponent")
 # bounds: answers that must be right
 _add("bounds", *MOM3, "--votes", "3", "--json", code=0, check=_both(_v3(0.7, 0.532, 0.42)))
-_add("bounds", *MOM3, "--json", code=0, check=_no_inf_budget, id="bounds order 3, default budgets leave inf out")
+_add("bounds", *MOM3, "--json", code=0, check=_inf_in_defaults, id="bounds order 3, default budgets with inf")
 _add("bounds", *MOM3, "--objective", "3*q^2 - 2*q**3", "--json", code=0, check=_both(_v3(0.7, 0.532, 0.42)))
 _add(*B, "--objective", "q", "2*q - 1", "--json", code=0,
      check=lambda out: [round(r["lower"], 12) for r in _json_results(out)] == [0.7, 0.4])

@@ -68,7 +68,6 @@ def test_text_table(capsys):
         (["--mu", "0.7", "--rho", "0.2", "--objective", "P3 - Z"], "unknown name 'Z'"),
         (["--rho", "0.2"], "--mu is required"),
         (["--mu", "0.7", "--moments", "0.7", "0.5"], "not both"),
-        (["--moments", "0.64", "0.476", "0.3796", "--votes", "inf"], "infinite-vote endpoint"),
         (["--mu", "0.7", "--nu", "0.5", "--rho", "0.1"], "not allowed with"),
         (["--mu", "0.7", "--rho", "0.2", "--method", "magic"], "invalid choice"),
     ],

@@ -6,10 +6,9 @@ certify bounds --mu 0.7 --rho 0.2 --votes 3 5 9 101 inf
 certify bounds --mu 0.7 --nu 0.532 --objective "P3 - P1" --json
 certify bounds --moments 0.7 0.532 0.42 --votes 3 5
 
-Budgets are counts up to :data:`certify._objective.MAX_VOTES` or ``inf``. The
-default budgets are 3 5 inf; where the infinite-vote endpoint is not implemented (moment
-orders 3 and above, for now) a default ``inf`` is left out with a note on stderr, while an
-``inf`` the user asked for is an error that suggests finite budgets. Moments within
+Budgets are counts up to :data:`certify._objective.MAX_VOTES` or ``inf`` (for every moment
+order: Theorem 4.3 for one or two moments, the Chebyshev-Markov-Stieltjes bounds above).
+The default budgets are 3 5 inf. Moments within
 FEASIBILITY_TOL of the boundary of the moment space are snapped onto it; the text output
 then says which value was given and which was used. No printed or JSON number is -0.
 """
@@ -18,10 +17,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
 from .._bounds import as_moments, sharp_bounds
-from .._errors import InputError
 from .._moments import FEASIBILITY_TOL
 from .._endpoint import endpoint_bounds
 from .._objective import MAX_VOTES, parse_objective, vote_accuracy
@@ -45,8 +42,7 @@ def register(sub) -> None:
     )
     add_moment_arguments(p)
     p.add_argument("--votes", nargs="+", metavar="K",
-                   help=f"vote budgets: counts (odd or even, at most {MAX_VOTES}) or 'inf' (default: 3 5 inf; a default "
-                        "inf is left out, with a note, where the endpoint is not implemented: moment order >= 3)")
+                   help=f"vote budgets: counts (odd or even, at most {MAX_VOTES}) or 'inf' (default: 3 5 inf)")
     p.add_argument("--objective", nargs="+", metavar="EXPR", default=[], help='objectives such as "P3 - P1", "V7 - V3", "3*q**2 - 2*q**3"')
     p.add_argument("--method", default="exact", choices=["exact", "sos", "grid"], help="solver (default: exact)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -56,8 +52,7 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
     mom = as_moments(mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
-    explicit = args.votes is not None
-    votes = parse_vote_budgets(args.votes) if explicit else ([] if args.objective else parse_vote_budgets(DEFAULT_VOTES))
+    votes = parse_vote_budgets(args.votes) if args.votes is not None else ([] if args.objective else parse_vote_budgets(DEFAULT_VOTES))
     # Every objective is built (and refused if it must be) before any bound is computed.
     targets = [("votes", v, None if v == "inf" else vote_accuracy(v)) for v in votes]
     targets += [("objective", obj.name, obj) for obj in map(parse_objective, args.objective)]
@@ -67,14 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if obj is not None:
             results.append({key: label, **_entry(obj, mom, args.method)})
             continue
-        try:
-            e = endpoint_bounds(moments=mom)
-        except InputError as exc:
-            if explicit:
-                raise InputError(f"{exc}; give finite budgets instead, such as --votes 3 5 101") from None
-            # V_inf came from the defaults, not from the user: leave it out and say so.
-            print(f"certify bounds: note: V_inf is left out of the default budgets ({exc})", file=sys.stderr)
-            continue
+        e = endpoint_bounds(moments=mom)
         results.append({"votes": "inf", "lower": e.lower, "upper": e.upper,
                         "lower_attained": e.lower_attained, "upper_attained": e.upper_attained})
 
@@ -143,11 +131,11 @@ def _print_text(data: dict) -> None:
     # rounded header could show "mu = 0" for 1e-300 or hide digits the user typed. rho is
     # derived, so it is rounded.
     desc = f"mu = {data['mu']!r}"
-    if "nu" in data:
+    if len(data["moments"]) > 2:  # every moment the bounds use, not only the first two
+        desc = "moments = (" + ", ".join(repr(m) for m in data["moments"]) + ")"
+    elif "nu" in data:
         rho = data["rho"]
         desc += f", nu = {data['nu']!r}" + ("" if isinstance(rho, float) and math.isnan(rho) else f" (rho = {rho:.6g})")
-    elif len(data["moments"]) > 2:
-        desc = "moments = (" + ", ".join(repr(m) for m in data["moments"]) + ")"
     print(f"Sharp bounds over all laws on [0,1] with {desc}; method {data['method']}")
     rows = []
     for r in data["results"]:
