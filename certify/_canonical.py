@@ -129,6 +129,9 @@ class CanonicalLaw:
         Largest radius of the balls behind the two masses (an error bound on them).
     endpoints : tuple of int
         The endpoints among the nodes (the set E of the construction).
+    exact_atoms : tuple of Fraction
+        The nodes as dyadic rationals: t and the endpoints exactly, every other node the
+        midpoint of its ball (for certificates, which rebuild weights exactly).
     """
 
     t: Fraction
@@ -138,6 +141,7 @@ class CanonicalLaw:
     mass_above_t: float
     radius: float
     endpoints: tuple[int, ...]
+    exact_atoms: tuple[Fraction, ...] = ()
 
 
 class _Undecided(Exception):
@@ -292,7 +296,8 @@ def canonical_law(moments: Sequence[Fraction], t: Fraction) -> CanonicalLaw:
         # the one whose smallest weight is largest.
         ends, (nodes, weights, sides) = max(found, key=lambda f: min(float(w.mid()) for w in f[1][1]))
         at_least, above, radius = _masses(weights, sides)
-        return CanonicalLaw(t, *_sorted(nodes, weights), at_least, above, radius, tuple(ends))
+        atoms, masses, exact_atoms = _sorted(nodes, weights)
+        return CanonicalLaw(t, atoms, masses, at_least, above, radius, tuple(ends), exact_atoms)
 
     return _resolve(attempt, m, f"the canonical representation through t={t}")
 
@@ -340,12 +345,22 @@ def boundary_law(moments: Sequence[Fraction], t: Fraction) -> CanonicalLaw | Non
         # An endpoint whose weight's ball holds 0 is not shown as an atom (it may carry
         # at most the ball's radius, which the masses' radius already covers).
         keep = [i for i in range(len(nodes)) if i < len(roots) or not weights[i].contains(0)]
-        shown = _sorted([nodes[i] for i in keep], [weights[i] for i in keep])
-        return CanonicalLaw(t, *shown, at_least, above, radius, tuple(e for i, e in enumerate(ends) if len(roots) + i in keep))
+        atoms, masses, exact_atoms = _sorted([nodes[i] for i in keep], [weights[i] for i in keep])
+        shown_ends = tuple(e for i, e in enumerate(ends) if len(roots) + i in keep)
+        return CanonicalLaw(t, atoms, masses, at_least, above, radius, shown_ends, exact_atoms)
 
     return _resolve(attempt, m, "the boundary law")
 
 
-def _sorted(nodes, weights) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def _dyadic(x: flint.arb) -> Fraction:
+    """The midpoint of a ball, exactly."""
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def _sorted(nodes, weights) -> tuple:
+    """Atoms and weights as floats, and the atoms as exact dyadics, in increasing order."""
     order = sorted(range(len(nodes)), key=lambda i: float(nodes[i].mid()))
-    return (tuple(float(nodes[i].mid()) for i in order), tuple(max(float(weights[i].mid()), 0.0) for i in order))
+    return (tuple(float(nodes[i].mid()) for i in order), tuple(max(float(weights[i].mid()), 0.0) for i in order),
+            tuple(_dyadic(nodes[i]) for i in order))

@@ -152,7 +152,7 @@ def test_version_one_still_validates_and_verifies(v1_cert, certs):
     with pytest.raises(InputError, match="likelihood"):
         LikelihoodCertificate.from_dict(v1_cert.to_dict())
     with pytest.raises(InputError):
-        schema(version="3")
+        schema(version="4")
 
 
 def _documented(data, node, path="$"):

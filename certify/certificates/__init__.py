@@ -6,11 +6,13 @@ Public API:
 * :func:`certify_many` -- many at once (:class:`BatchItem` results);
 * :func:`build_likelihood_certificate` -- an exact :class:`LikelihoodCertificate`
   (schema version 2) for one end of a likelihood-ratio bound, from a solver's floats;
+* :func:`certify_bound` with the budget ``"inf"`` -- an exact :class:`EndpointCertificate`
+  (schema version 3) of the supremum or infimum of E[V_inf], for any moment order up to 20;
 * :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
   solver-free exact checker of its version (:mod:`certify.certificates._verify`,
-  :mod:`certify.certificates._verify_likelihood`);
+  :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`);
 * :func:`dump` / :func:`load` -- JSON files (atomic write), schemas
-  ``certify/schemas/certificate-v1.json`` and ``certificate-v2.json``.
+  ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json``.
 """
 
 from __future__ import annotations
@@ -26,21 +28,28 @@ from .._files import write_atomically
 from ._batch import BatchItem, certify_many
 from ._build import DEFAULT_DIGITS, build_certificate, describe_inputs
 from ._certificate import SCHEMA_VERSION, Certificate, Provenance
+from ._endpoint_build import build_endpoint_certificate
+from ._endpoint_certificate import ENDPOINT_SCHEMA_VERSION, EndpointCertificate
 from ._likelihood_build import build_likelihood_certificate
 from ._reading import NotJson, Unreadable, parse_json, read_text
 from ._likelihood_certificate import LIKELIHOOD_SCHEMA_VERSION, LikelihoodCertificate, LikelihoodProvenance
 from ._verify import CHECKS, VerificationResult, verify_dict
 from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
 from ._verify_likelihood import verify_likelihood_dict
+from ._verify_endpoint import CHECKS as ENDPOINT_CHECKS
+from ._verify_endpoint import verify_endpoint_dict
 
 __all__ = [
     "CHECKS",
     "DEFAULT_DIGITS",
+    "ENDPOINT_CHECKS",
+    "ENDPOINT_SCHEMA_VERSION",
     "LIKELIHOOD_CHECKS",
     "LIKELIHOOD_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "BatchItem",
     "Certificate",
+    "EndpointCertificate",
     "LikelihoodCertificate",
     "LikelihoodProvenance",
     "Provenance",
@@ -62,7 +71,16 @@ SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 SCHEMA_PATH = SCHEMA_DIR / "certificate-v1.json"
 
 #: The kind of record each schema version holds (a record's kind must match its version).
-_KINDS = {SCHEMA_VERSION: "sharp-bound-certificate", LIKELIHOOD_SCHEMA_VERSION: "likelihood-bound-certificate"}
+_KINDS = {SCHEMA_VERSION: "sharp-bound-certificate", LIKELIHOOD_SCHEMA_VERSION: "likelihood-bound-certificate",
+          ENDPOINT_SCHEMA_VERSION: "endpoint-bound-certificate"}
+#: Spellings of the infinite budget V_inf accepted as an objective.
+_INFINITE = ("inf", "vinf", "v_inf", "infinity")
+
+
+def _is_infinite(objective) -> bool:
+    if isinstance(objective, str):
+        return objective.strip().lower() in _INFINITE
+    return isinstance(objective, float) and objective == float("inf")
 
 
 def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact") -> Certificate:
@@ -72,7 +90,9 @@ def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=N
     ----------
     objective : Objective, int, str, sequence or sympy expression
         An int is a vote budget (``101`` means V_101); strings follow the objective
-        syntax (``"P3 - P1"``).
+        syntax (``"P3 - P1"``); ``"inf"`` is the infinite-vote endpoint V_inf, whose
+        certificate (:class:`EndpointCertificate`, schema 3) encloses the supremum or
+        infimum (``digits`` and ``method`` do not apply: its width is about 1e-19).
     side : {"lower", "upper"}
     mu, nu, rho, moments
         The moment class as for :func:`certify.sharp_bounds`. Strings such as
@@ -95,6 +115,8 @@ def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=N
     """
     mom = as_moments(mu, nu, rho, moments)
     given = describe_inputs(mu=mu, nu=nu, rho=rho, moments=moments)
+    if _is_infinite(objective):
+        return build_endpoint_certificate(mom, side, given=given)
     return build_certificate(objective, mom, side, given=given, digits=digits, method=method)
 
 
@@ -112,7 +134,7 @@ def verify(certificate) -> VerificationResult:
         ``ok`` and what was proven (the certified interval for version 1, the bound for
         version 2), or the name of the first failed check (``json`` for text that is not JSON).
     """
-    if isinstance(certificate, (Certificate, LikelihoodCertificate)):
+    if isinstance(certificate, (Certificate, LikelihoodCertificate, EndpointCertificate)):
         certificate = certificate.to_dict()
     try:  # text is read within the limits of certify.certificates._reading: no hostile input can stall it
         if isinstance(certificate, os.PathLike):
@@ -136,29 +158,33 @@ def _verify_record(data) -> VerificationResult:
         return VerificationResult(False, "schema_version", f"schema_version: schema_version={version!r} is unknown (supported: {known})")
     if kind in _KINDS.values() and kind != _KINDS[version]:
         return VerificationResult(False, "schema_version", f"schema_version: schema_version={version!r} does not hold kind {kind!r}")
-    return verify_likelihood_dict(data) if version == LIKELIHOOD_SCHEMA_VERSION else verify_dict(data)
+    if version == LIKELIHOOD_SCHEMA_VERSION:
+        return verify_likelihood_dict(data)
+    return verify_endpoint_dict(data) if version == ENDPOINT_SCHEMA_VERSION else verify_dict(data)
 
 
-def dump(certificate: Certificate | LikelihoodCertificate, path) -> Path:
+def dump(certificate: Certificate | LikelihoodCertificate | EndpointCertificate, path) -> Path:
     """Write a certificate as JSON atomically (temporary file, then ``os.replace``; mode from the umask)."""
     return write_atomically(path, to_json(certificate))
 
 
-def to_json(certificate: Certificate | LikelihoodCertificate) -> str:
+def to_json(certificate: Certificate | LikelihoodCertificate | EndpointCertificate) -> str:
     """JSON text of a certificate, one ``["p/q", float]`` pair (or one data cell) per line."""
     text = json.dumps(certificate.to_dict(), indent=1, allow_nan=False)
     text = _CELL.sub(r'{"calls": \1, "successes": \2, "count": \3}', text)
     return _PAIR.sub(r"[\1, \2]", text) + "\n"
 
 
-def load(path) -> Certificate | LikelihoodCertificate:
-    """Read a certificate file of either version (layout only; call :func:`verify` for the mathematics)."""
+def load(path) -> Certificate | LikelihoodCertificate | EndpointCertificate:
+    """Read a certificate file of any version (layout only; call :func:`verify` for the mathematics)."""
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
     if isinstance(data, dict) and data.get("schema_version") == LIKELIHOOD_SCHEMA_VERSION:
         return LikelihoodCertificate.from_dict(data)
+    if isinstance(data, dict) and data.get("schema_version") == ENDPOINT_SCHEMA_VERSION:
+        return EndpointCertificate.from_dict(data)
     return Certificate.from_dict(data)
 
 

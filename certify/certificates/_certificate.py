@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from .._errors import InputError
 
-__all__ = ["SCHEMA_VERSION", "Certificate", "Provenance", "exact_pair", "parse_pair"]
+__all__ = ["SCHEMA_VERSION", "Certificate", "MomentBoundProperties", "Provenance", "bound_fields", "bound_record", "exact_pair", "parse_pair"]
 
 SCHEMA_VERSION = "1"
 
@@ -98,8 +98,34 @@ class Provenance:
             raise InputError(f"provenance={data!r} is malformed ({exc})") from None
 
 
+class MomentBoundProperties:
+    """What a certificate over a moment class derives from its side, moments and two values."""
+
+    @property
+    def order(self) -> int:
+        """Moment order m."""
+        return len(self.moments)
+
+    @property
+    def enclosure(self) -> tuple[Fraction, Fraction]:
+        """[primal, dual] for the upper side, [dual, primal] for the lower side."""
+        if self.side == "upper":
+            return (self.primal_value, self.dual_value)
+        return (self.dual_value, self.primal_value)
+
+    @property
+    def width(self) -> Fraction:
+        lo, hi = self.enclosure
+        return hi - lo
+
+    @property
+    def bound(self) -> Fraction:
+        """The valid one-sided bound: E[g] <= bound (upper) or >= bound (lower) over the class."""
+        return self.dual_value
+
+
 @dataclass(frozen=True)
-class Certificate:
+class Certificate(MomentBoundProperties):
     """An exact, independently checkable certificate of one side of a sharp bound.
 
     For side ``upper`` (``lower`` is the mirror image) it states: the law
@@ -158,30 +184,8 @@ class Certificate:
     provenance: Provenance
     schema_version: str = field(default=SCHEMA_VERSION)
 
-    @property
-    def order(self) -> int:
-        """Moment order m."""
-        return len(self.moments)
-
-    @property
-    def enclosure(self) -> tuple[Fraction, Fraction]:
-        """[primal, dual] for the upper side, [dual, primal] for the lower side."""
-        if self.side == "upper":
-            return (self.primal_value, self.dual_value)
-        return (self.dual_value, self.primal_value)
-
-    @property
-    def width(self) -> Fraction:
-        lo, hi = self.enclosure
-        return hi - lo
-
-    @property
-    def bound(self) -> Fraction:
-        """The valid one-sided bound: E g(Q) <= bound (upper) or >= bound (lower) over the class."""
-        return self.dual_value
 
     def to_dict(self) -> dict:
-        lo, hi = self.enclosure
         return {
             "schema_version": self.schema_version,
             "kind": "sharp-bound-certificate",
@@ -192,22 +196,7 @@ class Certificate:
                 "majority": [{"coefficient": exact_pair(c), "n": n, "votes": 2 * n + 1} for c, n in self.majority],
                 "bernstein": [exact_pair(b) for b in self.bernstein],
             },
-            "moments": {
-                "order": self.order,
-                "given": [{"name": n, "text": t, "exact_from": r} for n, t, r in self.moments_given],
-                "exact": [exact_pair(x) for x in self.moments],
-            },
-            "law": {"atoms": [exact_pair(x) for x in self.atoms], "weights": [exact_pair(w) for w in self.weights]},
-            "dual": {
-                "coefficients": [exact_pair(c) for c in self.dual],
-                "contacts": [{"point": exact_pair(c), "multiplicity": k} for c, k in self.contacts],
-            },
-            "primal_value": exact_pair(self.primal_value),
-            "dual_value": exact_pair(self.dual_value),
-            "enclosure": [exact_pair(lo), exact_pair(hi)],
-            "width": exact_pair(hi - lo),
-            "value": exact_pair(self.value),
-            "provenance": self.provenance.to_dict(),
+            **bound_record(self),
         }
 
     @classmethod
@@ -223,24 +212,60 @@ class Certificate:
         if version != SCHEMA_VERSION:
             raise InputError(f"schema_version={version!r} is not supported (expected {SCHEMA_VERSION!r})")
         try:
-            obj, mom, law, dual = data["objective"], data["moments"], data["law"], data["dual"]
+            obj = data["objective"]
             return cls(
                 side=str(data["side"]),
                 objective_name=str(obj["name"]),
                 majority=tuple((parse_pair(t["coefficient"], "objective.majority.coefficient"), int(t["n"])) for t in obj["majority"]),
                 bernstein=tuple(parse_pair(b, "objective.bernstein") for b in obj["bernstein"]),
                 degree=int(obj["degree"]),
-                moments_given=tuple((str(g["name"]), str(g["text"]), str(g["exact_from"])) for g in mom["given"]),
-                moments=tuple(parse_pair(x, "moments.exact") for x in mom["exact"]),
-                atoms=tuple(parse_pair(x, "law.atoms") for x in law["atoms"]),
-                weights=tuple(parse_pair(x, "law.weights") for x in law["weights"]),
-                dual=tuple(parse_pair(x, "dual.coefficients") for x in dual["coefficients"]),
-                contacts=tuple((parse_pair(c["point"], "dual.contacts.point"), int(c["multiplicity"])) for c in dual["contacts"]),
-                primal_value=parse_pair(data["primal_value"], "primal_value"),
-                dual_value=parse_pair(data["dual_value"], "dual_value"),
-                value=parse_pair(data["value"], "value"),
-                provenance=Provenance.from_dict(data["provenance"]),
+                **bound_fields(data),
                 schema_version=version,
             )
         except (KeyError, TypeError) as exc:
             raise InputError(f"certificate record is malformed: missing or wrong field {exc}") from None
+
+
+def bound_record(cert) -> dict:
+    """The JSON fields every moment-class certificate shares (schemas 1 and 3), in file order.
+
+    ``cert`` has ``order``, ``moments_given``, ``moments``, ``atoms``, ``weights``, ``dual``,
+    ``contacts``, ``primal_value``, ``dual_value``, ``enclosure``, ``value`` and ``provenance``.
+    """
+    lo, hi = cert.enclosure
+    return {
+        "moments": {
+            "order": cert.order,
+            "given": [{"name": n, "text": t, "exact_from": r} for n, t, r in cert.moments_given],
+            "exact": [exact_pair(x) for x in cert.moments],
+        },
+        "law": {"atoms": [exact_pair(x) for x in cert.atoms], "weights": [exact_pair(w) for w in cert.weights]},
+        "dual": {
+            "coefficients": [exact_pair(c) for c in cert.dual],
+            "contacts": [{"point": exact_pair(c), "multiplicity": k} for c, k in cert.contacts],
+        },
+        "primal_value": exact_pair(cert.primal_value),
+        "dual_value": exact_pair(cert.dual_value),
+        "enclosure": [exact_pair(lo), exact_pair(hi)],
+        "width": exact_pair(hi - lo),
+        "value": exact_pair(cert.value),
+        "provenance": cert.provenance.to_dict(),
+    }
+
+
+def bound_fields(data: dict) -> dict:
+    """Constructor arguments read from the fields of :func:`bound_record` (layout only; KeyError/TypeError if missing)."""
+    mom, law, dual = data["moments"], data["law"], data["dual"]
+    return {
+        "moments_given": tuple((str(g["name"]), str(g["text"]), str(g["exact_from"])) for g in mom["given"]),
+        "moments": tuple(parse_pair(x, "moments.exact") for x in mom["exact"]),
+        "atoms": tuple(parse_pair(x, "law.atoms") for x in law["atoms"]),
+        "weights": tuple(parse_pair(x, "law.weights") for x in law["weights"]),
+        "dual": tuple(parse_pair(x, "dual.coefficients") for x in dual["coefficients"]),
+        "contacts": tuple((parse_pair(c["point"], "dual.contacts.point"), int(c["multiplicity"])) for c in dual["contacts"]),
+        "primal_value": parse_pair(data["primal_value"], "primal_value"),
+        "dual_value": parse_pair(data["dual_value"], "dual_value"),
+        "value": parse_pair(data["value"], "value"),
+        "provenance": Provenance.from_dict(data["provenance"]),
+    }
+

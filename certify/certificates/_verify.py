@@ -607,27 +607,62 @@ _TOP = ("schema_version", "kind", "side", "objective", "moments", "law", "dual",
 _PROVENANCE = ("package", "version", "method", "construction", "digits", "seconds", "created")
 
 
-def _run(cert) -> VerificationResult:
+def check_header(cert, versions: tuple[str, ...], kind: str) -> tuple[str, int]:
+    """Version, kind, the top-level and provenance keys, and the side: (side, s = +1 upper / -1 lower)."""
     if not isinstance(cert, dict):
         raise _Fail("structure", "a certificate must be a JSON object")
     version = cert.get("schema_version")
-    if version not in SUPPORTED_VERSIONS:
-        raise _Fail("schema_version", f"schema_version={_show(version)} is unknown (supported: {', '.join(SUPPORTED_VERSIONS)})")
-    if cert.get("kind") != "sharp-bound-certificate":
-        raise _Fail("structure", f"kind={_show(cert.get('kind'))} must be 'sharp-bound-certificate'")
+    if version not in versions:
+        raise _Fail("schema_version", f"schema_version={_show(version)} is unknown (supported: {', '.join(versions)})")
+    if cert.get("kind") != kind:
+        raise _Fail("structure", f"kind={_show(cert.get('kind'))} must be {kind!r}")
     _keys(cert, "certificate", _TOP)
     # Provenance is not part of the proof, but it is part of the file a reader sees.
     _keys(cert["provenance"], "provenance", _PROVENANCE)
     side = _get(cert, "side", str, "certificate")
     if side not in ("lower", "upper"):
         raise _Fail("structure", f"side={_show(side)} must be 'lower' or 'upper'")
-    s = 1 if side == "upper" else -1
+    return side, (1 if side == "upper" else -1)
+
+
+def _run(cert) -> VerificationResult:
+    side, s = check_header(cert, SUPPORTED_VERSIONS, "sharp-bound-certificate")
     obj = _keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
+    g, name = _objective(obj)
+    b = read_bound(cert)
+    theta, given, atoms, weights, coeffs, contacts = b["theta"], b["given"], b["atoms"], b["weights"], b["coeffs"], b["contacts"]
+    primal, dual_value, enclosure, width, value = b["primal"], b["dual_value"], b["enclosure"], b["width"], b["value"]
+
+    check_law(atoms, weights, theta)
+    attained = sum(w * _value(g, x) for x, w in zip(atoms, weights))
+    if (primal > attained) if s > 0 else (primal < attained):
+        raise _Fail("primal_value", f"primal_value={_show(primal)} is not {'<=' if s > 0 else '>='} sum_j w_j g(x_j) = {_approx(attained)}")
+
+    check_dual_value(coeffs, theta, dual_value)
+
+    f = divide_contacts((_poly(coeffs) - g) * s, contacts, "s*(p - g)")
+    if not f.is_zero():
+        ok, why = positive_on_closed_unit_interval(f, atoms)
+        if not ok:
+            raise _Fail("dual_sign", f"the {'majorant' if s > 0 else 'minorant'} property s*(p - g) >= 0 on [0, 1] fails: {why}")
+
+    lo, hi = check_enclosure(enclosure, width, value, primal, dual_value, s)
+    moments = ", ".join(f"m{k + 1} = {_show(x, 200)}" for k, x in enumerate(theta[1:]))
+    msg = (f"{side} bound of E[{name}] in [{_approx(lo, 17)}, {_approx(hi, 17)}] (width {_approx(hi - lo)}) "
+           f"over all laws on [0, 1] with {given} (exactly {moments})")
+    return VerificationResult(True, None, msg, side, name, (lo, hi))
+
+
+def read_bound(cert: dict) -> dict:
+    """The exact fields every moment-class certificate shares (schemas 1 and 3), checked for layout.
+
+    Checks structure, readable_floats and moments: the order, the checker's order limit,
+    and that ``moments.exact`` are the exact values of ``moments.given``. Returns theta =
+    (1, m_1, ..., m_m), the verdict's description of the inputs, and the law, dual and values.
+    """
     mom = _keys(cert["moments"], "moments", ("order", "given", "exact"))
     law = _keys(cert["law"], "law", ("atoms", "weights"))
     dual = _keys(cert["dual"], "dual", ("coefficients", "contacts"))
-    g, name = _objective(obj)
-
     theta = [Fraction(1)] + _exact_list(_get(mom, "exact", list, "moments"), "moments.exact")
     m = len(theta) - 1
     if _get(mom, "order", int, "moments") != m or m < 1:
@@ -637,22 +672,33 @@ def _run(cert) -> VerificationResult:
     exact, given = _moments(mom)
     if exact != theta[1:]:
         raise _Fail("moments", "moments.exact are not the exact values of moments.given")
-
-    atoms = _exact_list(_get(law, "atoms", list, "law"), "law.atoms")
-    weights = _exact_list(_get(law, "weights", list, "law"), "law.weights")
-    coeffs = _exact_list(_get(dual, "coefficients", list, "dual"), "dual.coefficients")
     contacts = []
     for i, c in enumerate(_get(dual, "contacts", list, "dual")):
         _keys(c, f"dual.contacts[{i}]", ("point", "multiplicity"))
-        contacts.append((_exact(_get(c, "point", list, f"dual.contacts[{i}]"), f"dual.contacts[{i}].point"), _get(c, "multiplicity", int, f"dual.contacts[{i}]")))
-    primal = _exact(cert["primal_value"], "primal_value")
-    dual_value = _exact(cert["dual_value"], "dual_value")
+        contacts.append((_exact(_get(c, "point", list, f"dual.contacts[{i}]"), f"dual.contacts[{i}].point"),
+                         _get(c, "multiplicity", int, f"dual.contacts[{i}]")))
     enclosure = _exact_list(_get(cert, "enclosure", list, "certificate"), "enclosure")
-    width = _exact(cert["width"], "width")
-    value = _exact(cert["value"], "value")
+    out = {
+        "theta": theta,
+        "given": given,
+        "atoms": _exact_list(_get(law, "atoms", list, "law"), "law.atoms"),
+        "weights": _exact_list(_get(law, "weights", list, "law"), "law.weights"),
+        "coeffs": _exact_list(_get(dual, "coefficients", list, "dual"), "dual.coefficients"),
+        "contacts": contacts,
+        "primal": _exact(cert["primal_value"], "primal_value"),
+        "dual_value": _exact(cert["dual_value"], "dual_value"),
+        "enclosure": enclosure,
+        "width": _exact(cert["width"], "width"),
+        "value": _exact(cert["value"], "value"),
+    }
     if len(enclosure) != 2:
         raise _Fail("structure", f"enclosure has {len(enclosure)} numbers, not 2")
+    return out
 
+
+def check_law(atoms: list[Fraction], weights: list[Fraction], theta: list[Fraction]) -> None:
+    """A law of the class: 1..m+1 atoms in [0, 1], weights >= 0, every moment reproduced exactly."""
+    m = len(theta) - 1
     if not 1 <= len(atoms) <= m + 1 or len(atoms) != len(weights):
         raise _Fail("atom_count", f"law has {len(atoms)} atoms and {len(weights)} weights; need 1..{m + 1} of each, equal counts")
     for j, x in enumerate(atoms):
@@ -666,16 +712,19 @@ def _run(cert) -> VerificationResult:
         if got != theta[k]:
             what = "total mass" if k == 0 else f"moment m{k}"
             raise _Fail("moment_equations", f"{what} of the law is off by {_approx(got - theta[k])} from {_approx(theta[k])}")
-    attained = sum(w * _value(g, x) for x, w in zip(atoms, weights))
-    if (primal > attained) if s > 0 else (primal < attained):
-        raise _Fail("primal_value", f"primal_value={_show(primal)} is not {'<=' if s > 0 else '>='} sum_j w_j g(x_j) = {_approx(attained)}")
 
+
+def check_dual_value(coeffs: list[Fraction], theta: list[Fraction], dual_value: Fraction) -> None:
+    """Degree <= m, and dual_value = sum_k c_k m_k exactly (eq. (dual-U-main))."""
+    m = len(theta) - 1
     if len(coeffs) > m + 1 or not coeffs:
         raise _Fail("dual_degree", f"dual has {len(coeffs)} coefficients; a degree <= {m} polynomial has 1..{m + 1}")
     if sum(c * t for c, t in zip(coeffs, theta)) != dual_value:
         raise _Fail("dual_value", f"dual_value={_show(dual_value)} is not sum_k c_k m_k")
 
-    f = (_poly(coeffs) - g) * s
+
+def divide_contacts(f: flint.fmpq_poly, contacts, what: str) -> flint.fmpq_poly:
+    """f with each contact factor divided out: x at 0, 1 - x at 1, (x - c) inside (even multiplicity)."""
     for point, mult in contacts:
         interior = 0 < point < 1
         if not 0 <= point <= 1 or mult < 1 or (interior and mult % 2):
@@ -686,22 +735,19 @@ def _run(cert) -> VerificationResult:
                 break
             f, rem = divmod(f, factor)
             if not rem.is_zero():
-                raise _Fail("contacts", f"s*(p - g) does not vanish to order {_show(mult)} at the contact {_show(point)}")
-    if not f.is_zero():
-        ok, why = positive_on_closed_unit_interval(f, atoms)
-        if not ok:
-            raise _Fail("dual_sign", f"the {'majorant' if s > 0 else 'minorant'} property s*(p - g) >= 0 on [0, 1] fails: {why}")
+                raise _Fail("contacts", f"{what} does not vanish to order {_show(mult)} at the contact {_show(point)}")
+    return f
 
+
+def check_enclosure(enclosure, width, value, primal, dual_value, s: int) -> tuple[Fraction, Fraction]:
+    """[primal, dual] (upper, s = 1) or [dual, primal] (lower) as stated, with the value inside."""
     lo, hi = (primal, dual_value) if s > 0 else (dual_value, primal)
     if enclosure != [lo, hi] or lo > hi or width != hi - lo:
         raise _Fail("enclosure", f"enclosure [{_show(enclosure[0])}, {_show(enclosure[1])}] / width {_show(width)} is not "
                                  f"[{_show(lo)}, {_show(hi)}] / {_show(hi - lo)} with lower <= upper")
     if not lo <= value <= hi:
         raise _Fail("value_in_enclosure", f"value={_show(value)} lies outside the enclosure [{_show(lo)}, {_show(hi)}]")
-    moments = ", ".join(f"m{k + 1} = {_show(x, 200)}" for k, x in enumerate(theta[1:]))
-    msg = (f"{side} bound of E[{name}] in [{_approx(lo, 17)}, {_approx(hi, 17)}] (width {_approx(hi - lo)}) "
-           f"over all laws on [0, 1] with {given} (exactly {moments})")
-    return VerificationResult(True, None, msg, side, name, (lo, hi))
+    return lo, hi
 
 
 def verify_dict(cert) -> VerificationResult:
@@ -717,8 +763,13 @@ def verify_dict(cert) -> VerificationResult:
     VerificationResult
         ``ok`` with the certified interval, or the name of the first failed check.
     """
+    return checked(_run, cert)
+
+
+def checked(run, cert) -> VerificationResult:
+    """``run(cert)``, with a failed check or malformed data turned into a failed result (never raises)."""
     try:
-        return _run(cert)
+        return run(cert)
     except _Fail as exc:
         side = cert.get("side") if isinstance(cert, dict) else None
         return VerificationResult(False, exc.check, f"{exc.check}: {exc}", side if isinstance(side, str) else None)

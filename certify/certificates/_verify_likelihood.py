@@ -38,7 +38,7 @@ from math import comb
 
 import flint
 
-from ._verify import VerificationResult, _exact, _exact_list, _Fail, _get, _keys, _objective, _show, positive_on_closed_unit_interval
+from ._verify import VerificationResult, _exact, _exact_list, _Fail, _get, _keys, _objective, _show, checked, positive_on_closed_unit_interval
 
 __all__ = ["CHECKS", "KIND", "VERSION", "cell_probabilities", "lagrangian_polynomial", "likelihood_gap", "narrow", "near_contacts", "precision", "verify_likelihood_dict"]
 
@@ -343,10 +343,4 @@ def verify_likelihood_dict(cert) -> VerificationResult:
         ``ok`` with the proven bound in :attr:`~VerificationResult.bound`, or the name
         of the first failed check of :data:`CHECKS`.
     """
-    try:
-        return _run(cert)
-    except _Fail as exc:
-        side = cert.get("side") if isinstance(cert, dict) else None
-        return VerificationResult(False, exc.check, f"{exc.check}: {exc}", side if isinstance(side, str) else None)
-    except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, OverflowError) as exc:
-        return VerificationResult(False, "structure", f"structure: malformed certificate ({type(exc).__name__}: {exc})")
+    return checked(_run, cert)

@@ -5,6 +5,7 @@ Examples
 certify certificate --mu 0.7 --rho 0.2 --votes 101 --side upper -o cert.json
 certify certificate --mu 4517/8192 --nu 3301/8192 --objective "P3 - P1" --side lower -o gain.json
 certify certificate --mu 0.7 --rho 0.2 --votes 101 --side lower --digits 40 -o cert40.json
+certify certificate --moments 0.7 0.532 0.42 --votes inf --side upper -o vinf.json
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from .._errors import InputError
-from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int, parse_vote_count
+from ._args import INFINITE, add_moment_arguments, as_argument_type, check_moment_arguments, parse_int, parse_vote_count
 from .._objective import parse_objective, vote_accuracy
 from ..certificates import certify_bound, dump, to_json
 from ..certificates._verify import MAX_N
@@ -35,7 +36,7 @@ def register(sub) -> None:
     )
     add_moment_arguments(p)
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--votes", metavar="K", help="vote budget (majority accuracy V_K)")
+    what.add_argument("--votes", metavar="K", help="vote budget (majority accuracy V_K), or inf (the supremum / infimum of V_inf)")
     what.add_argument("--objective", metavar="EXPR", help='polynomial objective such as "P3 - P1"')
     p.add_argument("--side", required=True, choices=["lower", "upper"], help="which side of the bound")
     # Plain digits here; the certificate builder enforces its own range of D.
@@ -50,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
     if args.output:
         _check_output(Path(args.output))
+    if args.votes is not None and args.votes.strip().lower() in INFINITE:
+        if args.digits is not None or args.method != "exact":
+            raise InputError("--digits and --method do not apply to --votes inf (its certificate is built exactly, width about 1e-19)")
+        cert = certify_bound("inf", args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
+        return _write(cert, args, "supremum" if args.side == "upper" else "infimum")
     if args.votes is not None:
         objective = vote_accuracy(parse_vote_count(args.votes))
     else:
@@ -59,8 +65,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"objective {objective.name[:60]!r} has degree {objective.degree}, more than the limit of "
                          f"{MAX_DEGREE} that `certify verify` checks (V{MAX_DEGREE}); certificates stop there")
     cert = certify_bound(objective, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments, digits=args.digits, method=args.method)
+    return _write(cert, args, "sharp value")
+
+
+def _write(cert, args, what: str) -> int:
     lo, hi = cert.enclosure
-    summary = f"{cert.side} bound of E[{cert.objective_name}]: sharp value in [{float(lo):.17g}, {float(hi):.17g}] (width {float(hi - lo):.3g})"
+    summary = f"{cert.side} bound of E[{cert.objective_name}]: {what} in [{float(lo):.17g}, {float(hi):.17g}] (width {float(hi - lo):.3g})"
     if args.output:
         try:
             dump(cert, args.output)

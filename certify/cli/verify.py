@@ -49,7 +49,8 @@ def register(sub) -> None:
             "exactly the certified polynomial, exact moment equations of the law, the sign of dual - objective on "
             "all of [0,1], and the enclosure. Likelihood-ratio bounds (schema 2): the name, the sign of the "
             "Lagrangian polynomial on all of [0,1] exactly, and the bound with the log-likelihoods in ball "
-            "arithmetic. A directory stands for its *.json files (sorted). One line per file; exit 0 when all "
+            "arithmetic. Infinite-vote bounds (schema 3): the law's exact moments and the dual against the step "
+            "1{q >= 1/2} on both halves of [0,1]. A directory stands for its *.json files (sorted). One line per file; exit 0 when all "
             f"pass, 1 when any fails a check, 2 when any file is unreadable (over {MAX_FILE_BYTES // 2**20} MiB, "
             "not UTF-8) or an argument is unusable."
         ),
