@@ -7,18 +7,20 @@
   (pair/triple weight grid), :func:`optimize_mixture` (whole simplex, certified L_n);
 * overtaking and negative movements with paired intervals: :func:`find_overtaking`,
   :func:`find_negative_movements`;
-* tables (Markdown, CSV, LaTeX): :class:`Table`, :func:`policy_table`,
+* tables (Markdown, CSV, LaTeX): :class:`Table`, :func:`policy_table`, :func:`policy_interval_table`,
+  :func:`more_calls_table`,
   :func:`se_range_table`, :func:`completion_error_table`, :func:`mixture_table`,
   :func:`overtaking_table`, :func:`negative_table`;
-* figures (PNG and PDF): :func:`width_maps`, :func:`votability_plane`, :func:`gain_map`,
-  :func:`mixture_plane`, :func:`vote_curves`;
+* figures (PNG and PDF): :func:`width_maps`, :func:`votability_plane` (with each policy's
+  two-call Wald region, :func:`region_outline`), :func:`gain_map`, :func:`mixture_plane`,
+  :func:`vote_curves`;
 * the report: :func:`analyze_store`, :func:`write_report` -> :class:`ReportResult`;
 * the demo: :func:`run_demo` -> :class:`DemoResult` (``certify demo``).
 """
 
 from ._build import ReportResult, analyze_store, true_vote_accuracy, write_report
 from ._demo import DemoResult, default_config_path, run_demo
-from ._figures import gain_map, mixture_plane, votability_plane, vote_curves, width_maps
+from ._figures import gain_map, mixture_plane, region_outline, votability_plane, vote_curves, width_maps
 from ._mixtures import (
     Mixture,
     MixtureData,
@@ -42,6 +44,8 @@ from ._tables import (
     negative_table,
     optimum_table,
     overtaking_table,
+    more_calls_table,
+    policy_interval_table,
     policy_table,
     se_range_table,
 )
@@ -74,7 +78,10 @@ __all__ = [
     "overtaking_table",
     "per_example_mixture_accuracy",
     "per_example_mixture_moments",
+    "more_calls_table",
+    "policy_interval_table",
     "policy_table",
+    "region_outline",
     "run_demo",
     "se_range_table",
     "search_mixtures",

@@ -32,6 +32,7 @@ from ..certificates import certify_bound
 from ..certificates import dump as dump_certificate
 from .._json import schema_id, to_json
 from ..stats._data import read_groups
+from ..stats._region import EmptyRegionError, wald_region
 from ..stats._report import analyze
 from . import _figures as figs
 from . import _tables as tabs
@@ -221,14 +222,25 @@ def _curves(results: dict) -> list[dict]:
     return curves
 
 
+def _outline(rep):
+    """(mu, rho) outline of a policy's two-call Wald region (Section 4.4), the one its projected intervals use."""
+    try:
+        region = wald_region(rep.two_call, rep.alpha, singular=rep.region.get("singular", "floor"))
+    except EmptyRegionError:
+        return None  # the data reject the model: no region to draw, the point alone is shown
+    return figs.region_outline(region)
+
+
 def _figures(results: dict, out: Path) -> list[Path]:
     points = []
+    alpha = None
     for g, rep in results["reports"].items():
         ds, _, pol = g.partition("/")
-        points.append((ds, pol or ds, rep.two_call.mu, rep.two_call.rho))
+        alpha = rep.alpha
+        points.append((ds, pol or ds, rep.two_call.mu, rep.two_call.rho, _outline(rep)))
     paths = []
     paths += figs.width_maps(out)
-    paths += figs.votability_plane(out, points)
+    paths += figs.votability_plane(out, points, alpha=alpha)
     paths += figs.gain_map(out)
     if results["searches"]:
         paths += figs.mixture_plane(out, results["searches"], results["base"])
@@ -238,8 +250,9 @@ def _figures(results: dict, out: Path) -> list[Path]:
 
 def _tables(results: dict) -> list:
     reports = results["reports"]
-    out = [tabs.more_calls_table(results["curves"]), tabs.policy_table(reports, results["truth"]),
-           tabs.se_range_table(reports), tabs.completion_error_table(reports)]
+    out = [tabs.more_calls_table(results["curves"]), tabs.policy_table(reports),
+           tabs.policy_interval_table(reports, results["truth"]), tabs.se_range_table(reports),
+           tabs.completion_error_table(reports)]
     if results["searches"]:
         out += [tabs.mixture_table(results["searches"], "gain"), tabs.mixture_table(results["searches"], "accuracy"),
                 tabs.optimum_table(results["optima"])]
@@ -260,13 +273,21 @@ def _summary(results: dict) -> list[dict]:
 
 def _markdown(store_path, results: dict, tables: list, figures: list[Path], index: list[dict], out: Path) -> str:
     name = Path(store_path).name
+    alpha = next(iter(results["reports"].values())).alpha
     lines = [f"# certify report: `{name}`", "",
-             "Two-call certified vote accuracy (paper Section 4.4 and Section 6), reproduced from the recorded "
-             "correctness bits. V0, V1, V2 are one-call, three-vote and five-vote accuracies; intervals are "
-             f"projected 95% Wald regions (alpha = {next(iter(results['reports'].values())).alpha:g}).", ""]
+             "Certified k-vote accuracy (the accuracy of the majority of k calls) against one call, reproduced from "
+             "the recorded correctness bits. Budgets are numbers of votes; where the paper is cited its index "
+             "follows in parentheses: 1 vote = V_0, 3 votes = V_1, 5 votes = V_2, 2n+1 votes = V_n, infinitely many "
+             "votes = V_inf. Two kinds of intervals appear, each labelled with the calls it uses: the paper's "
+             f"two-call intervals (Section 4.4: the {100 * (1 - alpha):g}% Wald region of the first two calls, "
+             "projected through the sharp bounds of Theorem 4.1) and the K-call likelihood-ratio intervals from every "
+             f"recorded call (alpha = {alpha:g}, asymptotic).", "",
+             "LaTeX tables (`tables/*.tex`) compile inside a document whose preamble contains "
+             + ", ".join(f"`{line}`" for line in tabs.LATEX_PREAMBLE.splitlines()) + ".", ""]
     verdicts = []
     for g, rep in results["curves"].items():
-        verdicts.append(f"- `{g}` ({rep.max_calls} calls per example, likelihood-ratio intervals from all of them):")
+        verdicts.append(f"- `{g}` ({rep.max_calls} calls per example; {100 * (1 - rep.alpha):g}% likelihood-ratio "
+                        "intervals of the gain over 1 vote, from all of them):")
         verdicts += [f"  - {v.text}" for v in rep.verdicts]
     lines += ["## Verdicts", "", *verdicts, ""]
     for t in tables:
@@ -279,8 +300,8 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
             lines += [f"![{p.stem}]({rel}) ([PDF]({rel[:-4]}.pdf))", ""]
     lines += ["## Certificates", "",
               f"{len(index)} exact certificates (Theorem 4.1 duals, checked by `certify verify`) back every finite-budget "
-              "interval endpoint above: the projected endpoints at the (mu, nu) where they are attained and the sharp "
-              "interval at the point estimate. See [certificates/index.json](certificates/index.json).", ""]
+              "two-call interval endpoint (3 and 5 votes): the projected endpoints at the (mu, nu) where they are "
+              "attained and the sharp interval at the two-call point estimate. See [certificates/index.json](certificates/index.json).", ""]
     return "\n".join(lines)
 
 

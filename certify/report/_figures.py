@@ -4,12 +4,16 @@
   U_1 - L_1 over (mu, rho) on the sharp scale [0, 1/8] (Theorem 4.2) and
   U_inf - L_inf on [0, 1] (Theorem 4.3, eq. (endpoint-map-main));
 * :func:`votability_plane` -- Figure "Two-call votability plane": every policy's
-  (mu-hat, rho-hat) and the boundary rho = 1 - 1/(2 mu) of certified three-vote gain;
-* :func:`gain_map` -- Figure "Certified three-vote gain": L_1 - mu with its zero contour;
-* :func:`mixture_plane` -- Figure "Randomized mixture policies in the two-call votability plane";
-* :func:`vote_curves` -- each policy's vote accuracy against the budget: the sharp
-  band [L_n, U_n] at (mu-hat, nu-hat) (Theorem 4.1), the projected 95% intervals
-  (Section 4.4), the empirical points and, for ``choice`` runs, the true V_n.
+  first-two-call estimate (mu-hat, rho-hat) with its projected Wald confidence region
+  (Section 4.4) and the sign boundaries of the identified three-vote gain (Theorem 4.2),
+  the parts of the plane named in words;
+* :func:`gain_map` -- the identified least three-vote gain L_1 - mu at *known* moments
+  (no data, no sampling uncertainty) with its zero contour rho = 1 - 1/(2 mu);
+* :func:`mixture_plane` -- Figure "Randomized mixture policies" in the (mu, rho) plane of
+  all-call moment estimates, panels sharing data-fitted axes;
+* :func:`vote_curves` -- each policy's k-vote accuracy for k = 1, 3, ..., 101 and infinitely
+  many votes: the K-call likelihood-ratio intervals, the two-call projected intervals
+  (Section 4.4), the empirical points up to K and, for ``choice`` runs, the true curve.
 
 Files are byte-for-byte reproducible: no software/date metadata, fixed fonts, and
 written atomically.
@@ -28,7 +32,8 @@ from .._extras import require
 from .._files import write_atomically
 from .._moments import nu_from_rho
 
-__all__ = ["FIGURE_NAMES", "width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves", "atomic_write"]
+__all__ = ["FIGURE_NAMES", "width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves", "atomic_write",
+           "region_outline"]
 
 FIGURE_NAMES = ("width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
@@ -91,55 +96,142 @@ def width_maps(out_dir, *, points: int = 81) -> tuple[Path, Path]:
     w3 = b3.upper - b3.lower
     winf = _endpoint_width(m, nu)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
-    for ax, w, vmax, title in ((axes[0], w3, 0.125, r"Three votes: $U_1 - L_1$ (scale $[0, 1/8]$)"),
-                               (axes[1], winf, 1.0, r"Endpoint: $U_\infty - L_\infty$ (scale $[0, 1]$)")):
+    for ax, w, vmax, title in ((axes[0], w3, 0.125, r"3 votes ($V_1$): $U_1 - L_1$ (scale $[0, 1/8]$)"),
+                               (axes[1], winf, 1.0, r"Infinitely many votes ($V_\infty$): $U_\infty - L_\infty$ (scale $[0, 1]$)")):
         im = ax.imshow(w, origin="lower", extent=_extent(m, r), aspect="auto", vmin=0.0, vmax=vmax, cmap="viridis",
                        interpolation="nearest")
         fig.colorbar(im, ax=ax, label="identified width")
         ax.set_xlabel(r"one-call accuracy $\mu$")
         ax.set_ylabel(r"same-example correlation $\rho$")
         ax.set_title(title)
-    fig.suptitle("Identified width after two labeled calls")
+    fig.suptitle("Identified width of k-vote accuracy at known moments (no data, no sampling uncertainty)")
     return _save(fig, out_dir, "width_maps")
 
 
-def _boundary(ax, label: bool = True):
+def _help_boundary(mu):
+    """rho = 1 - 1/(2 mu) (mu > 1/2): below it every law with these moments gains from three votes (Theorem 4.2)."""
+    return 1 - 1 / (2 * mu)
+
+
+def _hurt_boundary(mu):
+    """rho = 1 - 1/(2 (1 - mu)) (mu < 1/2): below it every law loses from three votes (mirror of Theorem 4.2)."""
+    return 1 - 1 / (2 * (1 - mu))
+
+
+def _boundaries(ax, label: bool = True):
+    """Draw both sign boundaries of the identified three-vote gain V_1 - V_0 (Theorem 4.2).
+
+    At mu > 1/2 the least gain L_1 - mu is positive exactly below rho = 1 - 1/(2 mu); by the
+    symmetry q -> 1 - q the largest gain U_1 - mu is negative at mu < 1/2 exactly below
+    rho = 1 - 1/(2(1 - mu)). Between and above them the sign is not identified.
+    """
     mu = np.linspace(0.5, 1.0, 200)
-    ax.plot(mu, 1 - 1 / (2 * mu), "k--", lw=1.2, label=r"$\rho = 1 - 1/(2\mu)$ (certified 3-vote gain below)" if label else None)
+    ax.plot(mu, _help_boundary(mu), color="tab:blue", ls="--", lw=1.4,
+            label=r"$\rho = 1 - 1/(2\mu)$: below it 3 votes help every law" if label else None)
+    mu = np.linspace(0.0, 0.5, 200)
+    ax.plot(mu, _hurt_boundary(mu), color="tab:red", ls="--", lw=1.4,
+            label=r"$\rho = 1 - 1/(2(1-\mu))$: below it 3 votes hurt every law" if label else None)
 
 
-def votability_plane(out_dir, points) -> tuple[Path, Path]:
-    """Policies in the (mu-hat, rho-hat) plane with the improvement boundary (Theorem 4.2).
+def _to_rho(mu, nu):
+    """rho = (nu - mu^2) / (mu (1 - mu)) (eq. (rho-main)); undefined (nan) at mu in {0, 1}."""
+    mu, nu = np.asarray(mu, float), np.asarray(nu, float)
+    den = mu * (1 - mu)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 1e-12, (nu - mu * mu) / np.where(den > 1e-12, den, 1.0), np.nan)
+
+
+def region_outline(region, points: int = 241) -> np.ndarray:
+    """The boundary of a feasible Wald region C_alpha (Section 4.4) in the (mu, rho) plane.
 
     Parameters
     ----------
-    points : sequence of (dataset, policy, mu, rho)
+    region : certify.stats.WaldRegion
+        The two-call region of eq. (wald-region-main).
+    points : int
+        Boundary points (rays from the region's interior point, :meth:`WaldRegion.boundary`).
+
+    Returns
+    -------
+    ndarray, shape (m, 2)
+        (mu, rho) of the boundary, closed, points with undefined rho (mu in {0, 1}) dropped.
+    """
+    pts = region.boundary(np.linspace(0.0, 2 * np.pi, points))
+    rho = _to_rho(pts[:, 0], pts[:, 1])
+    ok = np.isfinite(rho)
+    return np.column_stack([pts[ok, 0], np.clip(rho[ok], -1.0, 1.0)])
+
+
+def votability_plane(out_dir, points, *, alpha: float | None = None) -> tuple[Path, Path]:
+    """Policies in the (mu-hat, rho-hat) plane of the first two calls, with confidence regions (Section 4.4).
+
+    Each policy is drawn at its two-call estimate (mu-hat, rho-hat) together with the outline of
+    its feasible Wald region C_alpha (eq. (wald-region-main)) mapped to (mu, rho); the dashed
+    curves are the sign boundaries of the identified three-vote gain V_1 - V_0 (Theorem 4.2,
+    see :func:`_boundaries`), with the three parts of the plane named in words.
+
+    Parameters
+    ----------
+    points : sequence of (dataset, policy, mu, rho) or (dataset, policy, mu, rho, outline)
+        ``outline``: an (m, 2) array of (mu, rho) from :func:`region_outline`, or None.
+    alpha : float, optional
+        1 - level of the regions (for the title); required when outlines are given.
     """
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(6.4, 6.0), constrained_layout=True)
     datasets = sorted({p[0] for p in points})
     policies = sorted({p[1] for p in points})
     cmap = plt.get_cmap("tab10")
-    for ds, pol, mu, rho in points:
-        ax.scatter(mu, rho, color=cmap(policies.index(pol) % 10), marker=_MARKERS[datasets.index(ds) % len(_MARKERS)],
+    has_region = False
+    for p in points:
+        ds, pol, mu, rho = p[:4]
+        color = cmap(policies.index(pol) % 10)
+        outline = p[4] if len(p) > 4 else None
+        if outline is not None and len(outline) > 2:
+            has_region = True
+            ax.fill(outline[:, 0], outline[:, 1], color=color, alpha=0.15, lw=0, zorder=2)
+            ax.plot(outline[:, 0], outline[:, 1], color=color, lw=1.0, zorder=2)
+        ax.scatter(mu, rho, color=color, marker=_MARKERS[datasets.index(ds) % len(_MARKERS)],
                    s=55, edgecolor="black", linewidth=0.5, zorder=3)
-    _boundary(ax)
+    _boundaries(ax)
+    # Name the parts of the plane in words, in data coordinates just beside the curves they refer to
+    # (below the blue curve, below the red curve, above the blue curve), under the data (zorder).
+    box = {"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.7", "alpha": 0.85}
+    ax.text(0.98, 0.0, "3 votes help\n(every law: $V_1 > V_0$)", ha="right", va="bottom", color="tab:blue",
+            fontsize=8, bbox=box, zorder=1.5)
+    ax.text(0.02, 0.0, "3 votes hurt\n(every law: $V_1 < V_0$)", ha="left", va="bottom", color="tab:red",
+            fontsize=8, bbox=box, zorder=1.5)
+    ax.text(0.98, 0.56, "3 votes may help or hurt\n(sign of $V_1 - V_0$ not identified)", ha="right", va="bottom",
+            color="0.25", fontsize=8, bbox=box, zorder=1.5)
+    level = "95%" if alpha is None else f"{100 * (1 - alpha):g}%"
     handles = [plt.Line2D([], [], color=cmap(i % 10), marker="o", ls="", label=p) for i, p in enumerate(policies)]
-    handles += [plt.Line2D([], [], color="grey", marker=_MARKERS[i % len(_MARKERS)], ls="", label=f"dataset: {d}")
-                for i, d in enumerate(datasets)]
-    handles.append(plt.Line2D([], [], color="black", ls="--", label=r"$\rho = 1 - 1/(2\mu)$"))
-    ax.legend(handles=handles, loc="best", frameon=True)
+    if datasets != [""]:
+        handles += [plt.Line2D([], [], color="grey", marker=_MARKERS[i % len(_MARKERS)], ls="", label=f"dataset: {d}")
+                    for i, d in enumerate(datasets)]
+    if has_region:
+        handles.append(plt.matplotlib.patches.Patch(facecolor="0.8", edgecolor="0.3",
+                                                    label=f"{level} Wald region (first two calls)"))
+    handles += ax.get_legend_handles_labels()[0]
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, frameon=False, fontsize=7)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.05, 1.05)
-    ax.set_xlabel(r"$\hat\mu$ (one-call accuracy, first two calls)")
-    ax.set_ylabel(r"$\hat\rho$ (same-example correlation)")
-    ax.set_title("Two-call votability plane")
+    ax.set_xlabel(r"$\hat\mu$: one-call accuracy (estimate from the first two calls)")
+    ax.set_ylabel(r"$\hat\rho$: same-example correlation (first two calls)")
+    title = "Two-call votability plane: estimates from the first two calls"
+    if has_region:
+        title += f"\nwith their {level} confidence regions (projected Wald, Section 4.4)"
+    ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     return _save(fig, out_dir, "votability_plane")
 
 
 def gain_map(out_dir, *, points: int = 121) -> tuple[Path, Path]:
-    """Certified three-vote gain L_1 - mu over (mu, rho) with its zero contour (Theorem 4.2)."""
+    """Identified least three-vote gain L_1 - mu over known (mu, rho) (Theorem 4.2).
+
+    No data enter this figure: it is the sharp lower bound of V_1 - V_0 over every latent law
+    with the given moments, i.e. what is certified when the moments are known exactly (no
+    sampling uncertainty). Its zero contour is rho = 1 - 1/(2 mu).
+    """
     plt = _plt()
     m, r = _mu_rho_grid(points)
     gain = sharp_bound_arrays(3, mu=m, nu=nu_from_rho(m, r)).lower - m
@@ -147,19 +239,46 @@ def gain_map(out_dir, *, points: int = 121) -> tuple[Path, Path]:
     fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
     im = ax.imshow(gain, origin="lower", extent=_extent(m, r), aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim,
                    interpolation="nearest")
-    fig.colorbar(im, ax=ax, label=r"$L_1 - \mu$ (certified three-vote gain)")
+    fig.colorbar(im, ax=ax, label=r"$L_1 - \mu$: least 3-vote gain over 1 vote")
     ax.contour(m, r, gain, levels=[0.0], colors="black", linestyles="--", linewidths=1.8)
-    ax.plot([], [], color="black", ls="--", label=r"zero contour $\rho = 1 - 1/(2\mu)$")
+    ax.plot([], [], color="black", ls="--", label=r"$L_1 = \mu$, i.e. $\rho = 1 - 1/(2\mu)$")
     leg = ax.legend(loc="upper left")
     leg.get_frame().set_alpha(0.8)
-    ax.set_xlabel(r"one-call accuracy $\mu$")
-    ax.set_ylabel(r"same-example correlation $\rho$")
-    ax.set_title("Certified three-vote gain")
+    ax.text(0.97, 0.03, "3 votes help\nevery law", transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
+            bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.7", "alpha": 0.85})
+    ax.set_xlabel(r"one-call accuracy $\mu$ (known)")
+    ax.set_ylabel(r"same-example correlation $\rho$ (known)")
+    ax.set_title("Identified least 3-vote gain at known moments\n"
+                 "(sharp bound over all laws with these moments; no data, no sampling uncertainty)", fontsize=10)
     return _save(fig, out_dir, "gain_map")
 
 
+def _fitted_limits(values, pad: float = 0.08, span: float = 0.05, lo: float = -0.05, hi: float = 1.05):
+    """A data-fitted axis range: the values' range padded by ``pad`` of it, at least ``span`` wide, inside [lo, hi]."""
+    v = np.asarray([x for x in values if x is not None and np.isfinite(x)], float)
+    if not v.size:
+        return lo, hi
+    a, b = float(v.min()), float(v.max())
+    if b - a < span:
+        mid = (a + b) / 2
+        a, b = mid - span / 2, mid + span / 2
+    d = pad * (b - a)
+    return max(lo, a - d), min(hi, b + d)
+
+
+#: Hollow markers of the selected mixtures, drawn at growing sizes so that coinciding ones stay visible.
+_BEST_MARKERS = (("D", 70), ("s", 120), ("^", 170), ("v", 220), ("p", 270), ("h", 320))
+
+
 def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
-    """Mixture-grid policies (grey) and base policies (coloured) in the (mu, rho) plane, one panel per data set.
+    """Mixture-grid policies (grey), base policies (coloured) and the selected mixtures, one panel per data set.
+
+    Paper Section 6 / Appendix "Randomized mixture policies". Every point uses the moments of
+    *all* recorded calls (the U-statistics of :func:`per_example_mixture_moments`), so base
+    policies appear here at their all-call estimates, not at the first-two-call estimates of
+    :func:`votability_plane`; the axis labels say so. The panels share data-fitted axis
+    ranges; the selected mixtures are hollow markers of distinct shapes and sizes so that
+    coinciding points remain visible, and a single legend sits below the panels.
 
     Parameters
     ----------
@@ -169,41 +288,78 @@ def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
     """
     plt = _plt()
     k = max(len(searches), 1)
-    fig, axes = plt.subplots(1, k, figsize=(5.2 * k, 4.4), constrained_layout=True, squeeze=False)
+    fig, axes = plt.subplots(1, k, figsize=(4.6 * k + 0.6, 4.4), constrained_layout=True, squeeze=False,
+                             sharex=True, sharey=True)
     cmap = plt.get_cmap("tab10")
+    mus, rhos = [], []
+    for s in searches:
+        pts = [*s.grid, *base.get(s.dataset, ()), *(m for _, _, m in s.best)]
+        mus += [p.mu for p in pts]
+        rhos += [p.rho for p in pts]
+    xlim = _fitted_limits(mus, lo=0.0, hi=1.0)
+    ylim = _fitted_limits(rhos)
+    names = sorted({b.label for bs in base.values() for b in bs})
+    handles: dict[str, object] = {}
     for ax, s in zip(axes[0], searches):
-        mu = [g.mu for g in s.grid]
-        rho = [g.rho for g in s.grid]
-        ax.scatter(mu, rho, s=6, color="0.65", alpha=0.6, label="mixture grid", zorder=1)
-        for i, b in enumerate(base.get(s.dataset, ())):
-            ax.scatter(b.mu, b.rho, s=60, color=cmap(i % 10), edgecolor="black", linewidth=0.5, label=b.label, zorder=3)
+        h = ax.scatter([g.mu for g in s.grid], [g.rho for g in s.grid], s=6, color="0.6", alpha=0.5, zorder=1)
+        handles.setdefault(f"mixture grid (step {s.step:g})", h)
+        for b in base.get(s.dataset, ()):
+            h = ax.scatter(b.mu, b.rho, s=50, color=cmap(names.index(b.label) % 10), edgecolor="black",
+                           linewidth=0.5, zorder=3)
+            handles.setdefault(f"policy {b.label}", h)
         for j, (kind, crit, m) in enumerate(s.best):
-            ax.scatter(m.mu, m.rho, s=90, marker="*", color=cmap((j + 5) % 10), edgecolor="black", linewidth=0.5,
-                       label=f"best {kind} by {crit}", zorder=4)
-        _boundary(ax, label=False)
-        ax.plot([], [], "k--", label=r"$\rho = 1 - 1/(2\mu)$")
-        ax.set_title(f"{s.dataset}: mixtures (step {s.step:g})")
-        ax.set_xlabel(r"$\hat\mu$")
-        ax.set_ylabel(r"$\hat\rho$")
-        lo = min(mu + [b.mu for b in base.get(s.dataset, ())] + [0.5])
-        ax.set_xlim(max(0.0, lo - 0.05), 1.0)
-        ax.set_ylim(-0.05, 1.05)
+            marker, size = _BEST_MARKERS[j % len(_BEST_MARKERS)]
+            h = ax.scatter(m.mu, m.rho, s=size, marker=marker, facecolor="none", edgecolor=cmap((j + 4) % 10),
+                           linewidth=1.4, zorder=4)
+            handles.setdefault(f"best {kind} by 5-vote {crit}" if s.votes == 5 else f"best {kind} by {s.votes}-vote {crit}", h)
+        # The sign boundaries of the three-vote gain, drawn only where they enter the plotted window.
+        for f, lo_mu, hi_mu, color, text in ((_help_boundary, 0.5, 1.0, "tab:blue", r"$\rho = 1 - 1/(2\mu)$: below it 3 votes help every law"),
+                                             (_hurt_boundary, 0.0, 0.5, "tab:red", r"$\rho = 1 - 1/(2(1-\mu))$: below it 3 votes hurt every law")):
+            mu = np.linspace(max(lo_mu, xlim[0]), min(hi_mu, xlim[1]), 200)
+            if mu.size and mu[0] < mu[-1]:
+                rho = f(mu)
+                if np.any((rho >= ylim[0]) & (rho <= ylim[1])):
+                    (h,) = ax.plot(mu, rho, color=color, ls="--", lw=1.3, zorder=2)
+                    handles.setdefault(text, h)
+        ax.set_title(f"{s.dataset}", fontsize=10)
+        ax.set_xlabel(r"$\hat\mu$ (one-call accuracy, all recorded calls)", fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(loc="best", fontsize=7)
-    fig.suptitle("Randomized mixture policies in the two-call votability plane")
+    axes[0][0].set_ylabel(r"$\hat\rho$ (same-example correlation, all calls)", fontsize=9)
+    axes[0][0].set_xlim(*xlim)
+    axes[0][0].set_ylim(*ylim)
+    # The selected mixtures' markers are large on the plot (so nested ones stay visible);
+    # in the legend they are scaled down so that neighbouring entries do not overlap.
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2 if k == 1 else 3, fontsize=7,
+               frameon=False, markerscale=0.6, labelspacing=0.9)
+    fig.suptitle("Randomized mixture policies: moment estimates from all recorded calls", fontsize=10)
     return _save(fig, out_dir, "mixture_plane")
+
+
+def _nan(values) -> np.ndarray:
+    """Floats with None -> nan, so that a missing interval leaves a gap rather than a band."""
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
 
 def vote_curves(out_dir, curves) -> tuple[Path, Path]:
     """Each policy's vote accuracy against the number of votes (one panel per policy, log axis).
 
+    Drawn per policy (Section 4.4 and the K-call likelihood intervals of
+    :mod:`certify.stats._likelihood`): the pointwise 1 - alpha interval of V_k for every
+    budget k = 1, 3, ..., 101 from all K recorded calls (likelihood ratio) and from the first
+    two calls (projected Wald region), the interval of V_inf at the right end, the empirical
+    k-vote accuracies up to K (all calls, hypergeometric, the same data as the K-call
+    interval, so the one-vote point sits inside that band's apex) and, for ``choice``-mode
+    runs, the true curve mean_i P_n(q_i). Budgets without an interval are left blank; the
+    edges of each band are drawn as lines so that a zero-width interval is still visible.
+
     Parameters
     ----------
     curves : sequence of dict
         Keys: ``title``; ``calls`` (K); ``votes`` (odd budgets); ``lower``/``upper`` (the K-call
-        likelihood-ratio interval of each budget); ``two_call_lower``/``two_call_upper`` (the
-        two-call projected interval); ``inf`` (the V_inf interval); ``empirical`` {votes: (value,
-        se)} for budgets up to K; optional ``truth`` {votes: value, "inf": value}; ``alpha``.
+        likelihood-ratio interval of each budget, None where there is none);
+        ``two_call_lower``/``two_call_upper`` (the two-call projected interval); ``inf`` (the
+        V_inf interval); ``empirical`` {votes: (value, se)} for budgets up to K; optional
+        ``truth`` {votes: value, "inf": value}; ``alpha``.
     """
     plt = _plt()
     k = max(len(curves), 1)
@@ -211,43 +367,58 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
     rows = -(-k // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.8 * cols, 3.8 * rows), constrained_layout=True, squeeze=False)
     level = f"{100 * (1 - curves[0]['alpha']):g}%" if curves else "95%"
-    far = None
+    handles: dict[str, object] = {}
     for ax, c in zip(axes.ravel(), curves):
         v = np.asarray(c["votes"], dtype=float)
         far = 2.0 * v[-1]  # where V_inf is drawn: one step beyond the last budget on the log axis
-        ax.fill_between(v, c["two_call_lower"], c["two_call_upper"], color="0.6", alpha=0.25, lw=0,
-                        label=f"two-call {level} (projected Wald)")
-        ax.fill_between(v, c["lower"], c["upper"], color="tab:blue", alpha=0.35, lw=0,
-                        label=f"all-K-call {level} (likelihood ratio)")
-        lo_inf, hi_inf = c["inf"]
-        ax.errorbar([far], [(lo_inf + hi_inf) / 2], yerr=[[(hi_inf - lo_inf) / 2], [(hi_inf - lo_inf) / 2]], fmt="none",
-                    ecolor="tab:blue", capsize=4, lw=2)
+        kcalls = c["calls"]
+        bands = ((c["two_call_lower"], c["two_call_upper"], "0.55", 0.25, f"{level} interval from the first 2 calls (projected Wald)"),
+                 (c["lower"], c["upper"], "tab:blue", 0.3, f"{level} interval from all {kcalls} calls (likelihood ratio)"))
+        lows = []
+        for lo, hi, color, alpha, label in bands:
+            lo, hi = _nan(lo), _nan(hi)
+            ok = np.isfinite(lo) & np.isfinite(hi)
+            lows += list(lo[ok])
+            ax.fill_between(v, lo, hi, where=ok, color=color, alpha=alpha, lw=0, interpolate=False)
+            # Edges as lines: a zero-width band (e.g. calls that always agree) is still seen.
+            ax.plot(v, lo, color=color, lw=1.0)
+            (h,) = ax.plot(v, hi, color=color, lw=1.0)
+            handles.setdefault(label, (plt.matplotlib.patches.Patch(facecolor=color, alpha=alpha, edgecolor=color), h))
+        lo_inf, hi_inf = (np.nan if x is None else float(x) for x in c["inf"])
+        if np.isfinite(lo_inf) and np.isfinite(hi_inf):
+            lows.append(lo_inf)
+            h = ax.errorbar([far], [(lo_inf + hi_inf) / 2], yerr=[[(hi_inf - lo_inf) / 2], [(hi_inf - lo_inf) / 2]],
+                            fmt="none", ecolor="tab:blue", capsize=5, lw=2)
+            handles.setdefault(f"{level} interval, infinitely many votes (all {kcalls} calls)", h)
         if c.get("truth"):
             tv = sorted((x, y) for x, y in c["truth"].items() if x != "inf")
-            ax.plot([t[0] for t in tv], [t[1] for t in tv], color="tab:green", lw=1.3, label="true curve (latent q)")
+            (h,) = ax.plot([t[0] for t in tv], [t[1] for t in tv], color="tab:green", lw=1.5, zorder=4)
+            handles.setdefault("true k-vote accuracy (recorded latent q)", h)
             if "inf" in c["truth"]:
-                ax.plot([far], [c["truth"]["inf"]], marker="_", ms=12, color="tab:green")
+                ax.plot([far], [c["truth"]["inf"]], marker="_", ms=14, mew=2, color="tab:green", zorder=4)
         ev = sorted(c["empirical"].items())
         if ev:
-            ax.errorbar([e[0] for e in ev], [e[1][0] for e in ev], yerr=[1.96 * e[1][1] for e in ev], fmt="o", color="tab:red",
-                        ms=4, capsize=2, label="empirical (all K calls) +- 1.96 se")
-        ax.axvline(c["calls"], color="0.3", ls=":", lw=1)
-        ax.text(c["calls"], 0.02, f" K = {c['calls']} calls recorded", transform=ax.get_xaxis_transform(), fontsize=7,
-                color="0.3")
+            h = ax.errorbar([e[0] for e in ev], [e[1][0] for e in ev], yerr=[1.96 * e[1][1] for e in ev], fmt="o",
+                            color="tab:red", ms=4, capsize=2, zorder=5)
+            handles.setdefault(f"empirical k-vote accuracy (all {kcalls} calls) \u00b1 1.96 SE", h)
+        ax.axvline(kcalls, color="0.3", ls=":", lw=1)
+        ax.text(kcalls, 0.02, f" {kcalls} calls recorded", transform=ax.get_xaxis_transform(), fontsize=7, color="0.3")
         ax.set_xscale("log")
         ticks = [t for t in (1, 3, 5, 9, 21, 51, 101) if t <= v[-1]]
         ax.set_xticks(ticks + [far])
-        ax.set_xticklabels([str(t) for t in ticks] + ["inf"])
+        ax.set_xticklabels([str(t) for t in ticks] + [r"$\infty$"])
         ax.minorticks_off()
-        ax.set_ylim(max(0.0, min(min(c["lower"]), min(c["two_call_lower"]), lo_inf) - 0.05), 1.0)
+        ax.set_ylim(max(0.0, min(lows, default=0.0) - 0.05), 1.01)  # 1.01: an interval reaching 1 keeps its cap in view
         ax.set_title(c["title"], fontsize=9)
-        ax.set_xlabel("votes k (majority of k calls; log scale)")
+        ax.set_xlabel("number of votes k (majority of k calls; log scale)", fontsize=8)
         ax.set_ylabel("k-vote accuracy")
         ax.grid(alpha=0.3)
     for ax in axes.ravel()[k:]:
         ax.axis("off")
-    handles, labels = axes.ravel()[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)), fontsize=7, frameon=False)
-    fig.suptitle(f"k-vote accuracy: {level} confidence bands (asymptotic) from all recorded calls and from two calls;\n"
-                 "identified up to K votes, beyond K they hold every latent law the calls allow", fontsize=9)
+    labels = list(handles)
+    fig.legend(list(handles.values()), labels, loc="outside lower center", ncol=min(3, max(len(labels), 1)), fontsize=7,
+               frameon=False)
+    fig.suptitle(f"k-vote accuracy against the number of votes: pointwise {level} confidence intervals (asymptotic)\n"
+                 "from all recorded calls and from the first two calls; beyond the recorded calls they cover every "
+                 "latent law the data allow", fontsize=9)
     return _save(fig, out_dir, "vote_curves")

@@ -1,18 +1,31 @@
 """The report's tables, each exportable to Markdown, CSV and LaTeX.
 
-Paper notation: V_0, V_1, V_2 are the one-call, three-vote and five-vote
-accuracies (eq. (main-vn), budget 2n + 1); the tables keep it. Percentages are
-stored as percentages (values x 100) so that CSV, Markdown and LaTeX agree.
+Vocabulary: a budget is written "k votes" (the majority of k calls); where the
+paper is cited its index follows in parentheses: 1 vote = V_0, 3 votes = V_1,
+5 votes = V_2, 2n+1 votes = V_n (eq. (main-vn)), infinitely many votes = V_inf.
+Every estimate's header says which calls it uses ("first 2 calls" for the paper's
+two-call estimators of Section 4.4, "all K calls" for the hypergeometric /
+U-statistic estimators from every recorded call). Percentages are stored as
+percentages (values x 100); every rendering (Markdown, CSV, LaTeX) rounds to the
+column's digits and prints a zero without sign, and a difference shown next to its
+parts is the difference of the displayed (rounded) parts, so the arithmetic checks.
 
-* :func:`policy_table` -- the "Detailed LLM table": two-call mu-hat and rho-hat
-  (Section 4.4), empirical gains from all K calls, the projected 95% intervals of
-  eq. (projected-set-main) for three and five votes (Theorems 4.1-4.2), whether the
-  empirical values fall inside, and -- for ``choice``-mode runs -- the run's true V_n.
+* :func:`more_calls_table` -- what further votes can still add (K-call likelihood intervals).
+* :func:`policy_table` -- per policy: two-call mu-hat and rho-hat, all-call k-vote
+  accuracies and their gains over one vote.
+* :func:`policy_interval_table` -- the projected 95% intervals of eq.
+  (projected-set-main) for three and five votes (Theorems 4.1-4.2), whether the
+  empirical values fall inside and, for ``choice``-mode runs, the run's true value.
+  (With :func:`policy_table`, the paper's "Detailed LLM table", split in two so that
+  no table is wider than :data:`MAX_COLUMNS`.)
 * :func:`se_range_table` -- standard-error ranges of mu-hat, nu-hat, rho-hat (delta method).
 * :func:`completion_error_table` -- interval midpoint, LDGP (Proposition 5.2) and
-  MaxEnt (Proposition 5.1) against the empirical V_1 and V_2.
+  MaxEnt (Proposition 5.1) against the empirical 3- and 5-vote accuracies.
 * :func:`mixture_table`, :func:`optimum_table`, :func:`overtaking_table`,
   :func:`negative_table` -- Appendix "Additional empirical summaries".
+
+LaTeX output (:meth:`Table.to_latex`) compiles inside any document whose preamble
+loads the packages of :data:`LATEX_PACKAGES`; each ``.tex`` file says so in a comment.
 """
 
 from __future__ import annotations
@@ -20,6 +33,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,24 +41,97 @@ import numpy as np
 from .._errors import InputError
 
 __all__ = [
+    "LATEX_PACKAGES",
+    "LATEX_PREAMBLE",
+    "MAX_COLUMNS",
     "Column",
     "Table",
+    "latex_text",
     "more_calls_table",
     "policy_table",
+    "policy_interval_table",
     "se_range_table",
     "completion_error_table",
     "mixture_table",
     "optimum_table",
     "overtaking_table",
     "negative_table",
+    "votes_text",
 ]
 
+#: Packages the LaTeX tables need: booktabs (\toprule, \midrule, \bottomrule), float ([H] placement).
+LATEX_PACKAGES = ("booktabs", "float")
+#: The preamble lines that make every ``.tex`` table compile (stated at the top of each file and in report.md).
+LATEX_PREAMBLE = "\n".join(rf"\usepackage{{{p}}}" for p in LATEX_PACKAGES)
+#: Widest table the report writes (a wider one does not fit a paper page at \scriptsize).
+MAX_COLUMNS = 10
+
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}"}
+
+#: Plain-text notation of headers and captions -> LaTeX math (longest alternatives first).
+_MATH = [
+    (r"mu-hat", r"$\hat\mu$"), (r"nu-hat", r"$\hat\nu$"), (r"rho-hat", r"$\hat\rho$"),
+    (r"V_inf\b|Vinf\b", r"$V_\infty$"), (r">=", r"$\ge$"), (r"<=", r"$\le$"), (r"\+-", r"$\pm$"),
+    (r"->", r"$\to$"), (r"\bchi2\b", r"$\chi^2$"), (r"\b[kK]\b", None),  # k votes, K calls
+    (r"\b(?:alpha|mu|nu|rho)\b", None),           # Greek letters by name
+    (r"\b[A-Za-z]_(?:\{[^}]*\}|[A-Za-z0-9]+)", None),  # subscripts: V_1, L_n, q_i, V_{101}
+]
+_MATH_RE = re.compile("|".join(f"(?:{pat})" for pat, _ in _MATH))
 
 
 def _latex_escape(text: str) -> str:
     return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _math_token(tok: str) -> str:
+    for pat, repl in _MATH:
+        if re.fullmatch(pat, tok):
+            if repl is not None:
+                return repl
+            if len(tok) == 1:
+                return f"${tok}$"
+            if "_" in tok:
+                base, sub = tok.split("_", 1)
+                sub = sub[1:-1] if sub.startswith("{") else sub
+                return f"${base}_{{{sub}}}$"
+            return f"$\\{tok}$"
+    return _latex_escape(tok)
+
+
+def latex_text(text: str) -> str:
+    """Plain report text as LaTeX: notation (mu-hat, V_1, >=, alpha, ...) in math mode, the rest escaped."""
+    out, pos = [], 0
+    for m in _MATH_RE.finditer(text):
+        out += [_latex_escape(text[pos:m.start()]), _math_token(m.group(0))]
+        pos = m.end()
+    out.append(_latex_escape(text[pos:]))
+    return "".join(out)
+
+
+def votes_text(votes, paper: bool = False) -> str:
+    """A budget in words: ``3 votes``, ``1 vote``, ``infinitely many votes``; ``paper`` adds (V_n), 2n+1 votes = V_n."""
+    if votes == "inf":
+        return "infinitely many votes (V_inf)" if paper else "infinitely many votes"
+    v = int(votes)
+    words = "1 vote" if v == 1 else f"{v} votes"
+    return f"{words} (V_{(v - 1) // 2})" if paper and v % 2 else words
+
+
+def _rounded(x: float, digits: int) -> float:
+    """``x`` rounded as displayed, with -0.0 made 0.0 (a signed zero is shown as 0.00)."""
+    r = round(float(x), digits)
+    return 0.0 if r == 0 else r
+
+
+def _fmt(x: float, digits: int, signed: bool) -> str:
+    r = _rounded(x, digits)
+    return f"{r:+.{digits}f}" if signed and r != 0 else f"{r:.{digits}f}"
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
 @dataclass(frozen=True)
@@ -54,35 +141,62 @@ class Column:
     Attributes
     ----------
     name : str
-        Header in Markdown and CSV.
+        Header in Markdown and CSV (plain text; it says which calls an estimate uses).
     latex : str
-        Header in LaTeX (math allowed).
+        Header in LaTeX; default: ``name`` through :func:`latex_text`.
     kind : str
-        ``"text"``, ``"num"`` (``digits`` decimals), ``"signed"`` (explicit sign),
-        ``"bool"`` (yes/no) or ``"ci"`` (a (value, lower, upper) triple; CSV gets three columns).
+        ``"text"``, ``"num"`` (``digits`` decimals), ``"signed"`` (explicit sign, zero
+        unsigned), ``"bool"`` (yes/no) or ``"ci"`` (a (value, lower, upper) triple; CSV
+        gets three columns).
     digits : int
+    verbatim : bool
+        Cells are names from the data (data sets, policies): LaTeX escapes them as they are,
+        without reading notation such as ``a_1`` as math.
     """
 
     name: str
     latex: str = ""
     kind: str = "text"
     digits: int = 2
+    verbatim: bool = False
 
     def render(self, value) -> str:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        if _missing(value):
             return "-"
         if self.kind == "text":
             return str(value)
         if self.kind == "bool":
             return "yes" if value else "no"
         if self.kind == "num":
-            return f"{value:.{self.digits}f}"
+            return _fmt(value, self.digits, False)
         if self.kind == "signed":
-            return f"{value:+.{self.digits}f}"
+            return _fmt(value, self.digits, True)
         if self.kind == "ci":
             v, lo, hi = value
-            return f"{v:+.{self.digits}f} [{lo:+.{self.digits}f}, {hi:+.{self.digits}f}]"
+            return f"{_fmt(v, self.digits, True)} [{_fmt(lo, self.digits, True)}, {_fmt(hi, self.digits, True)}]"
         raise InputError(f"column kind {self.kind!r} is unknown")
+
+    def csv_cells(self, value) -> list[str]:
+        """CSV cells of one value: rounded to the displayed digits, unsigned, empty when missing."""
+        if self.kind == "ci":
+            vals = [None, None, None] if _missing(value) else list(value)
+        else:
+            vals = [value]
+        out = []
+        for x in vals:
+            if _missing(x):
+                out.append("")
+            elif isinstance(x, bool):
+                out.append("true" if x else "false")
+            elif isinstance(x, (float, np.floating)) or (isinstance(x, (int, np.integer)) and self.kind in ("num", "signed", "ci")):
+                out.append(_fmt(x, self.digits, False))
+            else:
+                out.append(str(x))
+        return out
+
+    @property
+    def latex_header(self) -> str:
+        return self.latex or latex_text(self.name)
 
 
 @dataclass(frozen=True)
@@ -94,9 +208,10 @@ class Table:
     name : str
         File stem (``policy_table`` -> ``policy_table.csv``).
     title, caption : str
+        Plain text; LaTeX gets them through :func:`latex_text` (math in ``$...$``).
     columns : tuple of Column
     rows : tuple of tuple
-        Raw values (floats unrounded; ``"ci"`` cells are (value, lower, upper)).
+        Raw values (``"ci"`` cells are (value, lower, upper)); every rendering rounds.
     """
 
     name: str
@@ -127,18 +242,20 @@ class Table:
         for r in self.rows:
             cells = []
             for c, v in zip(self.columns, r):
-                vals = list(v) if c.kind == "ci" else [v]
-                cells += [_csv_cell(x) for x in vals]
+                cells += c.csv_cells(v)
             w.writerow(cells)
         return buf.getvalue()
 
     def to_latex(self) -> str:
+        """A ``table`` float (booktabs rules, ``[H]`` placement), preceded by a comment naming its preamble."""
         spec = "".join("l" if c.kind in ("text", "bool") else "r" for c in self.columns)
-        lines = [r"\begin{table}[H]", r"\centering", r"\scriptsize", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-                 " & ".join(c.latex or _latex_escape(c.name) for c in self.columns) + r" \\", r"\midrule"]
+        lines = [f"% certify report table '{self.name}'. Needs in the document preamble:",
+                 *(f"%   {line}" for line in LATEX_PREAMBLE.splitlines()),
+                 r"\begin{table}[H]", r"\centering", r"\scriptsize", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                 " & ".join(c.latex_header for c in self.columns) + r" \\", r"\midrule"]
         for r in self.rows:
-            lines.append(" & ".join(_latex_escape(c.render(v)) for c, v in zip(self.columns, r)) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_latex_escape(self.caption)}}}",
+            lines.append(" & ".join(_latex_cell(c, v) for c, v in zip(self.columns, r)) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_text(self.caption)}}}",
                   rf"\label{{tab:{self.name.replace('_', '-')}}}", r"\end{table}"]
         return "\n".join(lines) + "\n"
 
@@ -148,18 +265,27 @@ class Table:
                 "rows": [[list(v) if isinstance(v, tuple) else v for v in r] for r in self.rows]}
 
 
-def _csv_cell(x) -> str:
-    if x is None:
-        return ""
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, float):
-        return "" if math.isnan(x) else repr(x)
-    return str(x)
+def _latex_cell(column: Column, value) -> str:
+    """One LaTeX cell: names escaped verbatim, notation in math, minus signs of numbers as $-$ (not a hyphen)."""
+    if column.verbatim:
+        return _latex_escape(column.render(value))
+    text = latex_text(column.render(value))
+    return re.sub(r"-(?=\d)", "$-$", text) if column.kind in ("num", "signed", "ci") else text
 
 
 def _pct(x):
     return None if x is None else 100.0 * x
+
+
+def _shown(x, digits: int = 2):
+    """The value a reader sees (rounded to ``digits``), None when missing."""
+    return None if _missing(x) else _rounded(x, digits)
+
+
+def _shown_difference(a, b, digits: int = 2):
+    """a - b of the *displayed* parts, so that a difference printed next to them checks by hand."""
+    a, b = _shown(a, digits), _shown(b, digits)
+    return None if a is None or b is None else _rounded(a - b, digits)
 
 
 def _split(group: str) -> tuple[str, str]:
@@ -171,19 +297,22 @@ def _budget(report, votes):
     return next((b for b in report.budgets if b.votes == votes), None)
 
 
-def _gain(report, votes):
-    c = next((c for c in report.comparisons if c.label_b == f"m={votes}"), None)
-    return None if c is None else c.difference
+def _level(alpha) -> str:
+    return "95%" if alpha is None else f"{100 * (1 - alpha):g}%"
+
+
+_DATASET = Column("Dataset", verbatim=True)
+_POLICY = Column("Policy", verbatim=True)
 
 
 def more_calls_table(curves: dict) -> Table:
-    """What more calls can still bring, from the K-call likelihood-ratio intervals.
+    """What more votes can still bring, from the K-call likelihood-ratio intervals.
 
-    Per policy: the budget whose certified gain over one call is largest (the largest lower
-    end of the interval of V_k - V_1 that is above 0), and upper bounds on V_inf - V_K and
-    V_inf - V_101: the upper end of V_inf's interval minus the lower end of V_k's. (Each end
-    holds at level 1 - alpha on its own, so the difference is a conservative bound at level
-    1 - 2 alpha.)
+    Per policy: the budget whose certified gain over one vote is largest (the largest lower
+    end of the interval of V_k - V_0 that is above 0), and upper bounds on what infinitely
+    many votes add over K votes and over 101 votes: the upper end of V_inf's interval minus
+    the lower end of V_k's. (Each end holds at level 1 - alpha on its own, so the difference
+    is a conservative bound at level 1 - 2 alpha.)
 
     Parameters
     ----------
@@ -191,11 +320,11 @@ def more_calls_table(curves: dict) -> Table:
         ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` by the likelihood method
         with budgets 1, 3, ..., 101 and ``"inf"``.
     """
-    cols = [Column("Dataset"), Column("Policy"), Column("calls K", "$K$", "text"),
-            Column("largest certified gain at", "largest certified gain at", "text"),
-            Column("gain >= (pp)", "gain $\\ge$ (pp)", "signed"),
-            Column("Vinf - V_K <= (pp)", "$V_\\infty - V_K \\le$ (pp)", "signed"),
-            Column("Vinf - V101 <= (pp)", "$V_\\infty - V_{101} \\le$ (pp)", "signed")]
+    cols = [_DATASET, _POLICY, Column("calls K", "$K$", "text"),
+            Column("largest certified gain at", kind="text"),
+            Column("certified gain over 1 vote >= (pp)", kind="signed"),
+            Column("infinitely many votes minus K votes <= (pp)", kind="signed"),
+            Column("infinitely many votes minus 101 votes <= (pp)", kind="signed")]
     rows = []
     alpha = None
     for group, rep in curves.items():
@@ -206,62 +335,105 @@ def more_calls_table(curves: dict) -> Table:
         upper_inf = next(b for b in rep.budgets if b.votes == "inf").interval.upper
         k_odd = rep.max_calls if rep.max_calls % 2 else rep.max_calls - 1
         row_k, row_101 = _budget(rep, k_odd), _budget(rep, 101)
-        rows.append((ds, pol, rep.max_calls, "none" if best is None else f"{best.votes} votes",
+        rows.append((ds, pol, rep.max_calls, "none" if best is None else votes_text(best.votes),
                      None if best is None else _pct(best.gain_lower),
                      None if row_k is None else _pct(upper_inf - row_k.interval.lower),
                      None if row_101 is None else _pct(upper_inf - row_101.interval.lower)))
-    level = "95%" if alpha is None else f"{100 * (1 - alpha):g}%"
-    caption = (f"What more calls can add, from all K recorded calls ({level} likelihood-ratio intervals, asymptotic). "
-               "Largest certified gain: the budget whose gain over one call has the largest certified lower end "
-               "('none': no budget is certified better). Vinf - V_k <= : the upper end of V_inf minus the lower end "
-               "of V_k, a conservative bound on what any number of further votes can add.")
+    caption = (f"What more calls (votes) can add, from all K recorded calls ({_level(alpha)} likelihood-ratio intervals, "
+               "asymptotic). Largest certified gain: the number of votes whose gain over 1 vote has the largest "
+               "certified lower end ('none': no number of votes is certified better). 'infinitely many votes minus "
+               "k votes <=': the upper end of the interval of V_inf minus the lower end of the interval of the "
+               "k-vote accuracy, a conservative bound on what any number of further votes can add (K votes: the "
+               "largest odd number of votes up to K).")
     return Table("more_calls", "What more calls can add", caption, tuple(cols), tuple(rows))
 
 
 def policy_table(reports: dict, truth: dict | None = None) -> Table:
-    """The "Detailed LLM table" (paper Appendix "Detailed LLM table").
+    """Per-policy estimates: the first half of the paper's "Detailed LLM table".
+
+    Columns: the two-call estimates mu-hat, rho-hat of Section 4.4 (first two calls, the
+    inputs of the certified intervals of :func:`policy_interval_table`), then the empirical
+    1-, 3- and 5-vote accuracies from all K calls (exact hypergeometric averages) and the
+    gains of 3 and 5 votes over 1 vote, each the difference of the two displayed accuracies.
 
     Parameters
     ----------
     reports : dict
         ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` with budgets 3 and 5.
     truth : dict, optional
-        ``"dataset/policy"`` -> {votes: true V} for ``choice``-mode runs (mean of P_n(q_i)).
+        Unused here (kept for the call signature); the true values are in
+        :func:`policy_interval_table`.
     """
-    truth = truth or {}
-    cols = [Column("Dataset"), Column("Policy"), Column("mu-hat (%)", r"$\hat\mu$ (\%)", "num"),
-            Column("rho-hat (%)", r"$\hat\rho$ (\%)", "num"), Column("V1-V0 (pp)", r"$V_1-V_0$ (pp)", "signed"),
-            Column("V2-V0 (pp)", r"$V_2-V_0$ (pp)", "signed")]
-    for n, v in ((1, 3), (2, 5)):
-        cols += [Column(f"L{n} 95% (%)", rf"$L_{n}^{{95}}$ (\%)", "num"), Column(f"U{n} 95% (%)", rf"$U_{n}^{{95}}$ (\%)", "num"),
-                 Column(f"V{n} emp (%)", rf"$\hat V_{n}$ (\%)", "num"), Column(f"V{n} inside", rf"$\hat V_{n}$ in", "bool")]
-    has_truth = bool(truth)
-    if has_truth:
-        cols += [Column("V1 true (%)", r"$V_1$ true (\%)", "num"), Column("V2 true (%)", r"$V_2$ true (\%)", "num")]
+    cols = (_DATASET, _POLICY, Column("calls K", "$K$", "text"),
+            Column("mu-hat, first 2 calls (%)", kind="num"), Column("rho-hat, first 2 calls (%)", kind="num"),
+            Column("1 vote, all K calls (%)", kind="num"), Column("3 votes, all K calls (%)", kind="num"),
+            Column("3 votes minus 1 vote (pp)", kind="signed"), Column("5 votes, all K calls (%)", kind="num"),
+            Column("5 votes minus 1 vote (pp)", kind="signed"))
     rows = []
     for group, rep in reports.items():
         ds, pol = _split(group)
-        row = [ds, pol, _pct(rep.two_call.mu), _pct(rep.two_call.rho), _pct(_gain(rep, 3)), _pct(_gain(rep, 5))]
+        one = None if rep.all_calls is None else _pct(rep.all_calls.mu)  # m_1-hat = mean_i S_i/K_i = 1-vote accuracy
+        emp = {}
+        for v in (3, 5):
+            b = _budget(rep, v)
+            if b is None:
+                raise InputError(f"{group}: the analysis has no {v}-vote budget")
+            emp[v] = None if b.empirical is None else _pct(b.empirical.value)
+        rows.append((ds, pol, rep.max_calls, _pct(rep.two_call.mu), _pct(rep.two_call.rho), one,
+                     emp[3], _shown_difference(emp[3], one), emp[5], _shown_difference(emp[5], one)))
+    caption = ("Per-policy estimates. mu-hat and rho-hat use the first two calls of each example (Section 4.4; the "
+               "inputs of the certified intervals); the k-vote accuracies use all K calls (exact hypergeometric "
+               "average over k-subsets of the recorded calls: 1 vote = V_0, 3 votes = V_1, 5 votes = V_2). Each "
+               "gain is the difference of the two accuracies shown.")
+    return Table("policy_table", "Per-policy estimates", caption, cols, tuple(rows))
+
+
+def policy_interval_table(reports: dict, truth: dict | None = None) -> Table:
+    """Certified two-call intervals per policy and budget: the second half of the "Detailed LLM table".
+
+    One row per policy and budget (3 votes = V_1, 5 votes = V_2): the projected 1 - alpha
+    interval of eq. (projected-set-main) from the first two calls (Theorems 4.1-4.2), the
+    empirical accuracy from all K calls and whether it lies inside, and -- for ``choice``-mode
+    runs -- the run's true value mean_i P_n(q_i).
+
+    Parameters
+    ----------
+    reports : dict
+        ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` with budgets 3 and 5.
+    truth : dict, optional
+        ``"dataset/policy"`` -> {votes: true V} (mean of P_n(q_i)).
+    """
+    truth = truth or {}
+    alpha = next(iter(reports.values())).alpha if reports else None
+    level = _level(alpha)
+    cols = [_DATASET, _POLICY, Column("votes"), Column(f"lower {level}, first 2 calls (%)", kind="num"),
+            Column(f"upper {level}, first 2 calls (%)", kind="num"), Column("empirical, all K calls (%)", kind="num"),
+            Column("empirical inside", kind="bool")]
+    if truth:
+        cols.append(Column("true (%)", kind="num"))
+    rows = []
+    for group, rep in reports.items():
+        ds, pol = _split(group)
         for v in (3, 5):
             b = _budget(rep, v)
             if b is None:
                 raise InputError(f"{group}: the analysis has no {v}-vote budget")
             emp = None if b.empirical is None else b.empirical.value
             inside = None if emp is None else bool(b.projected.lower <= emp <= b.projected.upper)
-            row += [_pct(b.projected.lower), _pct(b.projected.upper), _pct(emp), inside]
-        if has_truth:
-            t = truth.get(group, {})
-            row += [_pct(t.get(3)), _pct(t.get(5))]
-        rows.append(tuple(row))
-    caption = ("Per-policy results. mu-hat and rho-hat use the first two calls; gains and empirical V use all K calls "
-               "(hypergeometric); L/U are the projected 95% Wald intervals for three (V1) and five (V2) votes.")
-    if has_truth:
-        caption += " 'true' is the run's V_n = mean_i P_n(q_i) from the recorded latent q_i (choice mode)."
-    return Table("policy_table", "Per-policy table", caption, tuple(cols), tuple(rows))
+            row = [ds, pol, votes_text(v, paper=True), _pct(b.projected.lower), _pct(b.projected.upper), _pct(emp), inside]
+            if truth:
+                row.append(_pct(truth.get(group, {}).get(v)))
+            rows.append(tuple(row))
+    caption = (f"Certified {level} intervals of the 3-vote (V_1) and 5-vote (V_2) accuracy from the first two calls "
+               "(projected Wald region, Section 4.4, Theorems 4.1-4.2), against the empirical accuracy from all K "
+               "calls.")
+    if truth:
+        caption += " 'true' is the run's accuracy mean_i P_n(q_i) from the recorded latent q_i (choice mode)."
+    return Table("policy_interval_table", "Certified two-call intervals", caption, tuple(cols), tuple(rows))
 
 
 def se_range_table(reports: dict) -> Table:
-    """Minimum, median and maximum example-level standard errors (pp) of mu-hat, nu-hat, rho-hat."""
+    """Minimum, median and maximum example-level standard errors (pp) of the two-call mu-hat, nu-hat, rho-hat."""
     if not reports:
         raise InputError("no analyses to summarize")
     ses = {"mu-hat": [r.two_call.se_mu for r in reports.values()], "nu-hat": [r.two_call.se_nu for r in reports.values()],
@@ -269,23 +441,24 @@ def se_range_table(reports: dict) -> Table:
     rows = []
     for q, v in ses.items():
         a = 100.0 * np.asarray(v, dtype=float)
-        rows.append((q, float(np.nanmin(a)), float(np.nanmedian(a)), float(np.nanmax(a))))
+        rows.append((f"{q}, first 2 calls", float(np.nanmin(a)), float(np.nanmedian(a)), float(np.nanmax(a))))
     cols = (Column("Quantity"), Column("Min SE (pp)", kind="num", digits=3), Column("Median SE (pp)", kind="num", digits=3),
             Column("Max SE (pp)", kind="num", digits=3))
     return Table("se_range_table", "Standard-error ranges",
-                 f"Example-level standard errors over the {len(reports)} policy-dataset pairs (covariance of "
-                 "X_i = ((B_i1 + B_i2)/2, B_i1 B_i2); rho-hat by the delta method).", cols, tuple(rows))
+                 f"Example-level standard errors over the {len(reports)} policy-dataset pairs of the two-call "
+                 "estimates (covariance of X_i = ((B_i1 + B_i2)/2, B_i1 B_i2); rho-hat by the delta method).",
+                 cols, tuple(rows))
 
 
 def completion_error_table(reports: dict) -> Table:
-    """Errors (pp) of three point summaries against the empirical V_1 and V_2 (Appendix point completions).
+    """Errors (pp) of three point summaries against the empirical 3- and 5-vote accuracies (Appendix point completions).
 
-    The interval midpoint is (L + U)/2 of the sharp interval at (mu-hat, nu-hat);
-    LDGP and MaxEnt are the completions of Propositions 5.2 and 5.1. Error =
-    summary - empirical, so a positive bias is optimism.
+    The interval midpoint is (L + U)/2 of the sharp interval at the two-call (mu-hat, nu-hat);
+    LDGP and MaxEnt are the completions of Propositions 5.2 and 5.1. Error = summary -
+    empirical (all K calls), so a positive bias is optimism.
     """
     rows = []
-    for n, v in ((1, 3), (2, 5)):
+    for v in (3, 5):
         errs = {"Interval midpoint": [], "LDGP": [], "maximum entropy": []}
         for group, rep in reports.items():
             b = _budget(rep, v)
@@ -300,72 +473,90 @@ def completion_error_table(reports: dict) -> Table:
         for name, e in errs.items():
             a = 100.0 * np.asarray(e, dtype=float)
             if not len(a):
-                rows.append((f"V{n}", name, None, None, None, None, 0))
+                rows.append((votes_text(v, paper=True), name, None, None, None, None, 0))
                 continue
-            rows.append((f"V{n}", name, float(a.mean()), float(np.abs(a).mean()), float(np.sqrt((a * a).mean())),
-                         float(np.abs(a).max()), len(a)))
+            rows.append((votes_text(v, paper=True), name, float(a.mean()), float(np.abs(a).mean()),
+                         float(np.sqrt((a * a).mean())), float(np.abs(a).max()), len(a)))
     cols = (Column("Target"), Column("Point summary"), Column("Bias (pp)", kind="signed"), Column("MAE (pp)", kind="num"),
             Column("RMSE (pp)", kind="num"), Column("Max error (pp)", kind="num"), Column("Policies", kind="num", digits=0))
     return Table("completion_error_table", "Point completions against empirical votes",
-                 "Point-completion errors against empirical three-vote (V1) and five-vote (V2) accuracies. "
-                 "Positive bias means the completion is optimistic; a descriptive diagnostic, not a guarantee.",
-                 cols, tuple(rows))
+                 "Point-completion errors (from the first 2 calls) against the empirical 3-vote (V_1) and 5-vote (V_2) "
+                 "accuracies (all K calls). Positive bias means the completion is optimistic; a descriptive "
+                 "diagnostic, not a guarantee.", cols, tuple(rows))
 
 
 def _mixture_cols():
-    return (Column("Dataset"), Column("Type"), Column("Mixture"), Column("mu-hat (%)", r"$\hat\mu$ (\%)", "num"),
-            Column("rho-hat (%)", r"$\hat\rho$ (\%)", "num"), Column("V2 (%)", r"$V_2$ (\%)", "num"),
-            Column("V2-mu (pp)", r"$V_2-\mu$ (pp)", "signed"))
+    return (_DATASET, Column("Type"), Column("Mixture", verbatim=True), Column("mu-hat, all K calls (%)", kind="num"),
+            Column("rho-hat, all K calls (%)", kind="num"), Column("votes"), Column("k votes, all K calls (%)", kind="num"),
+            Column("k votes minus 1 vote (pp)", kind="signed"))
 
 
 def mixture_table(searches, criterion: str) -> Table:
-    """Mixtures selected by five-vote ``"gain"`` or absolute ``"accuracy"`` (Appendix mixtures)."""
+    """Mixtures selected by k-vote ``"gain"`` or absolute ``"accuracy"`` (Appendix mixtures; k = 5 when K >= 5).
+
+    mu-hat and rho-hat are the mixture's moments from all K calls (U-statistics); mu-hat is
+    also its exact 1-vote accuracy, so the gain column is the k-vote column minus the mu-hat
+    column as displayed.
+    """
     if criterion not in ("gain", "accuracy"):
         raise InputError(f"criterion={criterion!r} must be 'gain' or 'accuracy'")
     rows = []
     for s in searches:
         for kind, crit, m in s.best:
             if crit == criterion:
-                rows.append((s.dataset, kind, m.label, 100 * m.mu, 100 * m.rho, 100 * m.value(s.votes), 100 * m.gain(s.votes)))
-    what = "largest empirical five-vote gain" if criterion == "gain" else "largest absolute empirical five-vote accuracy"
+                mu, acc = 100 * m.value(1), 100 * m.value(s.votes)
+                rows.append((s.dataset, kind, m.label, mu, 100 * m.rho, votes_text(s.votes, paper=True), acc,
+                             _shown_difference(acc, mu)))
+    what = "largest empirical gain of k votes over 1 vote" if criterion == "gain" else "largest empirical k-vote accuracy"
     return Table(f"mixture_{criterion}_table", f"Mixtures selected by {criterion}",
-                 f"Mixtures selected for {what} on the weight grid; each call picks its component independently. "
-                 "Accuracies are exact (multinomial allocation, hypergeometric draws).", _mixture_cols(), tuple(rows))
+                 f"Mixtures selected for the {what} on the weight grid (k = 5 votes, V_2, when K >= 5); each call picks "
+                 "its component independently. Accuracies are exact from all K calls (multinomial allocation, "
+                 "hypergeometric draws); mu-hat is the 1-vote accuracy.", _mixture_cols(), tuple(rows))
 
 
 def optimum_table(optima) -> Table:
-    """Optimizer results over the whole weight simplex, with the certified lower bound."""
-    rows = [(ds, o.objective, o.mixture.label, 100 * o.mixture.mu, 100 * o.mixture.rho, 100 * o.lower,
-             100 * o.mixture.value(o.votes)) for ds, o in optima]
-    cols = (Column("Dataset"), Column("Objective"), Column("Mixture"), Column("mu-hat (%)", r"$\hat\mu$ (\%)", "num"),
-            Column("rho-hat (%)", r"$\hat\rho$ (\%)", "num"), Column("L2 certified (%)", r"$L_2$ (\%)", "num"),
-            Column("V2 empirical (%)", r"$\hat V_2$ (\%)", "num"))
+    """Optimizer results over the whole weight simplex, with the sharp lower bound at the estimate."""
+    rows = [(ds, o.objective, o.mixture.label, 100 * o.mixture.mu, 100 * o.mixture.rho, votes_text(o.votes, paper=True),
+             100 * o.lower, 100 * o.mixture.value(o.votes)) for ds, o in optima]
+    cols = (_DATASET, Column("Objective"), Column("Mixture", verbatim=True), Column("mu-hat, all K calls (%)", kind="num"),
+            Column("rho-hat, all K calls (%)", kind="num"), Column("votes"),
+            Column("lower bound L_n at the estimate (%)", kind="num"), Column("k votes, all K calls (%)", kind="num"))
     return Table("mixture_optimum_table", "Optimal mixtures over the simplex",
-                 "Weights maximizing the sharp lower bound L2 at the mixture's (mu-hat, nu-hat) (certified exactly) "
-                 "or the empirical five-vote accuracy.", cols, tuple(rows))
+                 "Weights maximizing the sharp lower bound L_n of the k-vote accuracy (k = 2n+1 votes, V_n) at the "
+                 "mixture's moment estimates from all K calls (exact, with a dual certificate; no sampling "
+                 "uncertainty), or the empirical k-vote accuracy.", cols, tuple(rows))
+
+
+def _step_text(label: str) -> str:
+    """``"m=3"`` (a budget label of :mod:`certify.stats`) -> ``"3 votes"``."""
+    m = re.fullmatch(r".*m=(\d+)\)?", label)
+    return votes_text(int(m.group(1))) if m else label
 
 
 def overtaking_table(items, limit: int | None = None) -> Table:
-    """Overtaking pairs with paired 95% intervals (pp) of V(A) - V(B) at 1, 3 and 5 calls."""
+    """Overtaking pairs with paired 95% intervals (pp) of the k-vote accuracy of A minus B at 1, 3 and 5 votes."""
+    items = list(items)[:limit]
+    votes = items[0].votes if items else (1, 3, 5)
     rows = []
-    for o in list(items)[:limit]:
-        cells = [tuple(100 * x for x in (d.difference, d.lower, d.upper)) for d in o.differences]
-        rows.append((o.dataset, o.policy_a, o.policy_b, *cells, o.significant))
-    cols = (Column("Dataset"), Column("Policy A"), Column("Comparator B"),
-            Column("V0(A)-V0(B) (pp)", r"$V_0(A)-V_0(B)$", "ci"), Column("V1(A)-V1(B) (pp)", r"$V_1(A)-V_1(B)$", "ci"),
-            Column("V2(A)-V2(B) (pp)", r"$V_2(A)-V_2(B)$", "ci"), Column("CIs exclude 0", kind="bool"))
+    for o in items:
+        cells = {v: tuple(100 * x for x in (d.difference, d.lower, d.upper)) for v, d in zip(o.votes, o.differences)}
+        rows.append((o.dataset, o.policy_a, o.policy_b, *(cells.get(v) for v in votes), o.significant))
+    alpha = items[0].differences[0].alpha if items else None
+    cols = (_DATASET, Column("Policy A", verbatim=True), Column("Comparator B", verbatim=True),
+            *(Column(f"{votes_text(v)}: A minus B (pp)", kind="ci") for v in votes), Column("intervals exclude 0", kind="bool"))
     return Table("overtaking_table", "Overtaking",
-                 "A policy with lower one-call accuracy beats its comparator after three or five votes; paired "
-                 "example-level 95% intervals in brackets.", cols, tuple(rows))
+                 "A policy with lower 1-vote accuracy beats its comparator after 3 or 5 votes (all K calls); paired "
+                 f"example-level {_level(alpha)} intervals in brackets.", cols, tuple(rows))
 
 
 def negative_table(items) -> Table:
     """Negative movements: adjacent budget steps where voting hurts, with paired 95% intervals (pp)."""
-    rows = [(m.dataset, m.policy, f"{m.comparison.label_a} -> {m.comparison.label_b}",
+    items = list(items)
+    rows = [(m.dataset, m.policy, f"{_step_text(m.comparison.label_a)} -> {_step_text(m.comparison.label_b)}",
              tuple(100 * x for x in (m.comparison.difference, m.comparison.lower, m.comparison.upper)), m.significant)
             for m in items]
-    cols = (Column("Dataset"), Column("Policy"), Column("Step"), Column("Difference (pp)", kind="ci"),
-            Column("CI excludes 0", kind="bool"))
+    alpha = items[0].comparison.alpha if items else None
+    cols = (_DATASET, _POLICY, Column("step"), Column("difference (pp)", kind="ci"), Column("interval excludes 0", kind="bool"))
     return Table("negative_table", "Negative movements",
-                 "Adjacent vote budgets where the empirical accuracy falls, with paired example-level 95% intervals.",
-                 cols, tuple(rows))
+                 "Adjacent numbers of votes where the empirical accuracy (all K calls) falls, with paired example-level "
+                 f"{_level(alpha)} intervals.", cols, tuple(rows))

@@ -13,12 +13,13 @@ from certify.report import (
     find_negative_movements,
     find_overtaking,
     mixture_data,
+    policy_interval_table,
     policy_table,
     se_range_table,
     completion_error_table,
 )
 from certify.report._overtaking import unit_mixture
-from certify.stats import analyze, bits_from_array, empirical_vote_accuracy
+from certify.stats import analyze, bits_from_array
 
 N = 400
 
@@ -77,27 +78,50 @@ def reports(groups):
 
 
 def test_policy_table_values_come_from_the_analysis(groups, reports):
-    truth = {"toy/random": {3: 0.7, 5: 0.75}}
-    t = policy_table(reports, truth)
+    t = policy_table(reports)
     assert len(t.rows) == 3
     for row, (g, rep) in zip(t.rows, reports.items()):
         rec = dict(zip([c.name for c in t.columns], row))
         bits = groups[g.split("/")[1]]
-        assert rec["mu-hat (%)"] == pytest.approx(100 * rep.two_call.mu)
-        assert rec["rho-hat (%)"] == pytest.approx(100 * rep.two_call.rho)
-        v0 = empirical_vote_accuracy(bits, 1).value
-        assert rec["V1-V0 (pp)"] == pytest.approx(100 * (empirical_vote_accuracy(bits, 3).value - v0))
-        assert rec["V2-V0 (pp)"] == pytest.approx(100 * (empirical_vote_accuracy(bits, 5).value - v0))
-        b5 = next(b for b in rep.budgets if b.votes == 5)
-        assert rec["L2 95% (%)"] == pytest.approx(100 * b5.projected.lower)
-        assert rec["V2 inside"] == (b5.projected.lower <= b5.empirical.value <= b5.projected.upper)
-    assert t.column("V1 true (%)") == [pytest.approx(70.0), None, None]
-    # CSV: one header + 3 rows, numbers at full precision; LaTeX escapes; Markdown aligned
+        # first-two-call estimators, computed here from the bits of calls 1 and 2
+        b1, b2 = bits.bits[:, 0], bits.bits[:, 1]
+        mu2, nu2 = float(np.mean((b1 + b2) / 2)), float(np.mean(b1 * b2))
+        assert rec["mu-hat, first 2 calls (%)"] == pytest.approx(100 * mu2)
+        assert rec["rho-hat, first 2 calls (%)"] == pytest.approx(100 * (nu2 - mu2 ** 2) / (mu2 * (1 - mu2)))
+        # all-call accuracies (independent hypergeometric computation) and their displayed differences
+        v = {m: 100 * float(_independent(bits, m).mean()) if m > 1 else 100 * float(np.mean(bits.bits)) for m in (1, 3, 5)}
+        assert rec["1 vote, all K calls (%)"] == pytest.approx(v[1])
+        assert rec["3 votes, all K calls (%)"] == pytest.approx(v[3])
+        assert rec["5 votes, all K calls (%)"] == pytest.approx(v[5])
+        for m in (3, 5):
+            shown = round(v[m], 2) - round(v[1], 2)
+            assert rec[f"{m} votes minus 1 vote (pp)"] == pytest.approx(shown, abs=1e-9)
+        assert rec["calls K"] == 5
+    # CSV: one header + 3 rows, numbers rounded to what is shown; LaTeX escapes; Markdown aligned
     rows = list(csv.reader(io.StringIO(t.to_csv())))
-    assert len(rows) == 4 and float(rows[1][2]) == pytest.approx(100 * reports["toy/random"].two_call.mu, rel=1e-15)
+    assert len(rows) == 4 and rows[1][3] == f"{100 * reports['toy/random'].two_call.mu:.2f}"
     tex = t.to_latex()
-    assert r"\begin{tabular}" in tex and r"95\%" in tex and r"\hat\mu" in tex
+    assert r"\begin{tabular}" in tex and r"(\%)" in tex and r"\hat\mu" in tex
     assert t.to_markdown().count("\n") == 5
+
+
+def test_policy_interval_table(groups, reports):
+    truth = {"toy/random": {3: 0.7, 5: 0.75}}
+    t = policy_interval_table(reports, truth)
+    assert len(t.rows) == 6
+    rows = iter(t.rows)
+    for g, rep in reports.items():
+        for m, paper in ((3, "V_1"), (5, "V_2")):
+            rec = dict(zip([c.name for c in t.columns], next(rows)))
+            b = next(b for b in rep.budgets if b.votes == m)
+            emp = float(_independent(groups[g.split("/")[1]], m).mean())
+            assert rec["votes"] == f"{m} votes ({paper})"
+            assert rec["lower 95%, first 2 calls (%)"] == pytest.approx(100 * b.projected.lower)
+            assert rec["upper 95%, first 2 calls (%)"] == pytest.approx(100 * b.projected.upper)
+            assert rec["empirical, all K calls (%)"] == pytest.approx(100 * emp)
+            assert rec["empirical inside"] == (b.projected.lower <= emp <= b.projected.upper)
+    assert t.column("true (%)") == [pytest.approx(70.0), pytest.approx(75.0), None, None, None, None]
+    assert "true (%)" not in [c.name for c in policy_interval_table(reports).columns]
 
 
 def test_se_and_completion_tables(reports):
@@ -109,7 +133,7 @@ def test_se_and_completion_tables(reports):
     for r in reports.values():
         b = next(b for b in r.budgets if b.votes == 3)
         errs.append(100 * (b.ldgp - b.empirical.value))
-    row = next(r for r in ce.rows if r[0] == "V1" and r[1] == "LDGP")
+    row = next(r for r in ce.rows if r[0] == "3 votes (V_1)" and r[1] == "LDGP")
     e = np.array(errs)
     assert row[2:6] == (pytest.approx(e.mean()), pytest.approx(np.abs(e).mean()), pytest.approx(np.sqrt((e * e).mean())),
                         pytest.approx(np.abs(e).max()))

@@ -76,8 +76,8 @@ def test_report_directory_contents(demo):
     d, _ = demo
     rep = d / "rep"
     md = (rep / "report.md").read_text()
-    for name in ("policy_table", "se_range_table", "completion_error_table", "mixture_gain_table",
-                 "mixture_accuracy_table", "mixture_optimum_table", "overtaking_table", "negative_table"):
+    for name in ("policy_table", "policy_interval_table", "more_calls", "se_range_table", "completion_error_table",
+                 "mixture_gain_table", "mixture_accuracy_table", "mixture_optimum_table", "overtaking_table", "negative_table"):
         for ext in ("md", "csv", "tex"):
             assert (rep / "tables" / f"{name}.{ext}").stat().st_size > 0
         assert f"tables/{name}.csv" in md
@@ -86,8 +86,8 @@ def test_report_directory_contents(demo):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
         assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 5_000
         assert f"figures/{name}.png" in md
-    # true V_n of the choice run is in the policy table
-    assert "V1 true (%)" in (rep / "tables" / "policy_table.csv").read_text().splitlines()[0]
+    # true V_n of the choice run is in the interval table
+    assert "true (%)" in (rep / "tables" / "policy_interval_table.csv").read_text().splitlines()[0]
 
 
 def test_certificates_back_the_intervals(demo):
