@@ -21,7 +21,7 @@ from .._errors import InputError
 from ..stats._data import read_groups
 from ..stats._data import ColumnMap
 from ..stats._inspect_log import parse_score_map
-from ..stats._empirical import compare_policies
+from ..stats._empirical import compare_policies, votes_label
 from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes, verdict_budgets
 from .._json import schema_id
 from ._args import parse_alpha
@@ -160,7 +160,7 @@ def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> lis
             continue
         for v in [1] + [v for v in votes if v != "inf"]:
             if v <= min(bits.calls, base.calls):
-                out.append(compare_policies(base, bits, v, alpha, labels=(f"{baseline} m={v}", f"{name} m={v}")))
+                out.append(compare_policies(base, bits, v, alpha, labels=(f"{baseline}, {votes_label(v)}", f"{name}, {votes_label(v)}")))
     return out
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError
-from ..stats._empirical import PairedComparison, _paired
+from ..stats._empirical import PairedComparison, _paired, votes_label
 from ._mixtures import Mixture, MixtureData, per_example_mixture_accuracy
 
 # Differences smaller than this are rounding noise of exact computations, not movements.
@@ -151,7 +151,7 @@ def find_negative_movements(data: MixtureData, policies, votes=(1, 3, 5), alpha:
     out = []
     for p in policies:
         for lo, hi in zip(votes, votes[1:]):
-            c = _paired(table[p.label, lo], table[p.label, hi], f"m={lo}", f"m={hi}", alpha)
+            c = _paired(table[p.label, lo], table[p.label, hi], votes_label(lo), votes_label(hi), alpha)
             if c.difference < -_TOL:
                 out.append(NegativeMovement(data.dataset, p.label, c))
     return tuple(out)

@@ -527,12 +527,6 @@ def optimum_table(optima) -> Table:
                  "uncertainty), or the empirical k-vote accuracy.", cols, tuple(rows))
 
 
-def _step_text(label: str) -> str:
-    """``"m=3"`` (a budget label of :mod:`certify.stats`) -> ``"3 votes"``."""
-    m = re.fullmatch(r".*m=(\d+)\)?", label)
-    return votes_text(int(m.group(1))) if m else label
-
-
 def overtaking_table(items, limit: int | None = None) -> Table:
     """Overtaking pairs with paired 95% intervals (pp) of the k-vote accuracy of A minus B at 1, 3 and 5 votes."""
     items = list(items)[:limit]
@@ -552,7 +546,7 @@ def overtaking_table(items, limit: int | None = None) -> Table:
 def negative_table(items) -> Table:
     """Negative movements: adjacent budget steps where voting hurts, with paired 95% intervals (pp)."""
     items = list(items)
-    rows = [(m.dataset, m.policy, f"{_step_text(m.comparison.label_a)} -> {_step_text(m.comparison.label_b)}",
+    rows = [(m.dataset, m.policy, f"{m.comparison.label_a} -> {m.comparison.label_b}",
              tuple(100 * x for x in (m.comparison.difference, m.comparison.lower, m.comparison.upper)), m.significant)
             for m in items]
     alpha = items[0].comparison.alpha if items else None

@@ -30,7 +30,7 @@ from .._errors import InputError
 from ._data import CallBits
 
 __all__ = ["EmpiricalVote", "PairedComparison", "per_example_vote_accuracy", "empirical_vote_accuracy",
-           "compare_budgets", "compare_policies"]
+           "compare_budgets", "compare_policies", "votes_label"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class PairedComparison:
     Attributes
     ----------
     label_a, label_b : str
-        What is compared, e.g. ``"V1 (m=1)"`` and ``"m=5"`` or two policy names.
+        What is compared, e.g. ``"1 vote"`` and ``"5 votes"``, or two policies' labels.
     difference : float
         Mean of (b_i - a_i).
     se : float
@@ -140,10 +140,15 @@ def _paired(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, alpha: flo
     return PairedComparison(label_a, label_b, mean, se, mean - z * se, mean + z * se, float(alpha), n)
 
 
+def votes_label(votes: int) -> str:
+    """How a budget reads everywhere a user sees it: ``"1 vote"``, ``"3 votes"``."""
+    return f"{votes} vote" if votes == 1 else f"{votes} votes"
+
+
 def compare_budgets(data: CallBits, votes_a: int, votes_b: int, alpha: float = 0.05) -> PairedComparison:
     """Paired difference V(votes_b) - V(votes_a) on the same examples, with a 1 - alpha interval."""
     return _paired(per_example_vote_accuracy(data, votes_a), per_example_vote_accuracy(data, votes_b),
-                   f"m={votes_a}", f"m={votes_b}", alpha)
+                   votes_label(votes_a), votes_label(votes_b), alpha)
 
 
 def compare_policies(a: CallBits, b: CallBits, votes: int, alpha: float = 0.05, *, labels=("a", "b")) -> PairedComparison:

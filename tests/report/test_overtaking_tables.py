@@ -65,7 +65,7 @@ def test_negative_movements(groups):
     data = mixture_data(groups, "toy")
     neg = find_negative_movements(data, [unit_mixture(data, n) for n in data.names])
     below = [m for m in neg if m.policy == "below"]
-    assert [m.comparison.label_b for m in below] == ["m=3", "m=5"]
+    assert [m.comparison.label_b for m in below] == ["3 votes", "5 votes"]
     assert below[0].significant and below[0].comparison.upper < 0
     d = _independent(groups["below"], 3) - _independent(groups["below"], 1)
     assert below[0].comparison.difference == pytest.approx(d.mean(), abs=1e-12)

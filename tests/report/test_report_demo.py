@@ -68,7 +68,7 @@ def demo(tmp_path_factory):
 def test_demo_prints_report_path_and_summary(demo):
     d, r = demo
     assert "report: rep/report.md" in r.stdout
-    assert "parity/t0.5" in r.stdout and "parity/t2.0" in r.stdout and "V3 95% interval" in r.stdout
+    assert "parity/t0.5" in r.stdout and "parity/t2.0" in r.stdout and "3 votes: 95% interval" in r.stdout
     assert "120 recorded now" in r.stdout
 
 

@@ -42,7 +42,7 @@ def test_analyze_text_report(capsys, calls_csv):
     assert "1500 examples x 5 calls" in out
     assert "mu-hat" in out and "rho-hat" in out and "95% two-call" in out and "95% from 5 calls" in out
     assert "Verdict (95%, from 5 calls, distribution-free):" in out and "3 votes: CERTIFIED better than one call" in out
-    assert "empirical m=3 vs m=1" in out
+    assert "empirical 3 votes vs 1 vote" in out
 
 
 def test_analyze_json_equals_api(capsys, calls_csv):
@@ -177,7 +177,7 @@ def test_analyze_groups_and_policy_comparison(capsys, tmp_path):
     data = json.loads(out)
     assert code == 0 and [r["group"] for r in data["reports"]] == ["qnli/p1", "qnli/p2"]
     comps = data["policy_comparisons"]
-    assert [c["label_b"] for c in comps] == ["qnli/p2 m=1", "qnli/p2 m=3"]
+    assert [c["label_b"] for c in comps] == ["qnli/p2, 1 vote", "qnli/p2, 3 votes"]
     assert comps[0]["difference"] == pytest.approx(bits["p2"].mean() - bits["p1"].mean())  # m = 1: mean of all calls
     assert data["reports"][0]["budgets"][0]["moment_lower"] is not None  # K = 3: sharp interval from 3 moments
     code, out, err = run_cli(capsys, "analyze", tmp_path / "m.csv", "--baseline", "qnli/zz")
