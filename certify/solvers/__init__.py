@@ -6,4 +6,13 @@
 
 Every solver returns a :class:`certify.solvers._solution.Solution`; statuses of
 external solvers are mapped in :mod:`._status`.
+
+State: the solvers keep what they learn about an objective (grid hull, faces of the
+moment problem, compiled cvxpy programs) in its :class:`Target`, and the targets in
+use in :data:`TARGETS`; ``TARGETS.clear()`` resets them all, and nothing else is kept
+between calls.
 """
+
+from ._contact import TARGETS, Target, TargetCache
+
+__all__ = ["TARGETS", "Target", "TargetCache"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._moments import snap_two_moments
 from ._contact import Target, max_violation, rounding, target
-from ._exact import _FACES, solve_exact
+from ._exact import solve_exact
 from ._two_moments import endpoint_pattern, tangent_quadratic
 
 #: Rows per block of the (points x grid) residual matrix.
@@ -52,10 +52,10 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _fine_grid(T: Target):
-    if not hasattr(T, "_fine"):
+    if T.fine is None:
         X = np.linspace(0.0, 1.0, 8 * len(T.grid) + 1)
-        T._fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
-    return T._fine
+        T.fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
+    return T.fine
 
 
 def _check_on(T: Target, Y, contacts, X, F, F2, band2):
@@ -164,7 +164,7 @@ def _candidates(T: Target, mu: np.ndarray, nu: np.ndarray):
 
 
 def _faces(T: Target, theta: np.ndarray, todo: np.ndarray, out: np.ndarray) -> None:
-    for atoms, _y, _v in _FACES.get((T.objective, T.sign, 3), ()):
+    for atoms, _y, _v in T.faces.get(3, ()):
         if not np.any(todo):
             return
         try:
@@ -244,7 +244,6 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
     counts["boundary"] = int(np.sum(boundary))
     # Whatever is left (other contact patterns, inconclusive checks) is
     # certified point by point; new faces then serve the rest.
-    key = (T.objective, T.sign, 3)
     for i in np.nonzero(todo)[0]:
         if not todo[i]:
             continue
@@ -252,7 +251,8 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
         out[i] = float(np.dot(sol.weights, T(sol.atoms)))
         todo[i] = False
         counts["pointwise"] += 1
-        if len(sol.atoms) == 3 and len(_FACES.get(key, ())) and _FACES[key][0][0].tolist() == sorted(sol.atoms.tolist()):
+        faces = T.faces.get(3, ())
+        if len(sol.atoms) == 3 and len(faces) and faces[0][0].tolist() == sorted(sol.atoms.tolist()):
             before = int(np.sum(todo))
             _faces(T, theta, todo, out)  # a new face may cover many of the rest
             counts["face"] += before - int(np.sum(todo))

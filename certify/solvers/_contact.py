@@ -10,7 +10,7 @@ an extremal law from the contact points of a dual.
 from __future__ import annotations
 
 import bisect
-from functools import lru_cache
+from collections import OrderedDict
 
 import numpy as np
 from numpy.polynomial import polynomial as npoly
@@ -29,10 +29,24 @@ def chebyshev_lobatto(n: int) -> np.ndarray:
 
 
 class Target:
-    """f = sign * g with its values cached on a Chebyshev-Lobatto grid of [0, 1].
+    """f = sign * g sampled on a Chebyshev-Lobatto grid of [0, 1], and what the solvers learn about it.
 
     The grid has about four points per unit of degree, enough to resolve every
     local extremum of a polynomial of that degree; it is refined by Newton steps.
+
+    Besides the samples, a target owns the state the solvers keep between calls for
+    this objective and side, built on first use and dropped by :meth:`clear`:
+
+    * ``hull`` -- the grid hull of the two-moment problem (:func:`._hull.grid_hull`);
+    * ``fine`` -- a finer sampling for the batch screen (:mod:`._batch`);
+    * ``faces`` -- per moment order m + 1, faces of the moment problem found so far:
+      (atoms, dual, violation) of laws with m + 1 contacts, whose dual certifies every
+      moment vector inside the simplex of their atoms (:mod:`._exact`);
+    * ``programs`` -- compiled cvxpy programs with the moments as a parameter, by
+      (method, m + 1, size) (:mod:`._grid`, :mod:`._sos`).
+
+    Which route a solve takes may depend on the faces found before; its value does not
+    (every route passes the same acceptance check).
     """
 
     def __init__(self, objective, sign: int):
@@ -54,6 +68,23 @@ class Target:
         self.grid_list = x.tolist()
         self.second_list = self.second.tolist()
         self._ends = (float(self(0.0, 1)), float(self(1.0, 1)))
+        self.hull = None
+        self.fine = None
+        self.faces: dict[int, list] = {}
+        self.programs: dict[tuple, tuple] = {}
+
+    def program(self, key: tuple, build):
+        """The compiled program ``key``, built by ``build()`` on first use and kept in ``programs``."""
+        if key not in self.programs:
+            self.programs[key] = build()
+        return self.programs[key]
+
+    def clear(self) -> None:
+        """Forget the hull, the fine grid, the faces and the compiled programs."""
+        self.hull = None
+        self.fine = None
+        self.faces = {}
+        self.programs = {}
 
     def first_at(self, end: float) -> float:
         """f'(0) or f'(1), cached."""
@@ -74,10 +105,42 @@ class Target:
         return s * f0, s * f1, s * f2
 
 
-@lru_cache(maxsize=128)
+class TargetCache:
+    """The :class:`Target` of each (objective, side) in use, least recently used dropped first.
+
+    The solvers' only state between calls lives in these targets; :meth:`clear` drops all
+    of it (tests isolate themselves with it), ``len`` says how many targets are kept.
+    """
+
+    def __init__(self, maxsize: int = 128):
+        self.maxsize = maxsize
+        self._targets: OrderedDict[tuple, Target] = OrderedDict()
+
+    def get(self, objective, sign: int) -> Target:
+        key = (objective, float(sign))
+        found = self._targets.get(key)
+        if found is None:
+            found = self._targets[key] = Target(objective, sign)
+            while len(self._targets) > self.maxsize:
+                self._targets.popitem(last=False)
+        else:
+            self._targets.move_to_end(key)
+        return found
+
+    def clear(self) -> None:
+        self._targets.clear()
+
+    def __len__(self) -> int:
+        return len(self._targets)
+
+
+#: The targets the solvers use (``certify.solvers.TARGETS.clear()`` resets every solver).
+TARGETS = TargetCache()
+
+
 def target(objective, sign: int) -> Target:
-    """Cached :class:`Target` for an objective and a side (+1 upper, -1 lower)."""
-    return Target(objective, sign)
+    """The :class:`Target` of an objective and a side (+1 upper, -1 lower), from :data:`TARGETS`."""
+    return TARGETS.get(objective, sign)
 
 
 def poly(y: np.ndarray, x, derivative: int = 0):

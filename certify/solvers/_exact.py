@@ -33,12 +33,35 @@ from ._boundary import unique_law, unique_law_dual
 from ._contact import Target, ascent_from, max_violation, refine_max, target
 from ._hull import grid_hull
 from ._solution import Solution
+from ._tolerances import (
+    ACCEPT_TOL,
+    ARTIFICIAL_COST,
+    ARTIFICIAL_WEIGHT,
+    ENDPOINT_TOL,
+    EXCHANGE_TOLS,
+    FACE_MIN_GAP,
+    FACE_MIN_WEIGHT,
+    FACE_RESIDUAL,
+    FACE_SAME,
+    FACE_WEIGHT_TOL,
+    MERGE_GAPS,
+    MERGE_WEIGHT_FLOOR,
+    MOMENT_TOL,
+    NEWTON_MAX_WEIGHT,
+    NEWTON_RESIDUAL_DONE,
+    NEWTON_RESIDUAL_FINAL,
+    NEWTON_RESIDUAL_FLOOR,
+    NEWTON_STALL_AFTER,
+    NEWTON_STALL_RATIO,
+    NEWTON_STEP_DONE,
+    NEWTON_STEP_FLOOR,
+    PIVOT_TOL,
+    SUPPORT_FLOOR,
+    TIE_TOL,
+    WEIGHT_TOL,
+)
 from ._two_moments import bitangent_law, endpoint_law, three_atom_weights
 
-#: Atoms this close to 0 or 1 are treated as endpoint contacts (no tangency condition).
-ENDPOINT_TOL = 1e-12
-#: Relative tolerance on f - p for accepting a dual polynomial as a majorant.
-ACCEPT_TOL = 1e-12
 
 
 def _phi(x, m1: int) -> np.ndarray:
@@ -113,28 +136,26 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
             return _newton_kkt(T, theta, atoms, w, y)
         atoms[inner] = new_inner
         step = np.max(np.abs(dz)) / (1.0 + np.max(np.abs(y)))
-        # In the quadratic regime a step below 1e-9 leaves an error near 1e-18:
-        # stop without another round of evaluations.
-        if step <= 1e-9 and np.max(np.abs(R)) <= 1e-6 * T.scale:
+        if step <= NEWTON_STEP_DONE and np.max(np.abs(R)) <= NEWTON_RESIDUAL_DONE * T.scale:
             return atoms, w, y, True
-        if step <= 1e-15:
-            return atoms, w, y, bool(np.max(np.abs(R)) <= 1e-11 * T.scale)
+        if step <= NEWTON_STEP_FLOOR:
+            return atoms, w, y, bool(np.max(np.abs(R)) <= NEWTON_RESIDUAL_FLOOR * T.scale)
         # Newton from a wrong pattern wanders: give up once steps stop shrinking.
-        if (it >= 6 and step > 0.5 * prev) or np.max(np.abs(w)) > 1e6:
+        if (it >= NEWTON_STALL_AFTER and step > NEWTON_STALL_RATIO * prev) or np.max(np.abs(w)) > NEWTON_MAX_WEIGHT:
             return atoms, w, y, False
         prev = step
     R_norm = np.max(np.abs(R))
-    return atoms, w, y, bool(R_norm <= 1e-13 * T.scale)
+    return atoms, w, y, bool(R_norm <= NEWTON_RESIDUAL_FINAL * T.scale)
 
 
 def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
     """Is (law, p) an optimal pair: a law with the moments, p >= f on [0, 1]?"""
     A, W = np.asarray(atoms, dtype=float).tolist(), np.asarray(weights, dtype=float).tolist()
-    if min(W) < -1e-13:
+    if min(W) < -WEIGHT_TOL:
         return False, np.inf, np.nan
     moment = [max(w, 0.0) for w in W]
     for t in theta.tolist():
-        if abs(sum(moment) - t) > 1e-13:
+        if abs(sum(moment) - t) > MOMENT_TOL:
             return False, np.inf, np.nan
         moment = [m * a for m, a in zip(moment, A)]
     viol, where = max_violation(T, y, contacts=A)
@@ -151,7 +172,7 @@ def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray | None 
     """
     order = np.argsort(atoms)
     atoms, weights = atoms[order], weights[order]
-    keep = weights > 1e-14
+    keep = weights > MERGE_WEIGHT_FLOOR
     atoms, weights = atoms[keep], weights[keep]
     if grid is not None:
         idx = np.searchsorted(grid, atoms)
@@ -164,7 +185,7 @@ def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray | None 
     return A, W
 
 
-def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = 1e-15):
+def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = EXCHANGE_TOLS[-1]):
     """Revised simplex over the columns phi(x), x on the grid or anywhere in [0, 1].
 
     ``basis`` holds m+1 entries, each an atom position (float) or an artificial
@@ -175,7 +196,7 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     most ``tol`` (relative). Returns (basis, weights, dual, iterations).
     """
     m1 = len(theta)
-    big = 1e4 * T.scale
+    big = ARTIFICIAL_COST * T.scale
     cost: dict[float, float] = {}
     for it in range(max_iter):
         B = np.zeros((m1, m1))
@@ -207,36 +228,35 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
         if r_in <= tol * (T.scale + np.sum(np.abs(yv))):
             return basis, w, yv, it
         d = np.linalg.solve(B, _phi(x_in, m1)[0])
-        pos = d > 1e-13 * np.max(np.abs(d))
+        pos = d > PIVOT_TOL * np.max(np.abs(d))
         if not np.any(pos):
             raise SolverError("exact", "unbounded exchange step (moments outside the moment space?)")
         ratios = np.where(pos, np.maximum(w, 0.0) / np.where(pos, d, 1.0), np.inf)
         # prefer evicting artificial columns on ties, then the smallest ratio
         is_art = np.array([isinstance(col, tuple) for col in basis])
         rmin = np.min(ratios)
-        ties = np.nonzero(ratios <= rmin + 1e-15)[0]
+        ties = np.nonzero(ratios <= rmin + TIE_TOL)[0]
         leave = next((j for j in ties if is_art[j]), ties[0])
         basis = list(basis)
         basis[leave] = x_in
     raise SolverError("exact", f"exchange did not converge in {max_iter} iterations")
 
 
-#: Faces of the moment problem already found, per target: (atoms, dual, violation).
-#: A law with m+1 contact points fixes its dual polynomial independently of the
-#: moments, so the same certificate serves every moment vector inside the simplex
-#: spanned by its atoms' moment curves (only the weights change).
-_FACES: dict[tuple, list] = {}
+#: Faces kept per target and order (``Target.faces``): a law with m+1 contact points
+#: fixes its dual polynomial independently of the moments, so the same certificate
+#: serves every moment vector inside the simplex spanned by its atoms' moment curves
+#: (only the weights change). The newest MAX_FACES are kept.
 MAX_FACES = 32
 
 
 def _known_face(T: Target, theta: np.ndarray):
     m1 = len(theta)
-    for atoms, y, viol in _FACES.get((T.objective, T.sign, m1), ()):
+    for atoms, y, viol in T.faces.get(m1, ()):
         if m1 == 3:
             mu, nu = float(theta[1]), float(theta[2])
             A = atoms.tolist()
             w = three_atom_weights(*A, mu, nu)
-            if min(w) < -1e-15:
+            if min(w) < -FACE_WEIGHT_TOL:
                 continue
             w = [max(v, 0.0) for v in w]
             # A reused face must meet the moments as tightly as a solved law.
@@ -245,7 +265,7 @@ def _known_face(T: Target, theta: np.ndarray):
                 abs(math.fsum(v * a for v, a in zip(w, A)) - mu),
                 abs(math.fsum(v * a * a for v, a in zip(w, A)) - nu),
             )
-            if residual > 1e-15:
+            if residual > FACE_RESIDUAL:
                 continue
             w = np.array(w)
         else:
@@ -253,7 +273,7 @@ def _known_face(T: Target, theta: np.ndarray):
                 w = np.linalg.solve(_phi(atoms, m1).T, theta)
             except np.linalg.LinAlgError:  # pragma: no cover - faces are kept well separated
                 continue
-            if w.min() < -1e-15:
+            if w.min() < -FACE_WEIGHT_TOL:
                 continue
         good = w > 0
         return Solution(atoms[good], np.maximum(w[good], 0.0), y, "exact", 0, viol)
@@ -265,9 +285,9 @@ def _remember(T: Target, sol: Solution, m1: int) -> Solution:
     if len(sol.atoms) != m1 or sol.iterations == 0:  # not a face, or one reused
         return sol
     atoms = np.sort(sol.atoms)
-    if np.all(sol.weights > 1e-9) and np.min(np.diff(atoms)) > 1e-6:
-        faces = _FACES.setdefault((T.objective, T.sign, m1), [])
-        if not any(np.max(np.abs(f[0] - atoms)) <= 1e-12 for f in faces):
+    if np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP:
+        faces = T.faces.setdefault(m1, [])
+        if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
             faces.insert(0, (atoms, sol.dual, sol.violation))
             del faces[MAX_FACES:]
     return sol
@@ -310,7 +330,10 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
     if found is not None:
         atoms, weights = found
         y = unique_law_dual(T, atoms, m1)
-        viol, _ = max_violation(T, y, contacts=atoms)
+        # The boundary route passes the same acceptance check as every other route.
+        ok, viol, _ = _accept(T, atoms, weights, y, theta)
+        if not ok:
+            raise SolverError("exact", "boundary dual not accepted", f"objective {objective.name}: max(f - p) = {viol:.3g}")
         return Solution(atoms, weights, y, "exact", 0, viol)
     if m == 2:
         found = _from_grid_hull(T, theta)
@@ -326,11 +349,11 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
         basis = [0.0, 1.0] if m == 1 else [("art", i) for i in range(m1)]
 
     basis, w, _yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
-    if any(isinstance(col, tuple) and wj > 1e-12 for col, wj in zip(basis, w)):
+    if any(isinstance(col, tuple) and wj > ARTIFICIAL_WEIGHT for col, wj in zip(basis, w)):
         raise SolverError("exact", "infeasible", "moments are outside the moment space of the grid")
     # Polish the grid optimum by Newton on its contact pattern; failing that,
     # run the continuous exchange to tighter tolerances and polish again.
-    for tol in (None, 1e-9, 1e-12, 1e-15):
+    for tol in (None, *EXCHANGE_TOLS):
         if tol is not None:
             basis, w, _yv, its = _simplex(T, theta, basis, max_iter=30 * m1 + 60, continuous=True, tol=tol)
             total += its
@@ -339,7 +362,7 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
         tried = set()
         # Neighbouring atoms may straddle one contact point, or be two genuine
         # contacts close together: try coarse merges first, then finer ones.
-        for gap in ("grid", 1e-3, 1e-5, 1e-7, 0.0):
+        for gap in MERGE_GAPS:
             A, W = _merge(atoms[keep], w[keep], gap, T.grid if gap == "grid" else None)
             key = tuple(np.round(A, 12))
             if key in tried:
@@ -353,7 +376,7 @@ def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
         # but the basis itself may already be a certificate within tolerance.
         ok, viol, _ = _accept(T, atoms[keep], w[keep], _yv, theta)
         if ok:
-            good = w[keep] > 1e-16
+            good = w[keep] > SUPPORT_FLOOR
             return Solution(atoms[keep][good], np.maximum(w[keep][good], 0.0), _yv, "exact", total + 1, viol)
     raise SolverError("exact", "no convergence", f"objective {objective.name}")
 
@@ -430,7 +453,7 @@ def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
         A2, W2, y2, conv = _newton_kkt(T, theta, A, W, _dual_from_pattern(T, A, m1))
         if not conv:
             return None
-        if np.min(W2) >= -1e-13:
+        if np.min(W2) >= -WEIGHT_TOL:
             break
         # The pattern holds an atom the optimum does not use: drop it.
         j = int(np.argmin(W2))
@@ -440,5 +463,5 @@ def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
     ok, viol, _where = _accept(T, A2, W2, y2, theta)
     if not ok:
         return None
-    good = W2 > 1e-16
+    good = W2 > SUPPORT_FLOOR
     return A2[good], np.maximum(W2[good], 0.0), y2, viol

@@ -25,7 +25,6 @@ validation, iteration limits, the solve call mapped through :mod:`._status`).
 from __future__ import annotations
 
 import warnings
-from functools import lru_cache
 
 import cvxpy as cp
 import numpy as np
@@ -100,16 +99,21 @@ def solve_checked(problem: cp.Problem, solver: str, detail: str, max_iter=None, 
     check_cvxpy(problem, solver, detail)
 
 
-@lru_cache(maxsize=16)
 def _grid_lp(objective, sign: int, m1: int, size: int):
-    """The grid LP with the moment vector as a cvxpy Parameter, compiled once per solver.
+    """The grid LP with the moment vector as a cvxpy Parameter, compiled once per target.
 
     Only theta changes between calls, so cvxpy's parametrized canonicalization
-    is reused (the first solve of each (objective, side, order, size) pays it);
-    concurrent calls from several threads must therefore not share it.
+    is reused (the first solve of each (objective, side, order, size) pays it; the
+    program is kept in ``Target.programs``); concurrent calls from several threads
+    must therefore not share it.
     """
+    T = target(objective, sign)
+    return T.program(("grid", m1, size), lambda: _compile_grid_lp(T, m1, size))
+
+
+def _compile_grid_lp(T, m1: int, size: int):
     x = np.linspace(0.0, 1.0, size)
-    fvals = np.asarray(target(objective, sign)(x), dtype=float)
+    fvals = np.asarray(T(x), dtype=float)
     weights = cp.Variable(size, nonneg=True)
     theta = cp.Parameter(m1)
     moments = np.vander(x, m1, increasing=True).T @ weights == theta

@@ -102,8 +102,7 @@ def _build(T: Target) -> GridHull:
 
 
 def grid_hull(T: Target) -> GridHull:
-    """The :class:`GridHull` of a target, built on first use and kept on it."""
-    found = T.__dict__.get("_grid_hull")
-    if found is None:
-        found = T.__dict__["_grid_hull"] = _build(T)
-    return found
+    """The :class:`GridHull` of a target, built on first use and kept in ``T.hull``."""
+    if T.hull is None:
+        T.hull = _build(T)
+    return T.hull

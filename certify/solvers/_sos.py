@@ -52,7 +52,6 @@ moments exactly and loses only ~|f''| offset^2 in value (~1e-8 overall).
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import cvxpy as cp
 import numpy as np
@@ -106,16 +105,20 @@ def markov_lukacs_blocks(degree: int, nodes: np.ndarray):
     return [(mult, j) for mult, j in blocks if j >= 0]
 
 
-@lru_cache(maxsize=8)
 def _sos_program(objective, sign: int, m1: int):
-    """The sampled SOS program with theta as a cvxpy Parameter (compiled once per solver).
+    """The sampled SOS program with theta as a cvxpy Parameter (compiled once per target).
 
-    The cached problem is reused across calls (only theta changes), so concurrent
-    calls from several threads must not share it.
+    The program is kept in ``Target.programs`` and reused across calls (only theta
+    changes), so concurrent calls from several threads must not share it.
     """
+    T = target(objective, sign)
+    return T.program(("sos", m1), lambda: _compile_sos_program(T, objective, m1))
+
+
+def _compile_sos_program(T, objective, m1: int):
     degree = max(objective.degree, m1 - 1)
     nodes = chebyshev_nodes(degree + 1)
-    fvals = np.asarray(target(objective, sign)(nodes), dtype=float)
+    fvals = np.asarray(T(nodes), dtype=float)
     y = cp.Variable(m1)
     theta = cp.Parameter(m1)
     residual = np.vander(nodes, m1, increasing=True) @ y
