@@ -66,7 +66,20 @@ _LAZY = {
 }
 
 
+def _version() -> str:
+    """The installed distribution's version: written once, in pyproject.toml ([project] version)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("certify")
+    except PackageNotFoundError:  # a source tree on sys.path that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str):
+    if name == "__version__":  # read from the package metadata on first use (PEP 562)
+        value = globals()["__version__"] = _version()
+        return value
     if name in _LAZY:
         module, attr = _LAZY[name]
         value = getattr(_importlib.import_module(module), attr)
@@ -76,7 +89,7 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
 
 
 from ._bounds import METHODS, BoundArrays, sharp_bound, sharp_bound_arrays, sharp_bounds
@@ -88,8 +101,6 @@ from ._moments import Moments, PairTable, nu_from_rho, pair_table, rho_from_nu
 from ._moments import moments as moment_class
 from ._objective import Objective, majority_objective, parse_objective, vote_accuracy
 from ._results import SCHEMA_VERSION, Bound, Law, SharpBounds
-
-__version__ = "0.1.0"
 
 __all__ = [
     *_LAZY,

@@ -17,15 +17,15 @@ from ._errors import InfeasibleMomentsError, InputError
 from ._moments import FEASIBILITY_TOL, Moments, moments as make_moments, snap_two_moments
 from ._objective import Objective, parse_objective, vote_accuracy
 from ._results import Bound, Law, SharpBounds
-from .solvers._contact import max_violation, target
+from .solvers import max_violation, target
 
 __all__ = ["sharp_bounds", "sharp_bound", "sharp_bound_arrays", "BoundArrays", "METHODS", "as_objective", "as_moments"]
 
 #: method name -> (module, function); imported lazily so that ``exact`` never loads cvxpy.
 METHODS = {
-    "exact": ("certify.solvers._exact", "solve_exact"),
-    "sos": ("certify.solvers._sos", "solve_sos"),
-    "grid": ("certify.solvers._grid", "solve_grid"),
+    "exact": ("certify.solvers", "solve_exact"),
+    "sos": ("certify.solvers", "solve_sos"),
+    "grid": ("certify.solvers", "solve_grid"),
 }
 
 
@@ -199,7 +199,11 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(mu_s, dtype=float), np.asarray(nu_s, dtype=float)  # 0-d arrays for scalars
 
 
-def sharp_bound_arrays(objective, *, mu, nu=None, rho=None) -> BoundArrays:
+#: Sides :func:`sharp_bound_arrays` computes.
+SIDES = ("both", "lower", "upper")
+
+
+def sharp_bound_arrays(objective, *, mu, nu=None, rho=None, side: str = "both") -> BoundArrays:
     """Sharp bounds of E[g(Q)] on many two-moment points at once (Theorem 4.1).
 
     Same values as :func:`sharp_bounds` with ``method="exact"`` -- every value is
@@ -215,6 +219,9 @@ def sharp_bound_arrays(objective, *, mu, nu=None, rho=None) -> BoundArrays:
     mu : array_like
     nu, rho : array_like
         Give one; broadcast against ``mu``.
+    side : {"both", "lower", "upper"}
+        Compute both sides (default) or one only, at half the cost (e.g. to maximize
+        U or minimize L over a region); the side not computed is NaN.
 
     Returns
     -------
@@ -222,13 +229,16 @@ def sharp_bound_arrays(objective, *, mu, nu=None, rho=None) -> BoundArrays:
         ``lower`` and ``upper`` arrays of the broadcast shape (values only; use
         :func:`sharp_bounds` for the laws and duals of a single point).
     """
-    from .solvers._batch import batch_upper
+    from .solvers import batch_upper
 
+    if side not in SIDES:
+        raise InputError(f"side={side!r} must be one of {', '.join(map(repr, SIDES))}")
     obj = as_objective(objective)
     m, second = _validate_arrays(mu, nu, rho)
     shape = m.shape
     flat_mu, flat_nu = m.ravel(), second.ravel()
-    up, c_up = batch_upper(obj, flat_mu, flat_nu, 1)
-    lo, c_lo = batch_upper(obj, flat_mu, flat_nu, -1)
+    skipped = (np.full(flat_mu.shape, np.nan), {})
+    up, c_up = batch_upper(obj, flat_mu, flat_nu, 1) if side != "lower" else skipped
+    lo, c_lo = batch_upper(obj, flat_mu, flat_nu, -1) if side != "upper" else skipped
     paths = {k: c_up.get(k, 0) + c_lo.get(k, 0) for k in set(c_up) | set(c_lo)}
     return BoundArrays(obj.name, m, second, (-lo).reshape(shape), up.reshape(shape), paths)

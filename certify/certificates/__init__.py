@@ -12,7 +12,10 @@ Public API:
   solver-free exact checker of its version (:mod:`certify.certificates._verify`,
   :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`);
 * :func:`dump` / :func:`load` -- JSON files (atomic write), schemas
-  ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json``.
+  ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json``;
+* the checker's limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
+  and its guarded reading :func:`read_text` / :func:`parse_json` (errors :class:`Unreadable`,
+  :class:`NotJson`), for callers such as ``certify verify``.
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ from ._certificate import SCHEMA_VERSION, Certificate, Provenance
 from ._endpoint_build import build_endpoint_certificate
 from ._endpoint_certificate import ENDPOINT_SCHEMA_VERSION, EndpointCertificate
 from ._likelihood_build import build_likelihood_certificate
-from ._reading import NotJson, Unreadable, parse_json, read_text
+from ._reading import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text
 from ._likelihood_certificate import LIKELIHOOD_SCHEMA_VERSION, LikelihoodCertificate, LikelihoodProvenance
-from ._verify import CHECKS, VerificationResult, verify_dict
+from ._verify import CHECKS, MAX_N, VerificationResult, verify_dict
 from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
 from ._verify_likelihood import verify_likelihood_dict
 from ._verify_endpoint import CHECKS as ENDPOINT_CHECKS
@@ -46,19 +49,25 @@ __all__ = [
     "ENDPOINT_SCHEMA_VERSION",
     "LIKELIHOOD_CHECKS",
     "LIKELIHOOD_SCHEMA_VERSION",
+    "MAX_FILE_BYTES",
+    "MAX_N",
     "SCHEMA_VERSION",
     "BatchItem",
     "Certificate",
     "EndpointCertificate",
     "LikelihoodCertificate",
     "LikelihoodProvenance",
+    "NotJson",
     "Provenance",
+    "Unreadable",
     "VerificationResult",
     "build_likelihood_certificate",
     "certify_bound",
     "certify_many",
     "dump",
     "load",
+    "parse_json",
+    "read_text",
     "schema",
     "to_json",
     "verify",

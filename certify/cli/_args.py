@@ -126,3 +126,13 @@ def as_argument_type(parse, *options):
 
     convert.__name__ = parse.__name__  # argparse names the type in some messages
     return convert
+
+
+def open_run_store(path):
+    """Open a certify run store for statistics (``open_store=`` of :func:`certify.stats.read_groups`).
+
+    The experiment package is imported only when a command reads a run store.
+    """
+    from ..experiment import RunStore
+
+    return RunStore(path)

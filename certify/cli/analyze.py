@@ -18,13 +18,21 @@ import sys
 from pathlib import Path
 
 from .._errors import InputError
-from ..stats._data import read_groups
-from ..stats._data import ColumnMap
-from ..stats._inspect_log import parse_score_map
-from ..stats._empirical import compare_policies, votes_label
-from ..stats._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, parse_votes, verdict_budgets
+from ..stats import (
+    METHODS,
+    REPORT_SCHEMA_VERSION,
+    AnalysisReport,
+    ColumnMap,
+    analyze,
+    compare_policies,
+    parse_score_map,
+    parse_votes,
+    read_groups,
+    verdict_budgets,
+    votes_label,
+)
 from .._json import schema_id
-from ._args import parse_alpha
+from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_table
 
 
@@ -86,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
                         group_cols=args.group_cols, ignore_cols=args.ignore_cols)
     groups = read_groups(args.file, scorer=args.scorer, allow_incomplete=args.allow_incomplete,
                          score_map=parse_score_map(args.score_map), columns=columns, delimiter=args.delimiter,
-                         answer_regex=args.answer_regex, ignore_case=args.answer_ignore_case)
+                         answer_regex=args.answer_regex, ignore_case=args.answer_ignore_case, open_store=open_run_store)
     read_info = next(iter(groups.values())).read_info  # how the file was read: the same for every group
     if args.group is not None:
         if args.group not in groups:
@@ -126,8 +134,7 @@ def run(args: argparse.Namespace) -> int:
 def _write_certificates(groups: dict, votes, args) -> None:
     """One exact certificate per end of every polynomial interval (budgets and gains), into ``--certificates``."""
     from ..certificates import dump
-    from ..stats._interval_certificates import certified_intervals
-    from ..stats._likelihood import CellCounts, is_infinite_budget
+    from ..stats import CellCounts, certified_intervals, is_infinite_budget
 
     out = Path(args.certificates)
     if out.exists() and not out.is_dir():

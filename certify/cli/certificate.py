@@ -17,8 +17,7 @@ from pathlib import Path
 from .._errors import InputError
 from ._args import INFINITE, add_moment_arguments, as_argument_type, check_moment_arguments, parse_int, parse_vote_count
 from .._objective import parse_objective, vote_accuracy
-from ..certificates import certify_bound, dump, to_json
-from ..certificates._verify import MAX_N
+from ..certificates import MAX_N, certify_bound, dump, to_json
 
 #: Highest objective degree certified: the checker's largest majority term P_MAX_N (2 MAX_N + 1 votes).
 #: Build time grows fast with it (about 3 s at 1001 votes, 30 s at 4001 on one core).

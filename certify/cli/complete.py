@@ -13,7 +13,7 @@ import argparse
 from .._bounds import as_moments
 from .._errors import InputError
 from .._results import SCHEMA_VERSION
-from ..stats._completions import COMPLETION_METHODS, complete
+from ..stats import COMPLETION_METHODS, complete
 from .._json import schema_id
 from ._args import parse_vote_budgets
 from ._output import print_json, print_table

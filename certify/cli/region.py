@@ -12,13 +12,11 @@ import argparse
 
 from .._errors import InputError
 from .._results import SCHEMA_VERSION
-from ..stats._data import read_bits
-from ..stats._estimators import two_call_estimates, two_call_from_summary
-from ..stats._region import project_many, wald_region
+from ..stats import project_many, read_bits, two_call_estimates, two_call_from_summary, wald_region
 from .._json import schema_id
 from .._numbers import exact_number
 from .._objective import parse_objective
-from ._args import as_argument_type, parse_alpha, parse_int, parse_vote_budgets
+from ._args import as_argument_type, open_run_store, parse_alpha, parse_int, parse_vote_budgets
 from ._output import print_json, print_table
 
 #: Largest --n: far above any benchmark, and the estimators' arithmetic stays exact in floats.
@@ -59,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.file is not None:
         if any(v is not None for v in summary):
             raise InputError("give a data FILE or --mu-hat/--rho-hat/--nu-hat/--n, not both")
-        est = two_call_estimates(read_bits(args.file, group=args.group))
+        est = two_call_estimates(read_bits(args.file, group=args.group, open_store=open_run_store))
     else:
         if args.mu_hat is None or args.n is None or (args.rho_hat is None and args.nu_hat is None):
             raise InputError("give --mu-hat, --rho-hat or --nu-hat, and --n (or a data FILE)")

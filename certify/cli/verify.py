@@ -34,8 +34,7 @@ import argparse
 from pathlib import Path
 
 from .._errors import InputError
-from ..certificates import verify
-from ..certificates._reading import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text
+from ..certificates import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text, verify
 
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 

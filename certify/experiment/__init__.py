@@ -19,7 +19,7 @@ from ._backends import CallRequest, CallResult, make_backend
 from ._backends._embedded import choice_probability, draw_answer, load_model, resolve_model_path
 from ._config import BackendConfig, DatasetConfig, ExperimentConfig, PolicyConfig, load_config
 from ._datasets import Example, draw_examples, load_population, normalize
-from ._errors import BackendError, DataError, EndpointError, StoreError, StoreInUseError
+from ._errors import BackendError, DatasetError, EndpointError, StoreError, StoreInUseError
 from ._export import StatusRow, export_bits, status
 from ._protocol import (
     ANSWER_SCHEMA,
@@ -44,8 +44,8 @@ __all__ = [
     "CallRecord",
     "CallRequest",
     "CallResult",
-    "DataError",
     "DatasetConfig",
+    "DatasetError",
     "EndpointError",
     "Example",
     "ExperimentConfig",

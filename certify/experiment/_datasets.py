@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .._extras import require
 from ._config import DatasetConfig
-from ._errors import DataError, InputError
+from ._errors import DatasetError, InputError
 from .._files import write_atomically
 from ._protocol import TASKS, Task
 
@@ -135,7 +135,7 @@ def _hub_rows(cfg: DatasetConfig) -> list[tuple[object, object, dict]]:
         ds = datasets.load_dataset(cfg.hub_name, cfg.task, split=cfg.split)
     except Exception as exc:  # the library raises many unrelated types when offline
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DataError(
+        raise DatasetError(
             f"dataset {cfg.name!r}: cannot load {cfg.hub_name}/{cfg.task} split {cfg.split} from the hub ({first}); "
             "use source = \"file\" with a local copy"
         ) from None
@@ -197,7 +197,7 @@ def load_population(cfg: DatasetConfig) -> list[Example]:
     ------
     InputError
         A local file is missing, of an unknown type, or holds a bad record.
-    DataError
+    DatasetError
         The hub cannot be reached or the ``datasets`` package is missing.
     """
     task = TASKS[cfg.task]

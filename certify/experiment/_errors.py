@@ -2,8 +2,12 @@
 
 Everything derives from :mod:`certify._errors`, so the CLI dispatcher maps a
 configuration mistake (:class:`~certify._errors.InputError`) to exit code 2 and
-an operational failure (:class:`BackendError`, :class:`StoreError`) to exit
-code 1, each as a single line on stderr.
+an operational failure (:class:`BackendError`, :class:`StoreError`,
+:class:`DatasetError`) to exit code 1, each as a single line on stderr.
+
+A data *file* the statistics cannot read is :class:`certify.stats.DataError` (an
+input error, exit 2); a data *set* the experiment cannot fetch or read is
+:class:`DatasetError` (operational, exit 1): one class per meaning.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from .._errors import CertifyError, InputError
 
 __all__ = [
     "BackendError",
-    "DataError",
+    "DatasetError",
     "EndpointError",
     "InputError",
     "NotAStoreError",
@@ -63,5 +67,8 @@ class NotAStoreError(StoreError, InputError):
     """The file given as a run store is not a SQLite run store (bad input: exit 2)."""
 
 
-class DataError(CertifyError, RuntimeError):
-    """A data set could not be read or fetched (hub unreachable, file damaged)."""
+class DatasetError(CertifyError, RuntimeError):
+    """A data set could not be read or fetched (hub unreachable, file damaged): exit code 1.
+
+    Not an input error: the statistics' unreadable-file error is :class:`certify.stats.DataError`.
+    """

@@ -256,7 +256,7 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading
         that is recorded, and re-running resumes from there.
     StoreInUseError
         Another process is running on the store.
-    StoreError, InputError, DataError
+    StoreError, InputError, DatasetError
         The store, config or data cannot be used.
     """
     start = time.perf_counter()

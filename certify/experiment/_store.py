@@ -336,6 +336,19 @@ class RunStore:
         """Run a read-only query (for status and export)."""
         return self._db.execute(sql, params).fetchall()
 
+    def call_rows(self) -> list[tuple]:
+        """Every recorded call as ``(dataset, policy, example_id, repeat, correct)``.
+
+        Ordered by dataset, policy, the example's position in the draw and repeat: the
+        :class:`certify.stats.CallTable` through which statistics read a store
+        (:func:`certify.stats.read_call_table`).
+        """
+        return self.query(
+            """SELECT c.dataset, c.policy, c.example_id, c.repeat, c.correct
+               FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
+               ORDER BY c.dataset, c.policy, e.position, c.repeat"""
+        )
+
     def _transaction(self):
         return _Transaction(self._db)
 

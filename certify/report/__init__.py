@@ -1,11 +1,11 @@
 """Reproducing the paper end to end: tables, mixtures, overtaking, figures, reports and the demo.
 
 * mixtures (Section 6 "Policy design consequences", Appendix "Randomized mixture
-  policies"): :func:`mixture_data`, exact :func:`per_example_mixture_accuracy` /
+  policies"; computed in :mod:`certify.stats`, re-exported here): :func:`mixture_data`, exact :func:`per_example_mixture_accuracy` /
   :func:`evaluate_mixture` (multinomial allocation x hypergeometric draws, no
   simulation), :func:`mixture_estimates` (Section 4.4 inputs), :func:`search_mixtures`
   (pair/triple weight grid), :func:`optimize_mixture` (whole simplex, certified L_n);
-* overtaking and negative movements with paired intervals: :func:`find_overtaking`,
+* overtaking and negative movements with paired intervals (also from :mod:`certify.stats`): :func:`find_overtaking`,
   :func:`find_negative_movements`;
 * tables (Markdown, CSV, LaTeX): :class:`Table`, :func:`policy_table`, :func:`policy_interval_table`,
   :func:`more_calls_table`,
@@ -15,13 +15,14 @@
   two-call Wald region, :func:`region_outline`), :func:`gain_map`, :func:`mixture_plane`,
   :func:`vote_curves`;
 * the report: :func:`analyze_store`, :func:`write_report` -> :class:`ReportResult`;
-* the demo: :func:`run_demo` -> :class:`DemoResult` (``certify demo``).
+* the demo: :func:`run_demo` -> :class:`DemoResult`, :func:`summary_lines` (``certify demo``).
 """
 
 from ._build import ReportResult, analyze_store, true_vote_accuracy, write_report
-from ._demo import DemoResult, default_config_path, run_demo
+from ._demo import DemoResult, default_config_path, run_demo, summary_lines
 from ._figures import gain_map, mixture_plane, region_outline, votability_plane, vote_curves, width_maps
-from ._mixtures import (
+# The mixture and overtaking statistics live in certify.stats; re-exported here for the report's users.
+from ..stats import (
     Mixture,
     MixtureData,
     MixtureOptimum,
@@ -35,7 +36,7 @@ from ._mixtures import (
     search_mixtures,
     weight_grid,
 )
-from ._overtaking import NegativeMovement, Overtaking, find_negative_movements, find_overtaking
+from ..stats import NegativeMovement, Overtaking, find_negative_movements, find_overtaking
 from ._tables import (
     Column,
     Table,
@@ -85,6 +86,7 @@ __all__ = [
     "run_demo",
     "se_range_table",
     "search_mixtures",
+    "summary_lines",
     "true_vote_accuracy",
     "votability_plane",
     "vote_curves",

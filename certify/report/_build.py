@@ -31,13 +31,20 @@ from .._majority import majority_index, majority_polynomial
 from ..certificates import certify_bound
 from ..certificates import dump as dump_certificate
 from .._json import schema_id, to_json
-from ..stats._data import read_groups
-from ..stats._region import EmptyRegionError, wald_region
-from ..stats._report import analyze
+from ..stats import (
+    EmptyRegionError,
+    analyze,
+    find_negative_movements,
+    find_overtaking,
+    mixture_data,
+    optimize_mixture,
+    read_groups,
+    search_mixtures,
+    unit_mixture,
+    wald_region,
+)
 from . import _figures as figs
 from . import _tables as tabs
-from ._mixtures import optimize_mixture, search_mixtures, mixture_data
-from ._overtaking import find_negative_movements, find_overtaking, unit_mixture
 
 __all__ = ["REPORT_JSON_SCHEMA_VERSION", "ReportResult", "write_report", "analyze_store", "report_json", "true_vote_accuracy"]
 
@@ -118,7 +125,9 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
         likelihood-ratio intervals (all recorded calls) of every budget of the vote curve,
         V_inf and the gains V_k - V_1.
     """
-    groups = read_groups(store_path)
+    from ..experiment import RunStore  # statistics read a run store through the experiment's CallTable
+
+    groups = read_groups(store_path, open_store=RunStore)
     items = list(groups.items())
     bar = None
     if progress:

@@ -48,6 +48,19 @@ batch's majorant screen repeats ``_contact``'s; batch and per-point values agree
 few 1e-15 (benchmarks/RESULTS.md).
 """
 
-from ._contact import TARGETS, Target, TargetCache
+import importlib
 
-__all__ = ["TARGETS", "Target", "TargetCache"]
+from ._contact import TARGETS, Target, TargetCache, max_violation, target
+
+__all__ = ["TARGETS", "Target", "TargetCache", "batch_upper", "max_violation", "solve_exact", "solve_grid",
+           "solve_sos", "target"]
+
+#: Solver entry points, imported on first use: ``sos`` and ``grid`` load cvxpy, which a
+#: command that never calls them should not pay for.
+_LAZY = {"solve_exact": "._exact", "solve_sos": "._sos", "solve_grid": "._grid", "batch_upper": "._batch"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,8 @@
 """Statistics on correctness bits: from repeated-call data to certified vote accuracy.
 
-* data: :func:`read_bits`, :func:`read_groups`, :func:`bits_from_array`, :class:`CallBits`,
+* data: :func:`read_bits`, :func:`read_groups`, :func:`bits_from_array`, :class:`CallBits`;
+  :class:`CallTable` / :func:`read_call_table` take the bits of a higher layer's source
+  (a :class:`certify.experiment.RunStore`: statistics never import the experiment);
   :class:`ColumnMap`, :class:`ReadInfo`, :class:`DataError` (formats, column roles and the
   ragged-count rule in :mod:`certify.stats._data`; inspect_ai logs, their status rule and
   score mapping in :mod:`certify.stats._inspect_log`);
@@ -12,6 +14,16 @@
   :class:`EmptyRegionError`;
 * empirical votes: :func:`empirical_vote_accuracy`, :func:`per_example_vote_accuracy`,
   :func:`compare_budgets`, :func:`compare_policies`;
+* paired comparisons: :func:`paired_comparison` -> :class:`PairedComparison`, :func:`votes_label`;
+* mixtures of policies (Section 6, Appendix "Randomized mixture policies";
+  :mod:`certify.stats._mixtures`): :func:`mixture_data` -> :class:`MixtureData`, exact
+  :func:`per_example_mixture_accuracy` / :func:`per_example_mixture_moments` /
+  :func:`evaluate_mixture` -> :class:`Mixture`, :func:`mixture_estimates`,
+  :func:`weight_grid`, :func:`search_mixtures` -> :class:`MixtureSearch`,
+  :func:`optimize_mixture` -> :class:`MixtureOptimum`;
+* overtaking and negative movements with paired intervals (:mod:`certify.stats._overtaking`):
+  :func:`find_overtaking` -> :class:`Overtaking`, :func:`find_negative_movements` ->
+  :class:`NegativeMovement`, :func:`per_example_table`, :func:`unit_mixture`;
 * completions (Sec. 4): :func:`maxent_completion`, :func:`ldgp_completion`,
   :func:`complete`, :class:`Completion`;
 * every call (the K-call likelihood): :func:`cell_counts` / :class:`CellCounts`, the NPMLE
@@ -19,18 +31,33 @@
   :func:`likelihood_intervals`, :func:`likelihood_bound` -> :class:`LikelihoodInterval`,
   :class:`LikelihoodEnd` (derivation in :mod:`certify.stats._likelihood`);
 * the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
-  ``"two-call"``; each budget's :class:`IntervalEstimate`).
+  ``"two-call"``; each budget's :class:`IntervalEstimate`), :func:`parse_votes`,
+  :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals`;
+* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow`;
+* inspect_ai score values: :func:`parse_score_map`; the infinite budget: :func:`is_infinite_budget`.
 """
 
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
-from ._data import CallBits, ColumnMap, DataError, ReadInfo, bits_from_array, read_bits, read_groups
+from ._data import (
+    CallBits,
+    CallTable,
+    ColumnMap,
+    DataError,
+    ReadInfo,
+    bits_from_array,
+    read_bits,
+    read_call_table,
+    read_groups,
+)
 from ._empirical import (
     EmpiricalVote,
     PairedComparison,
     compare_budgets,
     compare_policies,
     empirical_vote_accuracy,
+    paired_comparison,
     per_example_vote_accuracy,
+    votes_label,
 )
 from ._estimators import (
     AllCallEstimates,
@@ -48,19 +75,60 @@ from ._likelihood import (
     cell_counts,
     likelihood_bound,
     likelihood_interval,
+    is_infinite_budget,
     likelihood_intervals,
     npmle,
 )
-from ._report import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, BudgetRow, IntervalEstimate, Verdict, analyze, parse_votes
+from ._mixtures import (
+    Mixture,
+    MixtureData,
+    MixtureOptimum,
+    MixtureSearch,
+    allocation_majority,
+    allocation_probabilities,
+    allocations,
+    evaluate_mixture,
+    mixture_data,
+    mixture_estimates,
+    optimize_mixture,
+    per_example_mixture_accuracy,
+    per_example_mixture_moments,
+    search_mixtures,
+    weight_grid,
+)
+from ._overtaking import (
+    NegativeMovement,
+    Overtaking,
+    find_negative_movements,
+    find_overtaking,
+    per_example_table,
+    unit_mixture,
+)
+from ._report import (
+    METHODS,
+    REPORT_SCHEMA_VERSION,
+    AnalysisReport,
+    BudgetRow,
+    IntervalEstimate,
+    Verdict,
+    analyze,
+    parse_votes,
+    verdict_budgets,
+)
+from ._inspect_log import parse_score_map
+from ._interval_certificates import certified_intervals
+from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 
 __all__ = [
     "COMPLETION_METHODS",
     "METHODS",
+    "PLAN_SCHEMA_VERSION",
     "REPORT_SCHEMA_VERSION",
     "AllCallEstimates",
     "AnalysisReport",
     "BudgetRow",
     "CallBits",
+    "CallTable",
     "CellCounts",
     "ColumnMap",
     "Completion",
@@ -71,33 +139,64 @@ __all__ = [
     "LatentLaw",
     "LikelihoodEnd",
     "LikelihoodInterval",
+    "Mixture",
+    "MixtureData",
+    "MixtureOptimum",
+    "MixtureSearch",
+    "NegativeMovement",
+    "Overtaking",
     "PairedComparison",
+    "PlanRow",
     "ProjectedInterval",
     "ReadInfo",
+    "StudyPlan",
     "TwoCallEstimates",
     "Verdict",
     "WaldRegion",
     "all_call_estimates",
+    "allocation_majority",
+    "allocation_probabilities",
+    "allocations",
     "analyze",
     "bits_from_array",
     "cell_counts",
+    "certified_intervals",
     "compare_budgets",
     "compare_policies",
     "complete",
     "empirical_vote_accuracy",
+    "evaluate_mixture",
+    "find_negative_movements",
+    "find_overtaking",
+    "is_infinite_budget",
     "ldgp_completion",
     "likelihood_bound",
     "likelihood_interval",
     "likelihood_intervals",
     "maxent_completion",
+    "mixture_data",
+    "mixture_estimates",
     "npmle",
+    "optimize_mixture",
+    "paired_comparison",
+    "parse_score_map",
     "parse_votes",
+    "per_example_mixture_accuracy",
+    "per_example_mixture_moments",
+    "per_example_table",
     "per_example_vote_accuracy",
+    "plan_study",
     "project",
     "project_many",
     "read_bits",
+    "read_call_table",
     "read_groups",
+    "search_mixtures",
     "two_call_estimates",
     "two_call_from_summary",
+    "unit_mixture",
+    "verdict_budgets",
+    "votes_label",
     "wald_region",
+    "weight_grid",
 ]

@@ -85,10 +85,11 @@ import json
 import math
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -338,6 +339,10 @@ def _bit(value, source: str, row, column, context=None):
 MAX_CALL_INDICES = 4096
 #: Row numbers are kept as 32-bit unsigned integers (half the memory of 64-bit ones).
 MAX_ROWS = 2**32 - 1
+#: Tables of at least this many (example, call) cells (or rows read) give freed heap memory
+#: back to the system: as they grow, every so many rows, and before the result is built
+#: (:func:`_trim_heap`).
+_TRIM_CELLS = 1 << 20
 
 
 def _is_blank(value) -> bool:
@@ -360,6 +365,113 @@ def _call_index(value, source, row, column, context) -> int:
         return int(c)
     except (TypeError, ValueError, OverflowError):
         raise DataError(f"{_where(source, row, column)}: call index {value!r} is not an integer{context(column)}") from None
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the operating system (glibc's ``malloc_trim``; elsewhere nothing).
+
+    Reading a large table frees many blocks of a few hundred KB; glibc keeps such freed
+    memory in its heap (resident) for later allocations, but the large arrays allocated
+    later (the float bits of :meth:`_Cells.finish`) are mapped apart from the heap and
+    never reuse it. Trimming at those points keeps the peak resident memory to what is
+    in use (``benchmarks/bench_large_csv.py``: about 20 MB of 300,000 examples).
+    """
+    global _MALLOC_TRIM
+    if _MALLOC_TRIM is None:
+        try:
+            import ctypes
+
+            _MALLOC_TRIM = ctypes.CDLL(None).malloc_trim
+        except Exception:  # not glibc (macOS, Windows, musl): nothing to do
+            _MALLOC_TRIM = False
+    if _MALLOC_TRIM:
+        _MALLOC_TRIM(0)
+
+
+_MALLOC_TRIM = None
+
+
+class _SortedIndex:
+    """int64 keys -> int64 values, kept as two arrays sorted by key (equal keys in insertion order).
+
+    16 bytes a key, where a dict of Python ints takes ~60 and twice that while it resizes:
+    the index of 300,000 examples of a large file (``benchmarks/bench_large_csv.py``).
+    """
+
+    def __init__(self):
+        self.keys = np.zeros(0, dtype=np.int64)
+        self.values = np.zeros(0, dtype=np.int64)
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each key, the position of the first equal key (if any) and whether there is one."""
+        if len(self.keys) == 0:
+            return np.zeros(len(keys), dtype=np.intp), np.zeros(len(keys), dtype=bool)
+        if len(keys) > 256:  # keys in increasing order: each search starts where the last ended (3x faster)
+            order = np.argsort(keys)
+            pos = np.empty(len(keys), dtype=np.intp)
+            pos[order] = np.searchsorted(self.keys, keys[order])
+        else:
+            pos = np.searchsorted(self.keys, keys)
+        np.minimum(pos, len(self.keys) - 1, out=pos)
+        return pos, self.keys[pos] == keys
+
+    def get(self, keys: np.ndarray) -> np.ndarray:
+        """The value of every key, -1 for a key not in the index."""
+        pos, hit = self.find(keys)
+        return np.where(hit, self.values[pos], -1) if len(self.keys) else np.full(len(keys), -1, dtype=np.int64)
+
+    def add(self, keys: np.ndarray, values: np.ndarray) -> None:
+        merged = np.concatenate([self.keys, keys])
+        order = np.argsort(merged, kind="stable")  # a sorted run and a short one: merged in about linear time
+        self.keys = merged[order]
+        del merged
+        self.values = np.concatenate([self.values, values])[order]
+
+
+class _TextCodes:
+    """Texts numbered in order of first sight (the example ids of a table).
+
+    The texts are kept in a list; finding a text's code goes through a :class:`_SortedIndex`
+    of their hashes, and every hash that matches is checked against the text itself, so
+    two texts with the same hash are still told apart (as a dict would).
+    """
+
+    def __init__(self):
+        self.texts: list = []
+        self.index = _SortedIndex()
+
+    def codes(self, texts: list) -> np.ndarray:
+        """The code of every text (``None`` or a text not seen yet: -1)."""
+        m = len(texts)
+        out = np.full(m, -1, dtype=np.int64)
+        if not self.texts or not m:
+            return out
+        hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=m)
+        pos, hit = self.index.find(hashes)
+        cand = self.index.values[pos]
+        known = self.texts.__getitem__
+        if hit.all():
+            same = np.fromiter(map(operator.eq, map(known, cand.tolist()), texts), dtype=bool, count=m)
+        else:
+            at = np.flatnonzero(hit)
+            same = np.zeros(m, dtype=bool)
+            same[at] = np.fromiter(map(operator.eq, map(known, cand[at].tolist()), map(texts.__getitem__, at.tolist())),
+                                   dtype=bool, count=len(at))
+        out[same] = cand[same]
+        for i in np.flatnonzero(hit & ~same).tolist():  # another text has the same hash: try every one that has
+            lo, hi = np.searchsorted(self.index.keys, hashes[i], "left"), np.searchsorted(self.index.keys, hashes[i], "right")
+            for c in self.index.values[lo:hi].tolist():
+                if self.texts[c] == texts[i]:
+                    out[i] = c
+                    break
+        return out
+
+    def add(self, new: list) -> None:
+        """Number texts not seen yet (distinct, none ``None``) after the ones already numbered."""
+        start = len(self.texts)
+        self.texts.extend(new)
+        self.index.add(np.fromiter(map(hash, new), dtype=np.int64, count=len(new)),
+                       np.arange(start, start + len(new), dtype=np.int64))
 
 
 class _Cells:
@@ -393,10 +505,10 @@ class _Cells:
         self.source, self.row_label, self.info = source, row_label, info
         self.context = context or (lambda column: "")
         self.labels = labels
-        self.id_code: dict[str, int] = {}
-        self.id_text: list[str] = []
+        self.ids = _TextCodes()  # example id text -> id code
+        self.id_text: list[str] = self.ids.texts  # id code -> text
         self.group_code: dict[tuple, int] = {}
-        self.example: dict[int, int] = {}  # group index << 32 | id code -> example index
+        self.example = _SortedIndex()  # with groups: group index << 32 | id code -> example index
         self.n = 0
         self.ex_key = np.zeros(0, dtype=np.int64)
         self.ex_first = np.zeros(0, dtype=np.int64)
@@ -406,6 +518,7 @@ class _Cells:
         self.bit = np.zeros((0, len(self.call_value)), dtype=np.int8)
         self.row = np.zeros((0, len(self.call_value)), dtype=np.uint32)  # 0: no call recorded
         self.duplicate: tuple[int, str] | None = None  # wide form: the first duplicated key, reported at the end
+        self.untrimmed = 0  # rows read since the heap was last trimmed (_trim_heap)
 
     # ---- helpers ------------------------------------------------------------------------------
 
@@ -429,6 +542,9 @@ class _Cells:
             new = np.zeros(new_n, dtype=np.int64)
             new[: len(old)] = old
             setattr(self, name, new)
+        del old, new
+        if new_n * new_v >= _TRIM_CELLS:
+            _trim_heap()
 
     def _convert(self, enc, convert, rows, priority, errors) -> tuple[list, np.ndarray]:
         """``convert(value, row)`` on each distinct value; failures become ``errors`` entries.
@@ -456,24 +572,17 @@ class _Cells:
 
     def _id_codes(self, texts: list) -> np.ndarray:
         """Global codes of id texts (``None``: no id, code 0), new ids numbered in order."""
-        # map / compress over the block's distinct ids: dict lookups at C speed, no Python
-        # bytecode per id (a block of a call-major log has one distinct id per row)
-        get = self.id_code.get
-        try:  # every id known (the common block): one C-level pass, no intermediate list
-            return np.fromiter(map(self.id_code.__getitem__, texts), dtype=np.int64, count=len(texts))
-        except (KeyError, TypeError):
-            pass
-        got = list(map(get, texts))
-        if None in got:
-            new = [t for t in compress(texts, map(operator.is_, got, repeat(None))) if t is not None]
-            if new:
-                new = list(dict.fromkeys(new))
-                self.id_code.update(zip(new, range(len(self.id_text), len(self.id_text) + len(new))))
-                self.id_text.extend(new)
-                got = list(map(get, texts))
-            if None in got:  # rows without an id (reported by the caller)
-                got = [0 if g is None else g for g in got]
-        return np.array(got, dtype=np.int64)
+        codes = self.ids.codes(texts)
+        missing = np.flatnonzero(codes < 0)
+        if len(missing):
+            texts = list(map(texts.__getitem__, missing.tolist()))
+            new = list(dict.fromkeys(t for t in texts if t is not None))
+            start = len(self.id_text)
+            self.ids.add(new)
+            local = dict(zip(new, range(start, start + len(new))))
+            # rows without an id get code 0 (reported by the caller)
+            codes[missing] = np.fromiter(map(local.get, texts, repeat(0)), dtype=np.int64, count=len(texts))
+        return codes
 
     def _id_texts(self, enc, rows, errors) -> tuple[list, np.ndarray]:
         """The id text of each distinct id value (``None`` when missing) and the rows without an id."""
@@ -513,10 +622,10 @@ class _Cells:
         """Which keys are examples already."""
         if not self.info.groups:
             return (keys & 0xFFFFFFFF) < self.n
-        return np.fromiter((k in self.example for k in keys.tolist()), dtype=bool, count=len(keys))
+        return self.example.find(keys)[1]
 
     def _index(self, key: int) -> int:
-        return key & 0xFFFFFFFF if not self.info.groups else self.example[key]
+        return key & 0xFFFFFFFF if not self.info.groups else int(self.example.get(np.array([key], dtype=np.int64))[0])
 
     def _examples(self, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Example index of every key (new keys become new examples)."""
@@ -527,14 +636,13 @@ class _Cells:
             self.n = max(self.n, int(ex.max()) + 1) if len(ex) else self.n
         else:
             uniq, inverse = np.unique(keys, return_inverse=True)
-            listed = uniq.tolist()
-            got = list(map(self.example.get, listed))
-            new = [k for k, e in zip(listed, got) if e is None]
-            if new:
-                self.example.update(zip(new, range(before, before + len(new))))
+            got = self.example.get(uniq)
+            new = np.flatnonzero(got < 0)  # new examples, numbered in key order
+            if len(new):
+                got[new] = np.arange(before, before + len(new), dtype=np.int64)
+                self.example.add(uniq[new], got[new])
                 self.n += len(new)
-                got = list(map(self.example.get, listed))
-            ex = np.array(got, dtype=np.int64)[inverse.reshape(-1)]
+            ex = got[inverse.reshape(-1)]
         self._grow(self.n, len(self.call_value))
         fresh = ex >= before
         if fresh.any():
@@ -588,6 +696,10 @@ class _Cells:
             self._add_wide(block)
         else:
             self._add_long(block)
+        self.untrimmed += len(block.rows)
+        if self.untrimmed >= _TRIM_CELLS:  # a large table: every million rows or so
+            self.untrimmed = 0
+            _trim_heap()
 
     def _add_long(self, block) -> None:
         info, source, rows = self.info, self.source, block.rows
@@ -694,10 +806,15 @@ class _Cells:
         if n == 0:
             raise DataError(f"{source}: the file has no {what}")
         order = sorted(range(len(self.call_value)), key=self.call_value.__getitem__)
-        present = (self.row[:n] > 0)[:, order]
+        in_order = order == list(range(len(order)))  # call indices first seen in increasing order (usual)
+        present = self.row[:n] > 0 if in_order else (self.row[:n] > 0)[:, order]
         # finish() is the last call: drop the row numbers and the id lookup before the float
         # output is allocated, so that the peak is not both at once
-        self.row, self.id_code, self.example = self.row[:0], {}, {}
+        # (new empty arrays: a slice such as self.row[:0] would keep the whole array alive)
+        self.row = np.zeros((0, self.row.shape[1]), dtype=self.row.dtype)
+        self.ids.index, self.example = _SortedIndex(), _SortedIndex()
+        if n * len(order) >= _TRIM_CELLS:
+            _trim_heap()
         k = present.sum(axis=1)
         first = self.ex_first[:n]
         short = np.flatnonzero(k < 2)
@@ -706,33 +823,50 @@ class _Cells:
             raise DataError(f"{source}: {self.row_label} {self.label(first[e])}, example "
                             f"{self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF]!r}: {int(k[e])} call(s) recorded; "
                             f"at least 2 are needed")
-        # recorded calls first, in call-index order; NaN after an example's K_i calls
-        bits = self.bit[:n][:, order].astype(float)
+        # recorded calls first, in call-index order; NaN after an example's K_i calls. The
+        # calls are put in place in the 1-byte bits, so that the float output is the only
+        # (examples x calls) array of 8-byte values ever allocated.
+        small = self.bit[:n] if in_order else self.bit[:n][:, order]
         if (present[:, 1:] & ~present[:, :-1]).any():  # some example skips a call index: close the gaps
             pack = np.argsort(~present, axis=1, kind="stable")
-            bits = np.take_along_axis(bits, pack, axis=1)
+            small = np.take_along_axis(small, pack, axis=1)
+            del pack
+        del present
+        bits = small.astype(float)
+        del small
+        self.bit = np.zeros((0, self.bit.shape[1]), dtype=self.bit.dtype)
         bits[np.arange(bits.shape[1])[None, :] >= k[:, None]] = np.nan
-        id_text = np.array(self.id_text, dtype=object)
-        group_of = self.ex_key[:n] >> 32
         names = {g: "/".join(t) for t, g in self.group_code.items()} or {0: ""}
         out, notes = {}, []
-        firsts = {g: int(first[group_of == g].min()) for g in names}
-        for g in sorted(names, key=firsts.__getitem__):
-            members = np.flatnonzero(group_of == g)
-            members = members[np.argsort(first[members], kind="stable")]
-            # one group in file order (the usual file): a view of the bits, not a second copy
-            rows = slice(None) if len(members) == n and (members == np.arange(n)).all() else members
+        if (len(names) == 1 and len(self.id_text) == n and (self.ex_key[:n] == np.arange(n)).all()
+                and (first[1:] > first[:-1]).all()):
+            # one group whose examples were numbered in file order (the usual file): the
+            # example ids are the id texts as they are, the bits and counts are the whole arrays
+            groups = [(0, slice(None), self.id_text)]
+        else:
+            id_text = np.array(self.id_text, dtype=object)
+            group_of = self.ex_key[:n] >> 32
+            firsts = {g: int(first[group_of == g].min()) for g in names}
+            groups = []
+            for g in sorted(names, key=firsts.__getitem__):
+                members = np.flatnonzero(group_of == g)
+                members = members[np.argsort(first[members], kind="stable")]
+                # one group in file order: a view of the bits, not a second copy
+                rows = slice(None) if len(members) == n and (members == np.arange(n)).all() else members
+                groups.append((g, rows, id_text[self.ex_key[members] & 0xFFFFFFFF].tolist()))
+        for g, rows, texts in groups:
             kg = k[rows]
             kmax = int(kg.max())
-            ids = tuple(id_text[self.ex_key[members] & 0xFFFFFFFF].tolist())
-            out[names[g]] = CallBits(ids, bits[rows, :kmax], kg.astype(int), source, names[g])
+            ids = tuple(texts)
+            member_first = first[rows]
+            out[names[g]] = CallBits(ids, bits[rows, :kmax], kg.astype(int, copy=False), source, names[g])
             fewer = np.flatnonzero(kg < kmax)
             if len(fewer):
                 i = int(fewer[0])
                 where = f"{names[g]}: " if names[g] else ""
-                notes.append(f"{where}{len(fewer)} of {len(members)} examples {'has' if len(fewer) == 1 else 'have'} "
+                notes.append(f"{where}{len(fewer)} of {len(ids)} examples {'has' if len(fewer) == 1 else 'have'} "
                              f"fewer than {kmax} calls (the first: example {ids[i]!r}, {self.row_label} "
-                             f"{self.label(first[members[i]])}, {int(kg[i])} calls); every recorded call is used, and "
+                             f"{self.label(member_first[i])}, {int(kg[i])} calls); every recorded call is used, and "
                              f"quantities needing m calls only for m <= {int(kg.min())}")
         values = sorted(self.call_value)
         if self.info.form == "long" and values[-1] - values[0] + 1 != len(values):
@@ -1006,21 +1140,35 @@ def _read_csv(path: Path, cmap: ColumnMap, delimiter: str | None,
     return out, replace(info, notes=tuple(notes))
 
 
-def _read_store(path: Path) -> dict[str, CallBits]:
-    from ..experiment import RunStore  # lazy: the math core never needs the experiment package
+class CallTable(Protocol):
+    """A source of correctness bits, one row per call: how a higher layer hands its bits to statistics.
 
-    with RunStore(path) as store:
-        rows = store.query(
-            """SELECT c.dataset, c.policy, c.example_id, c.repeat, c.correct
-               FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
-               ORDER BY c.dataset, c.policy, e.position, c.repeat"""
-        )
+    ``call_rows()`` returns ``(dataset, policy, example_id, repeat, correct)`` tuples ordered
+    by dataset, policy, example and repeat; :class:`certify.experiment.RunStore` is one
+    (statistics never imports the experiment: the experiment, the report or the CLI hands
+    the store over, with :func:`read_call_table` or ``read_groups(..., open_store=RunStore)``).
+    """
+
+    def call_rows(self) -> Iterable[tuple]: ...
+
+
+def read_call_table(table: CallTable, source: str = "run store") -> dict[str, CallBits]:
+    """One :class:`CallBits` per ``dataset/policy`` group of a :class:`CallTable` (``source`` names it in messages)."""
+    rows = table.call_rows()
     records = [{"dataset": d, "policy": p, "example_id": x, "repeat": r, "correct": c} for d, p, x, r, c in rows]
     if not records:
-        raise DataError(f"{path}: the run store has no recorded calls")
+        raise DataError(f"{source}: the run store has no recorded calls")
     info = ReadInfo("run store", "example_id", (), "repeat", "correct", ("dataset", "policy"))
-    out = _long(records, "example_id", "repeat", "correct", ["dataset", "policy"], str(path), "call")
+    out = _long(records, "example_id", "repeat", "correct", ["dataset", "policy"], source, "call")
     return {g: replace(b, read_info=info) for g, b in out.items()}
+
+
+def _read_store(path: Path, open_store) -> dict[str, CallBits]:
+    if open_store is None:
+        raise DataError(f"{path}: a run store is read through the experiment that wrote it: pass "
+                        f"open_store=certify.experiment.RunStore (the CLI and the report do)")
+    with open_store(path) as store:
+        return read_call_table(store, str(path))
 
 
 _TABLES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".parquet")
@@ -1036,7 +1184,7 @@ def _is_lmeval_samples(path: Path) -> bool:
 
 def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
                 columns=None, delimiter: str | None = None, answer_regex: str | None = None,
-                ignore_case: bool = False) -> dict[str, CallBits]:
+                ignore_case: bool = False, open_store=None) -> dict[str, CallBits]:
     """Read correctness bits, one :class:`CallBits` per group (see the module docstring).
 
     Parameters
@@ -1060,6 +1208,9 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         lm-eval samples files: extracts each response's answer (:mod:`certify.stats._lmeval_log`).
     ignore_case : bool
         lm-eval samples files: compare answers and targets ignoring case.
+    open_store : callable, optional
+        Run stores (``.sqlite``, ``.sqlite3``, ``.db``): opens the path as a context manager
+        giving a :class:`CallTable`, e.g. :class:`certify.experiment.RunStore`.
 
     Returns
     -------
@@ -1094,7 +1245,7 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         raise DataError(f"{p}: column options (--id-col, --call-cols, --call-col, --correct-col, --group-cols, "
                         f"--ignore-cols) apply to tables (.csv, .tsv, .txt, .jsonl, .parquet) only")
     if suffix in _STORES:
-        return _read_store(p)
+        return _read_store(p, open_store)
     if is_lmeval:
         from ._lmeval_log import read_lmeval_samples
 
@@ -1118,13 +1269,13 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
 
 def read_bits(path, *, group: str | None = None, scorer: str | None = None, allow_incomplete: bool = False,
               score_map=None, columns=None, delimiter: str | None = None, answer_regex: str | None = None,
-              ignore_case: bool = False) -> CallBits:
+              ignore_case: bool = False, open_store=None) -> CallBits:
     """Read one analysis' correctness bits; ``group`` selects among several (``dataset/policy``).
 
     The other keywords are those of :func:`read_groups`.
     """
     groups = read_groups(path, scorer=scorer, allow_incomplete=allow_incomplete, score_map=score_map, columns=columns,
-                         delimiter=delimiter, answer_regex=answer_regex, ignore_case=ignore_case)
+                         delimiter=delimiter, answer_regex=answer_regex, ignore_case=ignore_case, open_store=open_store)
     if group is None:
         if len(groups) > 1:
             raise DataError(f"{path}: {len(groups)} groups ({', '.join(groups)}); choose one with group=")

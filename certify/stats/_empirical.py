@@ -30,7 +30,7 @@ from .._errors import InputError
 from ._data import CallBits
 
 __all__ = ["EmpiricalVote", "PairedComparison", "per_example_vote_accuracy", "empirical_vote_accuracy",
-           "compare_budgets", "compare_policies", "votes_label"]
+           "compare_budgets", "compare_policies", "paired_comparison", "votes_label"]
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,12 @@ def empirical_vote_accuracy(data: CallBits, votes: int) -> EmpiricalVote:
     return EmpiricalVote(int(votes), float(h.mean()), se, len(h))
 
 
-def _paired(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, alpha: float) -> PairedComparison:
+def paired_comparison(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, alpha: float = 0.05) -> PairedComparison:
+    """Mean of the paired per-example differences ``b - a`` with its normal 1 - alpha interval.
+
+    ``a`` and ``b`` are per-example values on the same examples (e.g. exact vote or
+    mixture accuracies); ``label_a`` / ``label_b`` name the two sides.
+    """
     if not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be in (0, 1)")
     d = b - a
@@ -147,7 +152,7 @@ def votes_label(votes: int) -> str:
 
 def compare_budgets(data: CallBits, votes_a: int, votes_b: int, alpha: float = 0.05) -> PairedComparison:
     """Paired difference V(votes_b) - V(votes_a) on the same examples, with a 1 - alpha interval."""
-    return _paired(per_example_vote_accuracy(data, votes_a), per_example_vote_accuracy(data, votes_b),
+    return paired_comparison(per_example_vote_accuracy(data, votes_a), per_example_vote_accuracy(data, votes_b),
                    votes_label(votes_a), votes_label(votes_b), alpha)
 
 
@@ -160,4 +165,4 @@ def compare_policies(a: CallBits, b: CallBits, votes: int, alpha: float = 0.05, 
     ib = {k: i for i, k in enumerate(b.example_ids)}
     ha = per_example_vote_accuracy(a, votes)[[ia[k] for k in common]]
     hb = per_example_vote_accuracy(b, votes)[[ib[k] for k in common]]
-    return _paired(ha, hb, str(labels[0]), str(labels[1]), alpha)
+    return paired_comparison(ha, hb, str(labels[0]), str(labels[1]), alpha)

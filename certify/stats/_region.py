@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import chi2
 
-from .._bounds import as_objective, sharp_bounds
+from .._bounds import as_objective, sharp_bound_arrays, sharp_bounds
 from .._endpoint import endpoint_bounds
 from .._errors import InputError
 from .._numbers import float_or_nan
@@ -260,10 +260,9 @@ def _values(key, mu: np.ndarray, nu: np.ndarray, sign: int) -> np.ndarray:
     nu = np.clip(nu, mu * mu, mu)
     if key == "inf":
         return _vinf(mu, nu, sign)
-    from ..solvers._batch import batch_upper  # the engine behind sharp_bound_arrays, one side only
-
-    vals, _ = batch_upper(key, mu, nu, sign)
-    return vals
+    if sign > 0:
+        return sharp_bound_arrays(key, mu=mu, nu=nu, side="upper").upper
+    return -sharp_bound_arrays(key, mu=mu, nu=nu, side="lower").lower
 
 
 # ----------------------------------------------------------------------------------------------

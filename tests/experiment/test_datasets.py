@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from certify._errors import InputError
-from certify.experiment import DataError, DatasetConfig, draw_examples, load_population, normalize
+from certify.experiment import DatasetConfig, DatasetError, draw_examples, load_population, normalize
 
 
 def _cfg(tmp_path, **kw) -> DatasetConfig:
@@ -113,13 +113,13 @@ def test_n_larger_than_population_is_refused(tmp_path):
 def test_hub_offline_is_one_clear_error(tmp_path):
     # a subprocess, so the offline switch is read fresh by the datasets library
     code = (
-        "from certify.experiment import DatasetConfig, load_population, DataError\n"
+        "from certify.experiment import DatasetConfig, load_population, DatasetError\n"
         "try:\n load_population(DatasetConfig.from_dict({'name': 'qnli', 'source': 'hub', 'n': 2}))\n"
-        "except DataError as e:\n print('ERR', e)\n"
+        "except DatasetError as e:\n print('ERR', e)\n"
     )
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     line = out.stdout.strip()
     assert line.startswith("ERR dataset 'qnli': cannot load nyu-mll/glue/qnli split train from the hub"), out
     assert "\n" not in line and 'source = "file"' in line
-    assert DataError.__mro__[1].__name__ == "CertifyError"
+    assert DatasetError.__mro__[1].__name__ == "CertifyError"

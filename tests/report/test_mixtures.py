@@ -9,17 +9,18 @@ import numpy as np
 import pytest
 
 from certify import InputError, sharp_bounds, verify_certificate
-from certify.report import (
+from certify.stats import (
+    bits_from_array,
     evaluate_mixture,
     mixture_data,
     mixture_estimates,
     optimize_mixture,
     per_example_mixture_accuracy,
     per_example_mixture_moments,
+    per_example_vote_accuracy,
     search_mixtures,
     weight_grid,
 )
-from certify.stats import bits_from_array, per_example_vote_accuracy
 
 
 def _groups(bits_by_name):

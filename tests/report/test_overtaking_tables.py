@@ -10,16 +10,19 @@ import pytest
 from scipy.stats import hypergeom
 
 from certify.report import (
-    find_negative_movements,
-    find_overtaking,
-    mixture_data,
     policy_interval_table,
     policy_table,
     se_range_table,
     completion_error_table,
 )
-from certify.report._overtaking import unit_mixture
-from certify.stats import analyze, bits_from_array
+from certify.stats import (
+    analyze,
+    bits_from_array,
+    find_negative_movements,
+    find_overtaking,
+    mixture_data,
+    unit_mixture,
+)
 
 N = 400
 

@@ -114,7 +114,7 @@ def test_run_store(tmp_path):
             for i in range(4) for j in range(3)
         ]
         store.save(calls)
-    got = read_groups(tmp_path / "s.sqlite")
+    got = read_groups(tmp_path / "s.sqlite", open_store=RunStore)
     assert list(got) == ["qnli/p1"]
     _check(got["qnli/p1"])
 

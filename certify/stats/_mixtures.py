@@ -45,8 +45,8 @@ from .._bounds import sharp_bound_arrays
 from .._errors import InputError
 from .._moments import rho_from_nu
 from ..certificates import Certificate, certify_bound
-from ..stats._data import CallBits
-from ..stats._estimators import TwoCallEstimates
+from ._data import CallBits
+from ._estimators import TwoCallEstimates
 
 __all__ = [
     "MixtureData",

@@ -7,7 +7,7 @@ Appendix "A negative movement": an adjacent budget step (1 -> 3, 3 -> 5 calls) w
 the empirical vote accuracy falls.
 
 Every difference is a mean of paired per-example differences on the same examples
-(exact hypergeometric / mixture accuracies of :mod:`certify.report._mixtures`), with
+(exact hypergeometric / mixture accuracies of :mod:`certify.stats._mixtures`), with
 the normal interval of :func:`certify.stats.compare_policies`, so example difficulty
 cancels.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError
-from ..stats._empirical import PairedComparison, _paired, votes_label
+from ._empirical import PairedComparison, paired_comparison, votes_label
 from ._mixtures import Mixture, MixtureData, per_example_mixture_accuracy
 
 # Differences smaller than this are rounding noise of exact computations, not movements.
@@ -109,7 +109,7 @@ def find_overtaking(data: MixtureData, policies, votes=(1, 3, 5), alpha: float =
     for a, b in itertools.permutations(policies, 2):
         if a.label == b.label:
             continue
-        diffs = tuple(_paired(table[b.label, v], table[a.label, v], b.label, a.label, alpha) for v in votes)
+        diffs = tuple(paired_comparison(table[b.label, v], table[a.label, v], b.label, a.label, alpha) for v in votes)
         if diffs[0].difference > -_TOL:
             continue
         ahead = tuple(v for v, d in zip(votes[1:], diffs[1:]) if d.difference > _TOL)
@@ -151,7 +151,7 @@ def find_negative_movements(data: MixtureData, policies, votes=(1, 3, 5), alpha:
     out = []
     for p in policies:
         for lo, hi in zip(votes, votes[1:]):
-            c = _paired(table[p.label, lo], table[p.label, hi], votes_label(lo), votes_label(hi), alpha)
+            c = paired_comparison(table[p.label, lo], table[p.label, hi], votes_label(lo), votes_label(hi), alpha)
             if c.difference < -_TOL:
                 out.append(NegativeMovement(data.dataset, p.label, c))
     return tuple(out)
