@@ -113,14 +113,16 @@ def encode_texts(values: list[str]) -> Encoded:
     return Encoded(distinct, np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values)), True)
 
 
-def encode_arrow(array) -> Encoded:
+def encode_arrow(array, memory_pool=None) -> Encoded:
     """:class:`Encoded` of a pyarrow array (a null is the value ``None``)."""
+    import pyarrow.compute as pc
+
     try:
-        d = array.dictionary_encode(null_encoding="encode")
+        d = pc.dictionary_encode(array, null_encoding="encode", memory_pool=memory_pool)
     except Exception:  # types without a dictionary kernel (lists, structs): one value at a time
         return encode_values(array.to_pylist())
     if hasattr(d, "combine_chunks"):
-        d = d.combine_chunks()
+        d = d.combine_chunks(memory_pool=memory_pool)
     values = d.dictionary.to_pylist()
     texts = (str(d.dictionary.type) in ("string", "large_string")) and d.dictionary.null_count == 0
     indices = d.indices  # int32 without nulls (nulls are encoded as a value)
@@ -244,6 +246,11 @@ class CsvTable:
             return "skip"
 
         raw = [self.raw_header[j] for j in index]
+        # The C library's allocator, not pyarrow's default (mimalloc): mimalloc kept the pages
+        # of the freed blocks resident, about 20 MB more peak memory over a large file
+        # (benchmarks/bench_large_csv.py); malloc's freed pages are reused by the reader's own
+        # arrays and given back by _data._trim_heap.
+        pool = pa.system_memory_pool()
         try:
             reader = pacsv.open_csv(
                 self.path,
@@ -254,6 +261,7 @@ class CsvTable:
                                                   ignore_empty_lines=False, invalid_row_handler=on_invalid),
                 convert_options=pacsv.ConvertOptions(include_columns=raw, column_types={c: pa.string() for c in raw},
                                                      strings_can_be_null=False),
+                memory_pool=pool,
             )
         except pa.ArrowInvalid as exc:
             raise self._arrow_error(exc, 0) from None
@@ -278,7 +286,8 @@ class CsvTable:
             last = int(rows[-1])
             cut = bisect.bisect_right(skip_rows.tolist(), last)
             mine, skipped[:] = skipped[:cut], skipped[cut:]
-            block = Block(rows, {name: encode_arrow(batch.column(i)) for i, name in enumerate(names)})
+            block = Block(rows, {name: encode_arrow(batch.column(i), pool) for i, name in enumerate(names)})
+            del batch  # the parsed text of the block: freed before the next one is parsed
             if mine:
                 block = self._with_short_rows(block, names, index, mine)
             next_row = last + 1
