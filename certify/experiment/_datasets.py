@@ -20,7 +20,7 @@ from ._errors import DatasetError, InputError
 from .._files import write_atomically
 from ._protocol import TASKS, Task
 
-__all__ = ["Example", "draw_examples", "load_population", "normalize"]
+__all__ = ["BUILTIN_GENERATED", "Example", "builtin_examples", "draw_examples", "load_population", "normalize"]
 
 # Raw GLUE labels (TSV strings, hub integers) mapped to the yes/no answer.
 _LABEL_MAPS = {
@@ -39,6 +39,12 @@ _WORDS = (
     "dolphin", "engine", "feather", "glove", "hammer", "island", "jacket", "kettle",
     "lemon", "mirror", "needle", "onion", "parrot", "quilt", "saddle", "tomato",
     "umbrella", "valley", "walnut", "zebra", "blanket", "cherry", "donkey", "forest",
+)
+
+# Names of the built-in lookup tasks: short, common first names.
+_NAMES = (
+    "Anna", "Ben", "Carl", "Dora", "Emma", "Finn", "Gina", "Hugo", "Ivan", "Jane", "Kate", "Leo",
+    "Mia", "Nora", "Omar", "Paul", "Rosa", "Sam", "Tina", "Uma", "Vera", "Will", "Yara", "Zoe",
 )
 
 
@@ -179,7 +185,63 @@ def _parity(seed: int, i: int) -> tuple[dict, bool]:
     return {"number": str(n)}, yes
 
 
-_GENERATORS = {"compare": _compare, "membership": _membership, "parity": _parity}
+def _lookup(size: int):
+    """The generator of ``lookup<size>``: ``size`` names, each with a Yes/No answer, and one queried name.
+
+    Every name but the queried one answered No, and the queried one answered Yes on
+    a balanced coin, so the label is the queried name's answer. (With random answers
+    for the other names the embedded 270M model is at chance; this layout is what it
+    can read.)
+    """
+    task = f"lookup{size}"
+
+    def generate(seed: int, i: int) -> tuple[dict, bool]:
+        names = sorted(_NAMES, key=lambda w: _h(task, seed, i, "perm", w))[:size]
+        pick = _h(task, seed, i, "pick") % size
+        yes = _h(task, seed, i, "label") % 2 == 0
+        answers = ", ".join(f"{name}: {'Yes' if yes and k == pick else 'No'}" for k, name in enumerate(names))
+        return {"answers": answers, "name": names[pick]}, yes
+
+    return generate
+
+
+_GENERATORS = {"compare": _compare, "membership": _membership, "parity": _parity,
+               "lookup3": _lookup(3), "lookup5": _lookup(5)}
+
+
+def builtin_examples(task: str, seed: int, count: int) -> list[Example]:
+    """The first ``count`` examples of a built-in task generated from ``seed`` (ids ``task-00042``).
+
+    Parameters
+    ----------
+    task : str
+        A built-in task name (a key of :data:`BUILTIN_GENERATED`).
+    seed : int
+        Generator seed: the same seed gives the same examples on every platform.
+    count : int
+        How many examples (the population size, ``pool``).
+
+    Returns
+    -------
+    list of Example
+
+    Raises
+    ------
+    InputError
+        ``task`` is not a built-in task.
+    """
+    if task not in _GENERATORS:
+        raise InputError(f"task {task!r}: not a built-in task (one of {', '.join(_GENERATORS)})")
+    spec = TASKS[task]
+    out = []
+    for i in range(count):
+        fields, yes = _GENERATORS[task](seed, i)
+        out.append(_make(spec, f"{task}-{i:05d}", "Yes" if yes else "No", fields, f"task {task!r}"))
+    return out
+
+
+#: Names of the tasks generated in process (``source = "builtin"``), in definition order.
+BUILTIN_GENERATED = tuple(_GENERATORS)
 
 
 def load_population(cfg: DatasetConfig) -> list[Example]:
@@ -202,12 +264,7 @@ def load_population(cfg: DatasetConfig) -> list[Example]:
     """
     task = TASKS[cfg.task]
     if cfg.source == "builtin":
-        gen = _GENERATORS[cfg.task]
-        out = []
-        for i in range(cfg.pool):
-            fields, yes = gen(cfg.seed, i)
-            out.append(_make(task, f"{cfg.task}-{i:05d}", "Yes" if yes else "No", fields, cfg.name))
-        return out
+        return builtin_examples(cfg.task, cfg.seed, cfg.pool)
     if cfg.source == "hub":
         rows = _hub_rows(cfg)
     else:

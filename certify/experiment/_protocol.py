@@ -118,6 +118,26 @@ TASKS: MappingProxyType[str, Task] = MappingProxyType(
             "Number:\n{number}\n\nIs the number even?",
             "built-in: one integer; Yes = it is even",
         ),
+        # The lookup bodies ask "What is the answer of ...?" rather than a yes/no
+        # question: under the fixed instruction prefix Gemma 3 270M answers Yes to the
+        # plain yes/no questions measured, and says No only with the answers in view
+        # and this wording (benchmarks/RESULTS.md, "Demo tasks").
+        "lookup3": Task(
+            "lookup3",
+            ("answers", "name"),
+            (256, 32),
+            "Answers:\n{answers}\n\nWhat is the answer of {name}?",
+            "built-in: three names with their answers, all No but possibly the queried name's; "
+            "Yes = the queried name answered Yes",
+        ),
+        "lookup5": Task(
+            "lookup5",
+            ("answers", "name"),
+            (256, 32),
+            "Answers:\n{answers}\n\nWhat is the answer of {name}?",
+            "built-in: five names with their answers, all No but possibly the queried name's; "
+            "Yes = the queried name answered Yes",
+        ),
     }
 )
 

@@ -270,13 +270,19 @@ def _tables(results: dict) -> list:
 
 
 def _summary(results: dict) -> list[dict]:
+    """One row per policy from every recorded call: the K-call 3-vote interval and the verdict on its gain."""
     rows = []
-    for g, rep in results["reports"].items():
+    for g, rep in results["curves"].items():
         b3 = next(b for b in rep.budgets if b.votes == 3)
         v3 = next((v for v in rep.verdicts if v.votes == 3), None)
-        rows.append({"group": g, "mu": rep.two_call.mu, "rho": rep.two_call.rho, "v3_lower": b3.projected.lower,
-                     "v3_upper": b3.projected.upper, "v3_empirical": None if b3.empirical is None else b3.empirical.value,
-                     "verdict": None if v3 is None else v3.status})
+        one = next((b for b in rep.budgets if b.votes == 1), None)
+        mu = rep.all_calls.mu if rep.all_calls is not None else rep.two_call.mu
+        rows.append({"group": g, "mu": mu, "rho": rep.all_calls.rho if rep.all_calls is not None else rep.two_call.rho,
+                     "one_vote": None if one is None or one.empirical is None else one.empirical.value,
+                     "v3_lower": b3.interval.lower, "v3_upper": b3.interval.upper, "calls": rep.max_calls,
+                     "v3_empirical": None if b3.empirical is None else b3.empirical.value,
+                     "verdict": None if v3 is None else v3.status,
+                     "gain_lower": None if v3 is None else v3.gain_lower, "gain_upper": None if v3 is None else v3.gain_upper})
     return rows
 
 

@@ -106,12 +106,14 @@ def run_demo(config=None, out=None, store=None, *, progress: bool = True, alpha:
 
 
 def summary_lines(result: DemoResult) -> list[str]:
-    """A short fixed-width summary table (one line per policy) plus the report path."""
-    lines = [f"{'dataset/policy':<32} {'mu-hat':>7} {'rho-hat':>8} {'3 votes: 95% interval':>21} {'empirical':>9}  verdict"]
+    """A short fixed-width summary table (one line per policy, from every recorded call) plus the report path."""
+    lines = [f"{'dataset/policy':<28} {'mu-hat':>7} {'rho-hat':>8} {'3 votes: 95% interval':>21} {'empirical':>9} "
+             f"{'gain over 1 vote (pp)':>22}  verdict (3 votes, all calls)"]
     for r in result.summary:
         emp = "-" if r["v3_empirical"] is None else f"{r['v3_empirical']:.3f}"
         iv = f"[{r['v3_lower']:.3f}, {r['v3_upper']:.3f}]"
-        lines.append(f"{r['group']:<32} {r['mu']:>7.3f} {r['rho']:>8.3f} {iv:>21} {emp:>9}  {r['verdict'] or '-'}")
+        gain = "-" if r.get("gain_lower") is None else f"[{100 * r['gain_lower']:+.2f}, {100 * r['gain_upper']:+.2f}]"
+        lines.append(f"{r['group']:<28} {r['mu']:>7.3f} {r['rho']:>8.3f} {iv:>21} {emp:>9} {gain:>22}  {r['verdict'] or '-'}")
     s = result.seconds
     lines.append(f"calls: {result.recorded} recorded now, {result.skipped} already in {result.store}; "
                  f"time: experiment {s['experiment']:.1f} s, analysis {s['analysis']:.1f} s, report {s['report']:.1f} s")

@@ -21,7 +21,8 @@ Each budget's confidence interval comes from one of two methods (``method=``):
 The verdict on improvement over one call is the interval of the gain V_m - V_1
 itself (a polynomial, P_n(q) - q) under the same method -- not a difference of two
 intervals: "better" when its lower end is above 0, "worse" when its upper end is
-below 0.
+below 0, "negligible" when it holds 0 but lies within +-NEGLIGIBLE_GAIN (voting is
+certified to change the accuracy by less than that), else "undetermined".
 """
 
 from __future__ import annotations
@@ -73,6 +74,22 @@ def parse_votes(tokens) -> tuple:
 _RANGE_TOL = 1e-9
 
 
+#: A gain interval inside +-NEGLIGIBLE_GAIN (1 percentage point) that holds 0 certifies that
+#: voting changes the accuracy by less than that: the verdict "negligible". One point is
+#: below what an evaluation of a few hundred examples can distinguish anyway (its
+#: standard error at 75 % accuracy and N = 400 is 2.2 points).
+NEGLIGIBLE_GAIN = 0.01
+
+
+def verdict_status(lower: float, upper: float) -> str:
+    """``"better"``, ``"worse"``, ``"negligible"`` or ``"undetermined"`` for a gain interval (module docstring)."""
+    if lower > 0:
+        return "better"
+    if upper < 0:
+        return "worse"
+    return "negligible" if -NEGLIGIBLE_GAIN <= lower and upper <= NEGLIGIBLE_GAIN else "undetermined"
+
+
 def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_agree: bool = False) -> str:
     """Why a gain interval [lower, upper] of V_votes - V_1 gives its verdict, in plain words.
 
@@ -86,6 +103,9 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
         return "the calls of every example agree, so a vote returns what one call returns: voting changes nothing"
     if lower > 0:
         return f"every latent law the calls allow gains at least {100 * lower:.2f} pp"
+    if verdict_status(lower, upper) == "negligible":
+        return (f"every latent law the calls allow changes the accuracy by {100 * lower:+.2f} to {100 * upper:+.2f} pp: "
+                f"less than {100 * NEGLIGIBLE_GAIN:g} pp either way")
     if upper < 0:
         return (f"every latent law the calls allow loses at least {-100 * upper:.2f} pp: too many examples are "
                 f"answered correctly less than half the time, and a vote amplifies their errors")
@@ -198,7 +218,8 @@ class Verdict:
     gain_lower, gain_upper : float
         The 1 - alpha interval of V_votes - V_1 by the analysis' method.
     status : str
-        ``"better"`` (gain_lower > 0), ``"worse"`` (gain_upper < 0) or ``"undetermined"``.
+        ``"better"`` (gain_lower > 0), ``"worse"`` (gain_upper < 0), ``"negligible"`` (the
+        interval holds 0 within +-:data:`NEGLIGIBLE_GAIN`) or ``"undetermined"`` (:func:`verdict_status`).
     method : str
         The interval method (:data:`METHODS`).
     reason : str
@@ -220,6 +241,8 @@ class Verdict:
             return f"{self.votes} votes: CERTIFIED better than one call ({pp}){why}"
         if self.status == "worse":
             return f"{self.votes} votes: CERTIFIED worse than one call ({pp}){why}"
+        if self.status == "negligible":
+            return f"{self.votes} votes: CERTIFIED to change little ({pp}){why}"
         return f"{self.votes} votes: improvement NOT certified ({pp}){why}"
 
     def to_dict(self) -> dict:
@@ -381,7 +404,7 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
     one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
     calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
     for v, iv in zip(gain_budgets, intervals[len(votes):]):
-        status = "better" if iv.lower > 0 else ("worse" if iv.upper < 0 else "undetermined")
+        status = verdict_status(iv.lower, iv.upper)
         verdicts.append(Verdict(v, iv.lower, iv.upper, status, method, verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree)))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(

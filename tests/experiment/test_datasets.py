@@ -14,6 +14,7 @@ import pytest
 
 from certify._errors import InputError
 from certify.experiment import DatasetConfig, DatasetError, draw_examples, load_population, normalize
+from certify.experiment._datasets import BUILTIN_GENERATED, builtin_examples
 
 
 def _cfg(tmp_path, **kw) -> DatasetConfig:
@@ -86,6 +87,41 @@ def test_builtin_labels_are_true_and_balanced(tmp_path, task):
     yes = sum(e.label == "Yes" for e in pop) / len(pop)
     assert 0.45 < yes < 0.55
     assert load_population(_cfg(tmp_path, name=task, pool=2000)) == pop  # deterministic
+
+
+@pytest.mark.parametrize(("task", "size"), [("lookup3", 3), ("lookup5", 5)])
+def test_lookup_tasks_are_deterministic_balanced_and_labelled_by_their_rule(task, size):
+    pop = builtin_examples(task, 20260011, 2000)
+    assert [e.example_id for e in pop] == [f"{task}-{i:05d}" for i in range(2000)]
+    for e in pop:
+        # the rule, read back from the text: the queried name's own answer is the label,
+        # and every other name answered No
+        entries = [entry.split(": ") for entry in e.fields["answers"].split(", ")]
+        answers = dict(entries)
+        assert len(entries) == len(answers) == size and set(answers.values()) <= {"Yes", "No"}
+        assert e.label == answers[e.fields["name"]]
+        assert all(a == "No" for name, a in answers.items() if name != e.fields["name"])
+    yes = sum(e.label == "Yes" for e in pop) / len(pop)
+    assert 0.45 < yes < 0.55
+    # the queried name sits at every position, so position alone does not give the answer
+    positions = {[n for n, _ in (x.split(": ") for x in e.fields["answers"].split(", "))].index(e.fields["name"])
+                 for e in pop}
+    assert positions == set(range(size))
+    assert builtin_examples(task, 20260011, 2000) == pop  # same seed, same examples
+    assert builtin_examples(task, 20260012, 50) != pop[:50]
+
+
+def test_every_generated_task_is_a_configurable_builtin_task():
+    # a generator the config refuses, or a config name without a generator, is a dead end
+    from certify.experiment._config import BUILTIN_TASKS
+
+    assert set(BUILTIN_TASKS) == set(BUILTIN_GENERATED)
+
+
+def test_builtin_population_is_the_generator_output_and_unknown_tasks_are_refused(tmp_path):
+    assert load_population(_cfg(tmp_path, name="parity", pool=300, seed=5)) == builtin_examples("parity", 5, 300)
+    with pytest.raises(InputError, match=r"^task 'qnli': not a built-in task \(one of compare, membership, parity, "):
+        builtin_examples("qnli", 1, 3)
 
 
 def test_draw_is_sha256_order_without_replacement_and_reused(tmp_path):

@@ -24,6 +24,26 @@ def test_qqp_prompt_matches_the_paper_template():
     assert got == PREFIX + "\n\n\nQuestion 1:\nA?\n\nQuestion 2:\nB?\n\nDo these two questions ask the same thing?\n"
 
 
+
+def test_lookup_prompts_are_prefix_table_and_question():
+    fields = {"answers": "Anna: No, Ben: Yes, Carl: No", "name": "Ben"}
+    for task in ("lookup3", "lookup5"):
+        assert TASKS[task].fields == ("answers", "name")
+        assert build_prompt(TASKS[task], fields) == (
+            PREFIX + "\n\n\nAnswers:\nAnna: No, Ben: Yes, Carl: No\n\nWhat is the answer of Ben?\n"
+        )
+
+
+def test_generated_lookup_fields_fit_their_caps():
+    # a field longer than its cap would be cut by normalize() and lose names
+    from certify.experiment._datasets import builtin_examples
+
+    for task in ("lookup3", "lookup5"):
+        for e in builtin_examples(task, 3, 500):
+            for name, cap in zip(TASKS[task].fields, TASKS[task].caps):
+                assert 0 < len(e.fields[name]) < cap
+
+
 def test_schema_is_the_papers_schema():
     paper = json.loads(
         '{"type": "object", "properties": {"answer": {"type": "string", "enum": ["Yes", "No"]}},'

@@ -167,3 +167,19 @@ def test_verdicts_say_why():
     assert verdict_reason(5, span.lower.value - 0.01, span.upper.value + 0.01, 0.6).startswith("uninformative")
     assert verdict_reason(5, span.lower.value / 2, span.upper.value / 2, 0.6).startswith("the interval holds both")
     assert good.to_dict()["reason"] and type(good).from_dict(good.to_dict()) == good
+
+
+def test_a_negligible_gain_is_certified_as_such():
+    """An interval of the gain inside +-1 pp that holds 0 is the verdict 'negligible', with its reason."""
+    from certify.stats._report import NEGLIGIBLE_GAIN, verdict_status
+
+    assert verdict_status(0.001, 0.02) == "better" and verdict_status(-0.02, -0.001) == "worse"
+    assert verdict_status(-0.004, 0.006) == "negligible" and verdict_status(-0.004, NEGLIGIBLE_GAIN + 1e-9) == "undetermined"
+    rng = np.random.default_rng(8)
+    # nearly deterministic examples, q in {0.003, 0.997} half and half: the true 3-vote gain is 0
+    # (a gain certified above 0, however small, is 'better', which takes precedence)
+    q = np.where(rng.random(3000) < 0.5, 0.997, 0.003)
+    v = analyze(bits_from_array(simulate_bits(q, 5, rng)), votes=(3,)).verdicts[0]
+    assert v.status == "negligible", v.text
+    assert -NEGLIGIBLE_GAIN <= v.gain_lower <= 0 <= v.gain_upper <= NEGLIGIBLE_GAIN
+    assert "CERTIFIED to change little" in v.text and "less than 1 pp either way" in v.text
