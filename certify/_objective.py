@@ -31,7 +31,7 @@ from ._errors import ObjectiveError
 from ._numbers import MAX_MAGNITUDE, exact_number
 from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial, majority_scalar
 
-__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective"]
+__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective", "votes_label"]
 
 #: Highest degree accepted when an expression must be expanded into monomials (explicit
 #: powers of q, products of vote terms). Expansion and the exact Bernstein conversion cost
@@ -457,3 +457,14 @@ def _from_sympy(expr, name: str) -> Objective:
     if not maj and not bern:
         bern = (Fraction(0),)
     return Objective(name=name, majority=maj, bernstein=bern)
+
+
+def votes_label(votes) -> str:
+    """How a budget reads wherever a user sees it: ``"1 vote"``, ``"3 votes"``, ``"infinitely many votes"``.
+
+    (The paper's index follows where the paper is cited: 2n + 1 votes is V_n.)
+    """
+    if isinstance(votes, str) or (isinstance(votes, float) and votes == float("inf")):
+        return "infinitely many votes"
+    return f"{votes} vote" if votes == 1 else f"{votes} votes"
+

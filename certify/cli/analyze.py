@@ -196,7 +196,7 @@ def print_report(r: AnalysisReport) -> None:
     likelihood = r.method == "likelihood"
     for b in r.budgets:
         emp = "-" if b.empirical is None else f"{b.empirical.value:.4f} +- {b.empirical.se:.4f}"
-        row = [("V_inf" if b.votes == "inf" else f"{b.votes} votes")]
+        row = [votes_label(b.votes)]
         if likelihood:
             row.append(_interval(b.interval.lower, b.interval.upper))
         row += [_interval(b.projected.lower, b.projected.upper), _interval(b.sharp_lower, b.sharp_upper),

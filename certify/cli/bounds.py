@@ -21,7 +21,7 @@ import math
 from .._bounds import as_moments, sharp_bounds
 from .._moments import FEASIBILITY_TOL
 from .._endpoint import endpoint_bounds
-from .._objective import MAX_VOTES, parse_objective, vote_accuracy
+from .._objective import MAX_VOTES, parse_objective, vote_accuracy, votes_label
 from .._results import SCHEMA_VERSION
 from ._args import add_moment_arguments, check_moment_arguments, parse_vote_budgets
 from .._json import schema_id
@@ -139,7 +139,7 @@ def _print_text(data: dict) -> None:
     print(f"Sharp bounds over all laws on [0,1] with {desc}; method {data['method']}")
     rows = []
     for r in data["results"]:
-        label = f"V{r['votes']}" if "votes" in r and r["votes"] != "inf" else ("V_inf" if "votes" in r else r["objective"])
+        label = votes_label(r["votes"]) if "votes" in r else r["objective"]
         if "votes" in r and r["votes"] == "inf":
             lo_law = "attained" if r["lower_attained"] else "infimum, approached only"
             up_law = "attained" if r["upper_attained"] else "supremum, approached only"
@@ -147,7 +147,7 @@ def _print_text(data: dict) -> None:
             lo_law = format_law(r["lower_law"]["atoms"], r["lower_law"]["weights"])
             up_law = format_law(r["upper_law"]["atoms"], r["upper_law"]["weights"])
         rows.append([label, _fixed(r["lower"]), _fixed(r["upper"]), f"{r['upper'] - r['lower']:.3e}", lo_law, up_law])
-    print_table(["objective", "lower", "upper", "width", "lower law {atom: weight}", "upper law {atom: weight}"], rows)
+    print_table(["budget / objective", "lower", "upper", "width", "lower law {atom: weight}", "upper law {atom: weight}"], rows)
 
 
 def _fixed(x: float) -> str:

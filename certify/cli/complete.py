@@ -13,7 +13,7 @@ import argparse
 from .._bounds import as_moments
 from .._errors import InputError
 from .._results import SCHEMA_VERSION
-from ..stats import COMPLETION_METHODS, complete
+from ..stats import COMPLETION_METHODS, complete, votes_label
 from .._json import schema_id
 from ._args import parse_vote_budgets
 from ._output import print_json, print_table
@@ -51,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
     params = ", ".join(f"{k} = {v:.6g}" for k, v in c.parameters)
     extra = f" (boundary limit: {c.boundary} law)" if c.boundary else ""
     print(f"{c.method} completion of mu = {c.mu:.6g}, nu = {c.nu:.6g}: {params}{extra}")
-    print_table(["budget", "value"], [[f"{r['votes']} votes" if r["votes"] != "inf" else "V_inf", f"{r['value']:.10f}"] for r in results])
+    print_table(["budget", "value"], [[votes_label(r["votes"]), f"{r['value']:.10f}"] for r in results])
     return 0

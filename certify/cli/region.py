@@ -12,7 +12,7 @@ import argparse
 
 from .._errors import InputError
 from .._results import SCHEMA_VERSION
-from ..stats import project_many, read_bits, two_call_estimates, two_call_from_summary, wald_region
+from ..stats import project_many, read_bits, two_call_estimates, two_call_from_summary, votes_label, wald_region
 from .._json import schema_id
 from .._numbers import exact_number
 from .._objective import parse_objective
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{100 * (1 - alpha):g}% projected intervals: mu-hat = {est.mu:.6g} (SE {est.se_mu:.3g}), "
           f"rho-hat = {est.rho:.6g} (SE {est.se_rho:.3g}), n = {est.n}")
-    rows = [[(f"{r['votes']} votes" if r["votes"] != "inf" else "V_inf") if "votes" in r else r["objective"],
+    rows = [[votes_label(r["votes"]) if "votes" in r else r["objective"],
              f"{r['lower']:.6f}", f"{r['upper']:.6f}", f"{r['upper'] - r['lower']:.4f}"] for r in results]
     print_table(["objective", "lower", "upper", "width"], rows)
     return 0

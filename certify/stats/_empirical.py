@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import hypergeom, norm
 
+from .._objective import votes_label
 from .._errors import InputError
 from ._data import CallBits
 
@@ -143,11 +144,6 @@ def paired_comparison(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, 
     z = float(norm.ppf(1 - alpha / 2))
     mean = float(d.mean())
     return PairedComparison(label_a, label_b, mean, se, mean - z * se, mean + z * se, float(alpha), n)
-
-
-def votes_label(votes: int) -> str:
-    """How a budget reads everywhere a user sees it: ``"1 vote"``, ``"3 votes"``."""
-    return f"{votes} vote" if votes == 1 else f"{votes} votes"
 
 
 def compare_budgets(data: CallBits, votes_a: int, votes_b: int, alpha: float = 0.05) -> PairedComparison:
