@@ -75,7 +75,7 @@ def test_a_command_that_needs_an_extra_names_it_in_one_line(base_env, tmp_path, 
 def test_the_base_commands_work_without_extras(base_env, tmp_path):
     r = certify(base_env, "bounds", "--mu", "0.7", "--rho", "0.2", "--votes", "3", "inf", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "V3         0.7201600000  0.7873600000" in r.stdout
+    assert "3 votes                0.7201600000  0.7873600000" in r.stdout
     rows = "".join(f"e{i},{int(i % 3 != 0)},{int(i % 4 != 0)},{int(i % 5 != 0)}\n" for i in range(40))
     (tmp_path / "calls.csv").write_text("example_id,b0,b1,b2\n" + rows)
     r = certify(base_env, "analyze", "calls.csv", "--votes", "3", cwd=tmp_path)

@@ -14,10 +14,10 @@ STABLE = ("dataset, policy, example_id, repeat, seed, raw_output, answer, parse,
 N, K, POLICIES = 14, 3, 2
 
 
-def _config(tmp_path, name):
+def _config(tmp_path, name, n=N):
     return write_config(
         tmp_path / f"{name}.toml", store=str(tmp_path / f"{name}.sqlite"), repeats=K, name="resume",
-        datasets=BUILTIN_DATASET.format(n=N), backends=EMBEDDED_CHOICE,
+        datasets=BUILTIN_DATASET.format(n=n), backends=EMBEDDED_CHOICE,
         policies=policy("t05", "embedded", "gemma3:270m", 0.5, 1) + policy("t20", "embedded", "gemma3:270m", 2.0, 2),
     )
 
@@ -75,12 +75,16 @@ def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path, gguf):
 
 
 def test_sigint_stops_cleanly_and_resumes(tmp_path, gguf):
-    cfg = _config(tmp_path, "int")
+    # Enough examples that the run is still going when the first calls are committed (with
+    # N = 14 a busy machine could finish the whole run before the signal was sent).
+    n = 4 * N
+    cfg = _config(tmp_path, "int", n)
     store = tmp_path / "int.sqlite"
     proc = spawn("experiment", "run", str(cfg), "--no-progress", cwd=tmp_path)
     deadline = time.monotonic() + 120
     while _count(store) < 1 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
@@ -89,4 +93,4 @@ def test_sigint_stops_cleanly_and_resumes(tmp_path, gguf):
     done = _count(store)
     again = cli("experiment", "run", str(cfg), "--no-progress", cwd=tmp_path)
     assert again.returncode == 0 and f"{done} already in" in again.stdout
-    assert _count(store) == N * K * POLICIES
+    assert _count(store) == n * K * POLICIES
