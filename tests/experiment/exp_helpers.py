@@ -26,10 +26,18 @@ def cli(*args: str, cwd=None, timeout: float = 240) -> subprocess.CompletedProce
     return subprocess.run([*CLI, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+def _default_sigint() -> None:
+    # A test suite started in the background (``cmd &`` in a script, nohup) inherits SIGINT
+    # ignored, and a Python child keeps it ignored: give the child the default Ctrl-C, as a
+    # user's terminal does, so the interrupt tests test the interrupt.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(*args: str, cwd=None) -> subprocess.Popen:
-    """Start ``certify ARGS`` in the background."""
+    """Start ``certify ARGS`` in the background, with Ctrl-C (SIGINT) at its default."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([*CLI, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([*CLI, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
 
 
 def free_port() -> int:
