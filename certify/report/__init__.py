@@ -1,12 +1,7 @@
-"""Reproducing the paper end to end: tables, mixtures, overtaking, figures, reports and the demo.
+"""Reproducing the paper end to end: tables, figures, reports and the demo.
 
-* mixtures (Section 6 "Policy design consequences", Appendix "Randomized mixture
-  policies"; computed in :mod:`certify.stats`, re-exported here): :func:`mixture_data`, exact :func:`per_example_mixture_accuracy` /
-  :func:`evaluate_mixture` (multinomial allocation x hypergeometric draws, no
-  simulation), :func:`mixture_estimates` (Section 4.4 inputs), :func:`search_mixtures`
-  (pair/triple weight grid), :func:`optimize_mixture` (whole simplex, certified L_n);
-* overtaking and negative movements with paired intervals (also from :mod:`certify.stats`): :func:`find_overtaking`,
-  :func:`find_negative_movements`;
+* the mixture and overtaking statistics it shows are in :mod:`certify.stats`
+  (:func:`~certify.stats.search_mixtures`, :func:`~certify.stats.find_overtaking`, ...);
 * tables (Markdown, CSV, LaTeX): :class:`Table`, :func:`policy_table`, :func:`policy_interval_table`,
   :func:`more_calls_table`,
   :func:`se_range_table`, :func:`completion_error_table`, :func:`mixture_table`,
@@ -21,22 +16,6 @@
 from ._build import ReportResult, analyze_store, true_vote_accuracy, write_report
 from ._demo import DemoResult, default_config_path, run_demo, summary_lines
 from ._figures import gain_map, mixture_plane, region_outline, votability_plane, vote_curves, width_maps
-# The mixture and overtaking statistics live in certify.stats; re-exported here for the report's users.
-from ..stats import (
-    Mixture,
-    MixtureData,
-    MixtureOptimum,
-    MixtureSearch,
-    evaluate_mixture,
-    mixture_data,
-    mixture_estimates,
-    optimize_mixture,
-    per_example_mixture_accuracy,
-    per_example_mixture_moments,
-    search_mixtures,
-    weight_grid,
-)
-from ..stats import NegativeMovement, Overtaking, find_negative_movements, find_overtaking
 from ._tables import (
     Column,
     Table,
@@ -54,43 +33,27 @@ from ._tables import (
 __all__ = [
     "Column",
     "DemoResult",
-    "Mixture",
-    "MixtureData",
-    "MixtureOptimum",
-    "MixtureSearch",
-    "NegativeMovement",
-    "Overtaking",
     "ReportResult",
     "Table",
     "analyze_store",
     "completion_error_table",
     "default_config_path",
-    "evaluate_mixture",
-    "find_negative_movements",
-    "find_overtaking",
     "gain_map",
-    "mixture_data",
-    "mixture_estimates",
     "mixture_plane",
     "mixture_table",
     "negative_table",
-    "optimize_mixture",
     "optimum_table",
     "overtaking_table",
-    "per_example_mixture_accuracy",
-    "per_example_mixture_moments",
     "more_calls_table",
     "policy_interval_table",
     "policy_table",
     "region_outline",
     "run_demo",
     "se_range_table",
-    "search_mixtures",
     "summary_lines",
     "true_vote_accuracy",
     "votability_plane",
     "vote_curves",
-    "weight_grid",
     "width_maps",
     "write_report",
 ]
