@@ -70,6 +70,15 @@ the exact likelihood-ratio cutoff of a Gaussian linear model with d parameters, 
 chi2_{df}/2 at every N and equal to it in the limit (:func:`critical_value`). All calibrations
 remain asymptotic; their coverage at finite N is measured by simulation, not assumed.
 
+**Small-count calibration.** N is not the whole story: the gain V_3 - V_1 from 3 calls is
+(p_2 - p_1)/3, and when the latent law sits near 0 and 1 the cells S = 1, 2 expect a handful of
+examples even at N = 200; the likelihood ratio then lives on a lattice, and that interval
+covered 0.906. For one K and an identified objective whose estimate rests on such cells, c is
+raised to half the largest simulated (1 - alpha) quantile of the saturated multinomial ratio
+over a path of laws through the NPMLE and both ends, and both ends are solved again
+(:mod:`certify.stats._small_counts`; ``LikelihoodInterval.small_count``). Ragged call counts keep
+the chi-square value.
+
 **Lagrangian (L7)-(L9).** The lower end (the upper end is the same with -g) is the convex program
 min E_pi[g] subject to l(pi) >= level := l(pi-hat) - c. For lambda > 0 let
 
@@ -146,13 +155,15 @@ from typing import Sequence
 
 import numpy as np
 from scipy import optimize
-from scipy.stats import chi2
+from scipy.stats import binom, chi2
 from scipy.stats import f as f_dist
 
 from .._errors import InputError, SolverError
+from .._bernstein import monomial_to_bernstein
 from .._objective import Objective, parse_objective, vote_accuracy
 from .._results import Law
 from ._data import CallBits
+from ._small_counts import small_count_drop
 
 __all__ = [
     "CellCounts",
@@ -664,6 +675,9 @@ class LikelihoodInterval:
         ``"simultaneous"`` (chi2_df for every objective) or ``"given"`` (c passed directly).
     reference : LatentLaw
         The NPMLE defining the set.
+    small_count : bool
+        Whether c was raised above the chi-square value by the small-count calibration
+        (:mod:`certify.stats._small_counts`): the estimate rests on cells with few examples.
     """
 
     objective: str
@@ -675,6 +689,7 @@ class LikelihoodInterval:
     simultaneous: bool
     calibration: str
     reference: LatentLaw
+    small_count: bool = False
 
     @property
     def width(self) -> float:
@@ -687,6 +702,9 @@ class LikelihoodInterval:
         """One line saying how c was chosen, e.g. ``asymptotic, profile likelihood ratio, chi2(1, 0.95) ...``."""
         if self.calibration == "given":
             return f"likelihood ratio, c = {self.c:g} given"
+        if self.small_count:
+            return (f"approximate, {self.calibration} likelihood ratio, c = {self.c:.4g} from the small-count "
+                    f"calibration (simulated lattice quantile at {1 - self.alpha:g}; above chi2({self.df}))")
         return (f"asymptotic, {self.calibration} likelihood ratio, chi2({self.df}, {1 - self.alpha:g}) "
                 f"with the F small-sample correction (c = {self.c:.4g})")
 
@@ -1455,6 +1473,12 @@ class _Context:
         self.level = self.reference.loglik - self.c
         return self
 
+    def set_drop(self, c: float) -> "_Context":
+        """Use the drop ``c`` (the small-count threshold) with the current calibration; returns self."""
+        self.c = float(c)
+        self.level = self.reference.loglik - self.c
+        return self
+
 
 def _pieces_law(law: _Law, tgt: _Target) -> _Law:
     """Assign the atoms of a law (from another target) to pieces of ``tgt``.
@@ -1841,13 +1865,18 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
     )
 
 
-def _ends(ctx: _Context, objectives: list, sides: Sequence[str]) -> list[dict]:
-    """Both ends of every objective, each from the previous solution of its side (a warm start)."""
+def _ends(ctx: _Context, objectives: list) -> list[dict]:
+    """Both ends of every objective, each from the previous solution of its side (a warm start).
+
+    Then the small-count calibration (:mod:`certify.stats._small_counts`): an identified
+    objective whose estimate rests on cells with few expected examples gets the larger
+    threshold, and both its ends are solved again at it.
+    """
     out = [dict() for _ in objectives]
     groups: dict[str, list[int]] = {}
     for i, obj in enumerate(objectives):
         groups.setdefault(ctx.calibration_of(obj), []).append(i)
-    for side in sides:
+    for side in ("lower", "upper"):
         warm = before = None  # carried across calibrations too: a nearby level is still a good start
         for calibration, members in groups.items():
             ctx.calibrate(calibration)
@@ -1861,7 +1890,41 @@ def _ends(ctx: _Context, objectives: list, sides: Sequence[str]) -> list[dict]:
                     warm, before = _EndState(law, lam), warm
                 else:
                     before = None
+    for i in groups.get("profile", []):
+        ctx.calibrate("profile")
+        drop = _small_count_drop(ctx, objectives[i], out[i])
+        if drop is None or drop <= ctx.c:
+            continue
+        ctx.set_drop(drop)
+        for side in ("lower", "upper"):
+            tgt = _target(objectives[i], side)
+            end = out[i][side]
+            start = _EndState(_pieces_law(_Law(np.array(end.atoms), np.array(end.weights),
+                                                np.zeros(len(end.atoms), dtype=np.int64)), tgt), end.lam) if end.lam > 0 else None
+            law, lam, scr = _solve_end(ctx, tgt, start)
+            out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
+        out[i]["calibration"] = ("profile", ctx.df, ctx.c)
+        out[i]["small_count"] = True
     return out
+
+
+def _small_count_drop(ctx: _Context, obj: Objective, ends: dict) -> float | None:
+    """The small-count threshold of an identified objective (one K only), or None."""
+    cells = ctx.cells
+    if len(np.unique(cells.calls)) != 1 or ctx.alpha is None:
+        return None  # ragged call counts: the saturated model is not one multinomial; chi-square stands
+    k = int(cells.calls[0])
+    counts = np.bincount(cells.successes, weights=cells.multiplicity, minlength=k + 1).astype(np.int64)
+    coef = np.array([float(b) for b in monomial_to_bernstein(obj.monomial_coefficients(), k)])
+    support = np.arange(k + 1)
+
+    def cell_probabilities(atoms, weights) -> np.ndarray:
+        return binom.pmf(support[:, None], k, np.asarray(atoms, dtype=float)[None, :]) @ np.asarray(weights, dtype=float)
+
+    ref = ctx.reference
+    return small_count_drop(counts, coef, cell_probabilities(ref.atoms, ref.weights),
+                            cell_probabilities(ends["lower"].atoms, ends["lower"].weights),
+                            cell_probabilities(ends["upper"].atoms, ends["upper"].weights), ctx.alpha)
 
 
 def _parse_all(objectives) -> list:
@@ -1884,7 +1947,7 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
     ctx = _Context(cells, alpha, simultaneous, c, reference)
-    return _ends(ctx, [_objective(objective)], (side,))[0][side]
+    return _ends(ctx, [_objective(objective)])[0][side]  # both ends: the small-count threshold needs both
 
 
 def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous: bool = False,
@@ -1920,12 +1983,12 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
     """
     ctx = _Context(cells, alpha, simultaneous, c, reference)
     parsed = _parse_all(objectives)
-    ends = _ends(ctx, parsed, ("lower", "upper"))
+    ends = _ends(ctx, parsed)
     return [
         LikelihoodInterval(
             objective=e["lower"].objective, lower=e["lower"], upper=e["upper"], alpha=ctx.alpha,
             c=e["calibration"][2], df=e["calibration"][1], simultaneous=ctx.simultaneous,
-            calibration=e["calibration"][0], reference=ctx.reference,
+            calibration=e["calibration"][0], reference=ctx.reference, small_count=e.get("small_count", False),
         )
         for e in ends
     ]
