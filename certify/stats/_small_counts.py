@@ -49,6 +49,8 @@ SMALL_SHARE = 0.2
 DRAWS = 2000
 #: Steps s of the laws p-hat + s (p_end - p-hat) on each side.
 PATH_STEPS = (0.5, 1.0, 1.5, 2.0)
+#: Relative size below which a_S - v counts as 0 (v from a . p carries a few ulps of rounding).
+VALUE_SNAP = 1e-12
 #: Bisection steps for t: the bracket is at most 2N / min|a_S - v| wide; 2^-80 of it is exact enough.
 BISECTION_STEPS = 80
 
@@ -73,6 +75,9 @@ def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.nd
     n = np.asarray(counts, dtype=float)
     coef = np.asarray(coef, dtype=float)
     d = coef - float(value)
+    # v = a . p computed in floating point can sit an ulp beyond an extreme of a: snap such
+    # differences to 0, or a cell with a_S = max a would read as excluded and W as +inf
+    d[np.abs(d) <= VALUE_SNAP * max(1.0, float(np.max(np.abs(coef))))] = 0.0
     total = n.sum(axis=1)
     seen = n > 0
     if not ((d > 0).any() and (d < 0).any()):
@@ -142,6 +147,6 @@ def small_count_drop(counts: np.ndarray, coef: np.ndarray, p_hat: np.ndarray, p_
         p = p / p.sum()
         # the same seed for every law: common random numbers make the supremum less noisy
         draws = np.random.default_rng(seed).multinomial(total, p, size=DRAWS)
-        w = saturated_ratio(draws, coef, float(coef @ p))
+        w = saturated_ratio(draws, coef, float(np.clip(coef @ p, coef.min(), coef.max())))
         best = max(best, float(np.quantile(w, 1.0 - alpha, method="higher")))
     return best / 2.0

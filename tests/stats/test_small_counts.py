@@ -55,6 +55,15 @@ def test_saturated_ratio_at_the_extremes_and_beyond():
     # v = max a: only the last cell may hold mass
     assert saturated_ratio(np.array([[0, 0, 5], [1, 0, 4]]), a, 2.0).tolist() == [0.0, np.inf]
     assert saturated_ratio(np.array([[3, 2, 1]]), a, 2.5)[0] == np.inf
+    # an ulp beyond the top (v = a . p in floating point) is the top, not an impossible value
+    assert saturated_ratio(np.array([[0, 0, 5]]), np.array([0.0, 1.0, 1.0]), 1.0000000000000002)[0] == 0.0
+
+
+def test_a_regression_data_set_with_an_end_at_the_edge_solves():
+    """50 examples x 3 calls whose lattice path reaches p_0 = p_1 = 0 (it failed once: W = inf)."""
+    cells = cell_counts(np.full(50, 3), np.repeat(np.arange(4), [2, 7, 15, 26]))
+    (iv,) = likelihood_intervals(cells, ["V3"])
+    assert np.isfinite(iv.c) and 0.5 < iv.lower.value < iv.upper.value < 1.0
 
 
 def test_saturated_ratio_is_chi_square_with_many_examples():
