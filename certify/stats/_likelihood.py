@@ -155,7 +155,7 @@ from typing import Sequence
 
 import numpy as np
 from scipy import optimize
-from scipy.stats import binom, chi2
+from scipy.stats import chi2
 from scipy.stats import f as f_dist
 
 from .._errors import InputError, SolverError
@@ -163,7 +163,7 @@ from .._bernstein import monomial_to_bernstein
 from .._objective import Objective, parse_objective, vote_accuracy
 from .._results import Law
 from ._data import CallBits
-from ._small_counts import small_count_drop
+from ._small_counts import on_lattice, small_count_drop
 
 __all__ = [
     "CellCounts",
@@ -722,6 +722,11 @@ class _Law:
         self.atoms = np.asarray(atoms, dtype=float)
         self.weights = np.asarray(weights, dtype=float)
         self.piece = np.asarray(piece, dtype=np.int64)
+
+    @classmethod
+    def unassigned(cls, atoms, weights) -> "_Law":
+        """A law with every atom on piece 0 (:func:`_pieces_law` assigns them for a target)."""
+        return cls(atoms, weights, np.zeros(len(atoms), dtype=np.int64))
 
     def copy(self) -> "_Law":
         return _Law(self.atoms.copy(), self.weights.copy(), self.piece.copy())
@@ -1306,7 +1311,7 @@ def _initial_law(prob: _Problem) -> _Law:
     x = prob.S / prob.K
     atoms, inv = np.unique(x, return_inverse=True)
     w = np.bincount(inv, weights=prob.n) / prob.N
-    return _Law(atoms, w, np.zeros(len(atoms), dtype=np.int64))
+    return _Law.unassigned(atoms, w)
 
 
 def _npmle(prob: _Problem) -> tuple[_Law, float, float]:
@@ -1450,7 +1455,7 @@ class _Context:
             if reference.n != int(self.prob.N):
                 raise InputError(f"reference has n={reference.n} examples but the cells have {int(self.prob.N)}")
             self.reference = reference
-            self.ref_law = _Law(reference.atoms, reference.weights, np.zeros(len(reference.atoms), dtype=np.int64))
+            self.ref_law = _Law.unassigned(reference.atoms, reference.weights)
         self.calibrate("given" if c is not None else "simultaneous" if self.simultaneous else "profile")
 
     def calibration_of(self, obj: Objective | str) -> str:
@@ -1865,7 +1870,7 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
     )
 
 
-def _ends(ctx: _Context, objectives: list) -> list[dict]:
+def _ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upper")) -> list[dict]:
     """Both ends of every objective, each from the previous solution of its side (a warm start).
 
     Then the small-count calibration (:mod:`certify.stats._small_counts`): an identified
@@ -1876,7 +1881,7 @@ def _ends(ctx: _Context, objectives: list) -> list[dict]:
     groups: dict[str, list[int]] = {}
     for i, obj in enumerate(objectives):
         groups.setdefault(ctx.calibration_of(obj), []).append(i)
-    for side in ("lower", "upper"):
+    for side in sides:
         warm = before = None  # carried across calibrations too: a nearby level is still a good start
         for calibration, members in groups.items():
             ctx.calibrate(calibration)
@@ -1892,39 +1897,63 @@ def _ends(ctx: _Context, objectives: list) -> list[dict]:
                     before = None
     for i in groups.get("profile", []):
         ctx.calibrate("profile")
-        drop = _small_count_drop(ctx, objectives[i], out[i])
+        drop = _small_count_drop(ctx, objectives[i], out[i]) if len(sides) == 2 else None
         if drop is None or drop <= ctx.c:
             continue
         ctx.set_drop(drop)
         for side in ("lower", "upper"):
             tgt = _target(objectives[i], side)
             end = out[i][side]
-            start = _EndState(_pieces_law(_Law(np.array(end.atoms), np.array(end.weights),
-                                                np.zeros(len(end.atoms), dtype=np.int64)), tgt), end.lam) if end.lam > 0 else None
-            law, lam, scr = _solve_end(ctx, tgt, start)
+            start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam) if end.lam > 0 else None
+            law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces
             out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
         out[i]["calibration"] = ("profile", ctx.df, ctx.c)
         out[i]["small_count"] = True
     return out
 
 
+class LatticeProblem:
+    """An identified objective on single-K cells as a multinomial functional: E_pi[g] = coef . p(pi).
+
+    Attributes
+    ----------
+    counts : ndarray of int, shape (K+1,)
+        Examples with S = 0..K correct calls, the empty cells included.
+    coef : ndarray, shape (K+1,)
+        Bernstein coefficients of g at degree K (eq. (L13)).
+    """
+
+    def __init__(self, cells: CellCounts, obj: Objective):
+        self.calls = int(cells.calls[0])
+        self.counts = np.bincount(cells.successes, weights=cells.multiplicity, minlength=self.calls + 1).astype(np.int64)
+        self.coef = np.array([float(b) for b in monomial_to_bernstein(obj.monomial_coefficients(), self.calls)])
+        # every cell S = 0..K, the empty ones included, through the one binomial kernel
+        support = np.arange(self.calls + 1)
+        self._every_cell = _Problem(CellCounts(np.full(len(support), self.calls), support, np.ones(len(support), dtype=np.int64)))
+
+    @staticmethod
+    def applies(cells: CellCounts, obj) -> bool:
+        """One K for every example (ragged counts are not one multinomial) and g identified."""
+        return len(np.unique(cells.calls)) == 1 and obj != "inf" and obj.degree <= int(cells.calls[0])
+
+    def probabilities(self, atoms, weights) -> np.ndarray:
+        """p_S of a law for every S = 0..K."""
+        return self._every_cell.kernel(np.asarray(atoms, dtype=float)) @ np.asarray(weights, dtype=float)
+
+    def on_lattice(self, reference: LatentLaw) -> bool:
+        """Whether the small-count calibration runs for these data (:func:`~certify.stats._small_counts.on_lattice`)."""
+        return on_lattice(int(self.counts.sum()), self.coef, self.probabilities(reference.atoms, reference.weights))
+
+
 def _small_count_drop(ctx: _Context, obj: Objective, ends: dict) -> float | None:
     """The small-count threshold of an identified objective (one K only), or None."""
-    cells = ctx.cells
-    if len(np.unique(cells.calls)) != 1 or ctx.alpha is None:
-        return None  # ragged call counts: the saturated model is not one multinomial; chi-square stands
-    k = int(cells.calls[0])
-    counts = np.bincount(cells.successes, weights=cells.multiplicity, minlength=k + 1).astype(np.int64)
-    coef = np.array([float(b) for b in monomial_to_bernstein(obj.monomial_coefficients(), k)])
-    support = np.arange(k + 1)
-
-    def cell_probabilities(atoms, weights) -> np.ndarray:
-        return binom.pmf(support[:, None], k, np.asarray(atoms, dtype=float)[None, :]) @ np.asarray(weights, dtype=float)
-
+    if ctx.alpha is None or not LatticeProblem.applies(ctx.cells, obj):
+        return None  # given c; or ragged call counts, whose saturated model is not one multinomial
+    lattice = LatticeProblem(ctx.cells, obj)
     ref = ctx.reference
-    return small_count_drop(counts, coef, cell_probabilities(ref.atoms, ref.weights),
-                            cell_probabilities(ends["lower"].atoms, ends["lower"].weights),
-                            cell_probabilities(ends["upper"].atoms, ends["upper"].weights), ctx.alpha)
+    return small_count_drop(lattice.counts, lattice.coef, lattice.probabilities(ref.atoms, ref.weights),
+                            lattice.probabilities(ends["lower"].atoms, ends["lower"].weights),
+                            lattice.probabilities(ends["upper"].atoms, ends["upper"].weights), ctx.alpha)
 
 
 def _parse_all(objectives) -> list:
@@ -1947,7 +1976,10 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
     ctx = _Context(cells, alpha, simultaneous, c, reference)
-    return _ends(ctx, [_objective(objective)])[0][side]  # both ends: the small-count threshold needs both
+    obj = _objective(objective)
+    # the small-count threshold needs both ends; elsewhere one side is enough
+    small = ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
+    return _ends(ctx, [obj], ("lower", "upper") if small else (side,))[0][side]
 
 
 def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous: bool = False,
