@@ -1,7 +1,7 @@
 """NPMLE and likelihood-ratio intervals (certify.stats._likelihood) against independent computations.
 
 References used here never go through the module's kernel, screen or solvers: binomial
-probabilities come from scipy.stats / mpmath, vote accuracies from the binomial survival
+probabilities come from direct products, scipy.stats or mpmath, vote accuracies from the binomial survival
 function, the grid references from cvxpy + Clarabel (exponential cone) and scipy's SLSQP,
 the large-N limits from the package's sharp moment bounds (a separate exact solver).
 """
@@ -54,8 +54,15 @@ def npmle_tol(n):
 
 
 def kernel(cells, x):
-    """Bin(S_c; K_c, x) by scipy (cells x points)."""
-    return stats.binom.pmf(cells.successes[:, None], cells.calls[:, None], np.atleast_1d(x)[None, :])
+    """Bin(S_c; K_c, x) = C(K, S) x^S (1-x)^(K-S) by direct products (cells x points).
+
+    Not scipy's binom.pmf: it raises OverflowError at x = 2.2e-308 (the smallest normal
+    float), which hypothesis reaches.
+    """
+    k, s = cells.calls[:, None], cells.successes[:, None]
+    x = np.atleast_1d(np.asarray(x, dtype=float))[None, :]
+    coef = np.array([float(math.comb(int(a), int(b))) for a, b in zip(cells.calls, cells.successes)])[:, None]
+    return coef * x**s * (1.0 - x) ** (k - s)
 
 
 def vote(k):
