@@ -104,6 +104,10 @@ class Target:
         f0, f1, f2 = self.objective.jet(float(x))
         return s * f0, s * f1, s * f2
 
+    def jets(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """f, f' and f'' on an array (the array twin of :meth:`jet`)."""
+        return self(x), self(x, 1), self(x, 2)
+
 
 class TargetCache:
     """The :class:`Target` of each (objective, side) in use, least recently used dropped first.
@@ -258,16 +262,21 @@ def _horner_array(c: list, x: np.ndarray):
     return acc
 
 
-def _cell_bounds(T: Target, r: np.ndarray, c2: list) -> np.ndarray:
-    """Upper bound of r = f - p on each grid cell.
+def cell_bounds(r: np.ndarray, curvature: np.ndarray, band2: np.ndarray) -> np.ndarray:
+    """Upper bound of r = f - p on each grid cell, from samples of r and |r''| (last axis).
 
     On a cell of width h, r exceeds the larger of its end values by at most
     h^2/8 max|r''|; max|r''| over the cell is taken as twice the larger sampled
     |r''| at its ends (the grid has about four points per unit of degree, so
-    r'' cannot change by more than that within a cell).
+    r'' cannot change by more than that within a cell): ``band2`` = h^2/4 per cell.
+    One row per polynomial for the array screen of :mod:`._batch`.
     """
-    a = np.abs(T.second - (c2[0] if len(c2) == 1 else _horner_array(c2, T.grid)))
-    return np.maximum(r[:-1], r[1:]) + T.cell_band2 * np.maximum(a[:-1], a[1:])
+    return np.maximum(r[..., :-1], r[..., 1:]) + band2 * np.maximum(curvature[..., :-1], curvature[..., 1:])
+
+
+def _cell_bounds(T: Target, r: np.ndarray, c2: list) -> np.ndarray:
+    """:func:`cell_bounds` on the target's grid for one polynomial with second-derivative coefficients ``c2``."""
+    return cell_bounds(r, np.abs(T.second - (c2[0] if len(c2) == 1 else _horner_array(c2, T.grid))), T.cell_band2)
 
 
 def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> tuple[float, float] | None:

@@ -41,7 +41,6 @@ from ._tolerances import (
     EXCHANGE_TOLS,
     FACE_MIN_GAP,
     FACE_MIN_WEIGHT,
-    FACE_RESIDUAL,
     FACE_SAME,
     FACE_WEIGHT_TOL,
     MERGE_GAPS,
@@ -60,7 +59,7 @@ from ._tolerances import (
     TIE_TOL,
     WEIGHT_TOL,
 )
-from ._two_moments import bitangent_law, endpoint_law, three_atom_weights
+from ._two_moments import bitangent_law, endpoint_law, face_weights
 
 
 
@@ -253,19 +252,8 @@ def _known_face(T: Target, theta: np.ndarray):
     m1 = len(theta)
     for atoms, y, viol in T.faces.get(m1, ()):
         if m1 == 3:
-            mu, nu = float(theta[1]), float(theta[2])
-            A = atoms.tolist()
-            w = three_atom_weights(*A, mu, nu)
-            if min(w) < -FACE_WEIGHT_TOL:
-                continue
-            w = [max(v, 0.0) for v in w]
-            # A reused face must meet the moments as tightly as a solved law.
-            residual = max(
-                abs(math.fsum(w) - 1.0),
-                abs(math.fsum(v * a for v, a in zip(w, A)) - mu),
-                abs(math.fsum(v * a * a for v, a in zip(w, A)) - nu),
-            )
-            if residual > FACE_RESIDUAL:
+            w, serves = face_weights(atoms.tolist(), float(theta[1]), float(theta[2]))
+            if not serves:
                 continue
             w = np.array(w)
         else:

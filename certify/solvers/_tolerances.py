@@ -50,6 +50,10 @@ NEWTON_RESIDUAL_DONE = 1e-6
 NEWTON_STEP_FLOOR = 1e-15
 NEWTON_RESIDUAL_FLOOR = 1e-11
 
+#: Iterations of the two-contact Newton (:func:`._two_moments.bitangent_law`): from the
+#: grid's pattern it converges in a few, so more mean a wrong pattern.
+BITANGENT_MAX_ITER = 16
+
 #: After the iteration limit, converged only if the residual is this small (relative).
 NEWTON_RESIDUAL_FINAL = 1e-13
 
