@@ -39,6 +39,7 @@ from ._tolerances import (
     ARTIFICIAL_WEIGHT,
     ENDPOINT_TOL,
     EXCHANGE_TOLS,
+    FACE_MAX_VIOLATION,
     FACE_MIN_GAP,
     FACE_MIN_WEIGHT,
     FACE_SAME,
@@ -273,7 +274,8 @@ def _remember(T: Target, sol: Solution, m1: int) -> Solution:
     if len(sol.atoms) != m1 or sol.iterations == 0:  # not a face, or one reused
         return sol
     atoms = np.sort(sol.atoms)
-    if np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP:
+    if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
+            and sol.violation <= FACE_MAX_VIOLATION * T.scale):
         faces = T.faces.setdefault(m1, [])
         if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
             faces.insert(0, (atoms, sol.dual, sol.violation))
@@ -448,8 +450,15 @@ def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
         A, W = np.delete(A2, j), np.delete(W2, j)
     else:
         return None
+    good = W2 > SUPPORT_FLOOR
+    if m1 == 3 and np.sum(good) == 2 and np.all((A2[good] > 0.0) & (A2[good] < 1.0)):
+        # Two interior contacts: the one polisher of that pattern finishes, so that
+        # every route (and the array path) ends at the same law.
+        x1, x2 = sorted(A2[good].tolist())
+        found = _two_inner_solution(T, theta, x1, x2)
+        if found is not None:
+            return found.atoms, found.weights, found.dual, found.violation
     ok, viol, _where = _accept(T, A2, W2, y2, theta)
     if not ok:
         return None
-    good = W2 > SUPPORT_FLOOR
     return A2[good], np.maximum(W2[good], 0.0), y2, viol

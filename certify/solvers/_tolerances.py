@@ -96,5 +96,10 @@ FACE_RESIDUAL = 1e-15
 #: least FACE_MIN_GAP apart), so their weight systems stay well conditioned; atoms within
 #: FACE_SAME of a remembered face are the same face.
 FACE_MIN_WEIGHT = 1e-9
+
+#: Only faces whose dual is a majorant to rounding (max(f - p) at most this times T.scale)
+#: are remembered: a face serves many points, and a larger violation, though within
+#: ACCEPT_TOL, would let their values differ from a fresh solve's by as much.
+FACE_MAX_VIOLATION = 1e-14
 FACE_MIN_GAP = 1e-6
 FACE_SAME = 1e-12

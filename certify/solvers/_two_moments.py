@@ -131,11 +131,20 @@ def bitangent_law(T: Target, mu, nu, x1, x2, max_iter: int = BITANGENT_MAX_ITER)
     scalar = isinstance(x1, float)
     jet, larger = (T.jet, max) if scalar else (T.jets, np.maximum)
     var = nu - mu * mu
+    # Near the parabola the grid's pattern may put both starts on one side of mu:
+    # move the one on the wrong side onto the variance curve (mu - x1)(x2 - mu) = var.
+    if scalar:
+        x1 = mu - var / (x2 - mu) if x1 >= mu < x2 else x1
+        x2 = mu + var / (mu - x1) if x2 <= mu > x1 else x2
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x1 = np.where((x1 >= mu) & (x2 > mu), mu - var / (x2 - mu), x1)
+            x2 = np.where((x2 <= mu) & (x1 < mu), mu + var / (mu - x1), x2)
     prev = math.inf
     live, ok = (True, True) if scalar else (np.ones(np.shape(x1), bool), np.ones(np.shape(x1), bool))
     f1, d1, s1 = jet(x1)
     f2, d2, s2 = jet(x2)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # failed rows are marked, not raised
         for it in range(1, max_iter + 1):
             h = x2 - x1
             F = (d1 + d2) * h - 2.0 * (f2 - f1)
