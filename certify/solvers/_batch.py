@@ -7,7 +7,7 @@ the same functions the per-point routes call (a float is one point, an array man
 
 0. the boundary of the moment space: the unique law in closed form;
 1. faces already found for the objective (:func:`._two_moments.face_weights`);
-2. the two-atom laws with one endpoint atom (:func:`._two_moments.endpoint_pattern`),
+2. the two-atom laws with one endpoint atom (:func:`._two_moments.endpoint_law`),
    the better of the two per point;
 3. two interior contacts (:func:`._two_moments.bitangent_law`), started from the
    endpoint law's interior atom and its most violated grid point, then, for rows
@@ -27,7 +27,7 @@ from .._moments import snap_two_moments
 from ._contact import Target, cell_bounds, max_violation, rounding, target
 from ._exact import solve_exact
 from ._tolerances import ACCEPT_TOL
-from ._two_moments import bitangent_law, endpoint_pattern, face_weights, tangent_quadratic
+from ._two_moments import bitangent_law, endpoint_law, face_weights
 
 #: Rows per block of the (points x grid) residual matrix.
 BLOCK = 4096
@@ -96,16 +96,10 @@ def _worst_points(T: Target, Y: np.ndarray) -> np.ndarray:
 
 
 def _endpoint_laws(T: Target, mu: np.ndarray, nu: np.ndarray):
-    """Per point, the better of the two endpoint laws: (dual, inner atom, end, value)."""
-    best = None
-    for end in (0.0, 1.0):
-        x, w = endpoint_pattern(mu, nu, end)
-        f_end, (fx, dx, _) = float(T(end)), T.jets(x)
-        Y = np.stack(np.broadcast_arrays(*tangent_quadratic(end, f_end, x, fx, dx)), axis=1)
-        law = (Y, x, np.full_like(x, end), (1.0 - w) * f_end + w * fx)
-        best = law if best is None else tuple(np.where((best[3] >= law[3])[:, None] if a.ndim == 2 else best[3] >= law[3], a, b)
-                                             for a, b in zip(best, law))
-    return best
+    """Per point, the better of the two endpoint laws: (dual, atoms, value)."""
+    (A0, _, v0, Y0), (A1, _, v1, Y1) = (endpoint_law(T, mu, nu, end) for end in (0.0, 1.0))
+    first = v0 >= v1
+    return np.where(first[:, None], Y0, Y1), np.where(first[:, None], A0, A1), np.where(first, v0, v1)
 
 
 def _faces(T: Target, mu, nu, todo: np.ndarray, out: np.ndarray) -> int:
@@ -147,8 +141,8 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
     counts = {"face": _faces(T, mu, nu, todo, out), "candidate": 0, "two_inner": 0, "pointwise": 0}
     idx = np.nonzero(todo)[0]
     if len(idx):
-        Y, inner, end, value = _endpoint_laws(T, mu[idx], nu[idx])
-        valid = _check(T, Y, np.stack([inner, end], axis=1))
+        Y, atoms, value = _endpoint_laws(T, mu[idx], nu[idx])
+        valid = _check(T, Y, atoms)
         out[idx[valid]] = value[valid]
         todo[idx[valid]] = False
         counts["candidate"] += int(np.sum(valid))
@@ -158,7 +152,8 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
         if np.any(rest):
             r_idx = idx[rest]
             contacts = np.zeros((P, 2))
-            solved = _two_inner(T, mu, nu, r_idx, inner[rest], _worst_points(T, Y[rest]), out, todo, contacts)
+            inner = np.where(atoms[rest, 0] > 0.0, atoms[rest, 0], atoms[rest, 1])
+            solved = _two_inner(T, mu, nu, r_idx, inner, _worst_points(T, Y[rest]), out, todo, contacts)
             counts["two_inner"] += len(solved)
             # Continuation: rows whose start failed restart from the nearest solved row.
             left = r_idx[todo[r_idx]]

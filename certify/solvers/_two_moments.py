@@ -1,4 +1,4 @@
-"""Closed-form and scalar contact patterns of the two-moment class (m = 2).
+"""The contact patterns of the two-moment class (m = 2), for one point or arrays of points.
 
 With two moments the dual polynomial is a quadratic, and an optimal law with
 two atoms has one of two shapes (Theorem 4.1, computations of Appendix B):
@@ -12,8 +12,9 @@ two atoms has one of two shapes (Theorem 4.1, computations of Appendix B):
   variance nu - mu^2 iff (mu - x1)(x2 - mu) = nu - mu^2. Newton's method on
   these two equations replaces the 7 x 7 KKT system, for one point or an array.
 
-Both return a candidate (atoms, weights, value, dual) that the caller accepts
-only after checking the dual on all of [0, 1].
+Both, and the laws on a face found before (:func:`face_weights`), take floats
+(one point: :mod:`._exact`) or arrays (many: :mod:`._batch`), and return a
+candidate that the caller accepts only after checking the dual on all of [0, 1].
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from ._tolerances import (
     BITANGENT_MAX_ITER,
     FACE_RESIDUAL,
     FACE_WEIGHT_TOL,
-    NEWTON_STALL_AFTER, NEWTON_STALL_RATIO, NEWTON_STEP_DONE,
+    NEWTON_STALL_AFTER,
+    NEWTON_STALL_RATIO,
+    NEWTON_STEP_DONE,
 )
 
 
@@ -73,44 +76,38 @@ def _moment_residual(atoms, w, mu, nu):
             nu - (w[0] * a * a + w[1] * b * b + w[2] * c * c))
 
 
-def endpoint_pattern(mu, nu, end: float):
-    """The two-atom law with one atom at ``end`` (0 or 1): its interior atom and that atom's weight.
-
-    x = nu/mu with weight mu^2/nu beside 0; z = (mu - nu)/(1 - mu) with weight
-    (1 - mu)/(1 - z) beside 1 (from the mean: the textbook form
-    (1 - mu)^2 / (1 - 2 mu + nu) cancels for mu near 1). Floats or arrays.
-    """
-    if end == 0.0:
-        return nu / mu, mu * mu / nu
-    z = (mu - nu) / (1.0 - mu)
-    return z, (1.0 - mu) / (1.0 - z)
-
-
-def tangent_quadratic(end: float, f_end, x, fx, dx):
-    """Monomial coefficients (a, b, c) of the quadratic through (end, f_end) tangent to f at x.
-
-    Floats or arrays.
-    """
-    e = x - end
-    c = (f_end + dx * e - fx) / (e * e)
-    b = dx - 2.0 * c * e  # slope at the end
-    return f_end - b * end + c * end * end, b - 2.0 * c * end, c
-
-
-def endpoint_law(T: Target, mu: float, nu: float, end: float):
+def endpoint_law(T: Target, mu, nu, end: float):
     """The two-atom law with an atom at ``end`` (0 or 1) and its tangent quadratic.
+
+    The interior atom is x = nu/mu with weight mu^2/nu beside 0, or z = (mu - nu)/(1 - mu)
+    with weight (1 - mu)/(1 - z) beside 1 (from the mean: the textbook form
+    (1 - mu)^2 / (1 - 2 mu + nu) cancels for mu near 1). Floats (one point) or arrays.
 
     Returns
     -------
     (atoms, weights, value, dual)
-        The dual passes through f(end) and is tangent to f at the interior atom.
+        Atoms and weights (..., 2), value (...), dual (..., 3): the quadratic through
+        f(end) tangent to f at the interior atom.
     """
-    x, w = endpoint_pattern(mu, nu, end)
+    scalar = isinstance(mu, float)
+    if end == 0.0:
+        x, w = nu / mu, mu * mu / nu
+    else:
+        x = (mu - nu) / (1.0 - mu)
+        w = (1.0 - mu) / (1.0 - x)
     f_end = float(T.values[0] if end == 0.0 else T.values[-1])
-    fx, dx, _ = T.jet(x)
-    dual = np.array(tangent_quadratic(end, f_end, x, fx, dx))
-    atoms, weights = ((0.0, x), (1.0 - w, w)) if end == 0.0 else ((x, 1.0), (w, 1.0 - w))
-    return np.array(atoms), np.array(weights), (1.0 - w) * f_end + w * fx, dual
+    fx, dx, _ = T.jet(x) if scalar else T.jets(x)
+    e = x - end
+    c = (f_end + dx * e - fx) / (e * e)
+    b = dx - 2.0 * c * e  # slope at the end
+    dual = _stack([f_end - b * end + c * end * end, b - 2.0 * c * end, c], scalar)
+    atoms, weights = ([0.0 * x, x], [1.0 - w, w]) if end == 0.0 else ([x, 0.0 * x + 1.0], [w, 1.0 - w])
+    return _stack(atoms, scalar), _stack(weights, scalar), (1.0 - w) * f_end + w * fx, dual
+
+
+def _stack(parts: list, scalar: bool) -> np.ndarray:
+    """Components (floats or arrays) as the last axis of one array."""
+    return np.array(parts) if scalar else np.stack(np.broadcast_arrays(*parts), axis=-1)
 
 
 def bitangent_law(T: Target, mu, nu, x1, x2, max_iter: int = BITANGENT_MAX_ITER):
@@ -191,6 +188,5 @@ def bitangent_law(T: Target, mu, nu, x1, x2, max_iter: int = BITANGENT_MAX_ITER)
     c = (f2 - f1 - d1 * h) / (h * h)
     w2 = (mu - x1) / h
     w1 = 1.0 - w2
-    stack = np.array if scalar else (lambda parts: np.stack(parts, axis=-1))
-    dual = stack([f1 - d1 * x1 + c * x1 * x1, d1 - 2.0 * c * x1, c])
-    return stack([x1, x2]), stack([w1, w2]), w1 * f1 + w2 * f2, dual, it if scalar else ok
+    dual = _stack([f1 - d1 * x1 + c * x1 * x1, d1 - 2.0 * c * x1, c], scalar)
+    return _stack([x1, x2], scalar), _stack([w1, w2], scalar), w1 * f1 + w2 * f2, dual, it if scalar else ok
