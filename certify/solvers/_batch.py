@@ -33,7 +33,7 @@ from ._two_moments import bitangent_law, endpoint_law, face_weights
 BLOCK = 4096
 
 
-def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> np.ndarray:
+def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where the quadratics p = Y[:, 0] + Y[:, 1] q + Y[:, 2] q^2 are accepted majorants of f.
 
     ``contacts`` (rows x k) are where p touches f: tangency at interior points,
@@ -42,32 +42,35 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> np.ndarray:
     next to an endpoint contact r must leave 0 downhill. Rows that this neither
     accepts nor refutes are screened again on a grid 8 times finer, and what is
     still undecided by :func:`~._contact.max_violation` with the acceptance
-    tolerance of every route.
+    tolerance of every route. Returns (valid, the grid point of largest f - p per row:
+    where a missing contact lies).
     """
-    valid, invalid = _check_on(T, Y, contacts, T.grid, T.values, T.second, T.cell_band2)
+    valid, invalid, worst = _check_on(T, Y, contacts, T.grid, T.values, T.second, T.cell_band2)
     unsure = np.nonzero(~valid & ~invalid)[0]
     if len(unsure):
         if T.fine is None:
             X = np.linspace(0.0, 1.0, 8 * len(T.grid) + 1)
             T.fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
-        v2, i2 = _check_on(T, Y[unsure], contacts[unsure], *T.fine)
+        v2, i2, _ = _check_on(T, Y[unsure], contacts[unsure], *T.fine)
         valid[unsure] = v2
         for j in unsure[~v2 & ~i2]:
             viol, _ = max_violation(T, Y[j], contacts=contacts[j])
             valid[j] = viol <= ACCEPT_TOL * (T.scale + np.sum(np.abs(Y[j])))
-    return valid
+    return valid, worst
 
 
 def _check_on(T: Target, Y, contacts, X, F, F2, band2):
-    """(valid, invalid) of :func:`_check` on the samples (X, F = f(X), F2 = f''(X))."""
+    """(valid, invalid, worst) of :func:`_check` on the samples (X, F = f(X), F2 = f''(X))."""
     tol = ACCEPT_TOL * (T.scale + np.sum(np.abs(Y), axis=1))
     reach = 2.0 * float(np.max(np.diff(X)))  # two of the widest cells
     valid = np.zeros(len(Y), bool)
     invalid = np.zeros(len(Y), bool)
+    worst = np.empty(len(Y))
     for s in range(0, len(Y), BLOCK):
         sl = slice(s, s + BLOCK)
         y, c = Y[sl], contacts[sl]
         R = F[None, :] - (y[:, :1] + y[:, 1:2] * X[None, :] + y[:, 2:3] * X[None, :] ** 2)
+        worst[sl] = X[np.argmax(R, axis=1)]
         cells = cell_bounds(R, np.abs(F2[None, :] - 2.0 * y[:, 2:3]), band2[None, :])
         dist = np.abs(X[None, :, None] - c[:, None, :])
         near = np.any(dist <= reach, axis=2)
@@ -83,16 +86,7 @@ def _check_on(T: Target, Y, contacts, X, F, F2, band2):
                 slope_ok[rows] = sgn * d <= 0.0
         valid[sl] = (far_bound <= rounding(T)) & (curv < 0) & slope_ok
         invalid[sl] = (far_value > tol[sl]) | ~slope_ok
-    return valid, invalid
-
-
-def _worst_points(T: Target, Y: np.ndarray) -> np.ndarray:
-    """Grid point of largest f - p for each row (where a missing contact lies)."""
-    out = np.empty(len(Y))
-    for s in range(0, len(Y), BLOCK):
-        y = Y[s : s + BLOCK]
-        out[s : s + BLOCK] = T.grid[np.argmax(T.values[None, :] - y @ T.vander2.T, axis=1)]
-    return out
+    return valid, invalid, worst
 
 
 def _endpoint_laws(T: Target, mu: np.ndarray, nu: np.ndarray):
@@ -123,7 +117,7 @@ def _two_inner(T: Target, mu, nu, rows, x1, x2, out, todo, contacts) -> np.ndarr
     as starts for their neighbours; returns them.
     """
     atoms, _w, value, dual, ok = bitangent_law(T, mu[rows], nu[rows], np.minimum(x1, x2), np.maximum(x1, x2))
-    ok[ok] = _check(T, dual[ok], atoms[ok])
+    ok[ok] = _check(T, dual[ok], atoms[ok])[0]
     done = rows[ok]
     out[done], contacts[done] = value[ok], atoms[ok]
     todo[done] = False
@@ -142,7 +136,7 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
     idx = np.nonzero(todo)[0]
     if len(idx):
         Y, atoms, value = _endpoint_laws(T, mu[idx], nu[idx])
-        valid = _check(T, Y, atoms)
+        valid, worst = _check(T, Y, atoms)
         out[idx[valid]] = value[valid]
         todo[idx[valid]] = False
         counts["candidate"] += int(np.sum(valid))
@@ -153,7 +147,7 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
             r_idx = idx[rest]
             contacts = np.zeros((P, 2))
             inner = np.where(atoms[rest, 0] > 0.0, atoms[rest, 0], atoms[rest, 1])
-            solved = _two_inner(T, mu, nu, r_idx, inner, _worst_points(T, Y[rest]), out, todo, contacts)
+            solved = _two_inner(T, mu, nu, r_idx, inner, worst[rest], out, todo, contacts)
             counts["two_inner"] += len(solved)
             # Continuation: rows whose start failed restart from the nearest solved row.
             left = r_idx[todo[r_idx]]
