@@ -226,3 +226,12 @@ def test_vote_accuracy_bounds_stay_probabilities_at_the_edges(votes):
         assert -1e-15 <= b.lower.value <= b.upper.value + 1e-15 <= 1 + 2e-15
         for side in (b.lower, b.upper):
             assert side.gap <= 1e-12
+
+
+def test_three_moments_near_zero_with_a_singular_contact_pattern():
+    # Atoms crowded at 0: the Hermite start of the KKT polish is a singular square
+    # system here, which least squares must absorb (a plain solve raised).
+    atoms, w = np.array([0.0, 0.0, 0.001, 0.003]), np.full(4, 0.25)
+    moments = [float(np.dot(w, atoms**k)) for k in (1, 2, 3)]
+    b = sharp_bounds("V21", moments=moments)
+    assert 0.0 <= b.lower.value <= b.upper.value <= 1e-8

@@ -71,7 +71,7 @@ def unique_law_dual(T: Target, atoms: np.ndarray, m1: int) -> np.ndarray:
     """A majorant p of f of degree < m1 touching f at ``atoms`` (see module doc)."""
     atoms = np.asarray(atoms, dtype=float)
     inner = atoms[(atoms > 0) & (atoms < 1)]
-    h = hermite(T, atoms, len(atoms) + len(inner))  # the Hermite interpolant, of the lowest degree
+    h = hermite(T, atoms, len(atoms) + len(inner), square=True)  # the Hermite interpolant, of the lowest degree
     omega = np.array([1.0])
     for x in inner:
         omega = npoly.polymul(omega, npoly.polymul([-x, 1.0], [-x, 1.0]))

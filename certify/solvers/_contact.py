@@ -153,8 +153,8 @@ def poly(y: np.ndarray, x, derivative: int = 0):
 
 def horner(c: list, x):
     """The polynomial with coefficients ``c`` (lowest first) at a float or an array."""
-    acc = c[-1]
-    for coef in reversed(c[:-1]):
+    acc = 0.0
+    for coef in reversed(c):
         acc = acc * x + coef
     return acc
 
@@ -261,7 +261,7 @@ def cell_bounds(r: np.ndarray, curvature: np.ndarray, band2: np.ndarray) -> np.n
 
 def _cell_bounds(T: Target, r: np.ndarray, c2: list) -> np.ndarray:
     """:func:`cell_bounds` on the target's grid for one polynomial with second-derivative coefficients ``c2``."""
-    return cell_bounds(r, np.abs(T.second - horner(c2, T.grid)), T.cell_band2)
+    return cell_bounds(r, np.abs(T.second - (c2[0] if len(c2) == 1 else horner(c2, T.grid))), T.cell_band2)
 
 
 def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> tuple[float, float] | None:
@@ -406,15 +406,19 @@ def kkt_system(x: list, w: list, c: list, theta: list, f, inner: list, fsum=sum)
     return F, J
 
 
-def hermite(T: Target, atoms: np.ndarray, size: int) -> np.ndarray:
-    """Coefficients (``size`` of them) of the least-squares polynomial with p = f at ``atoms`` and p' = f' at the interior ones."""
+def hermite(T: Target, atoms: np.ndarray, size: int, square: bool = False) -> np.ndarray:
+    """Coefficients (``size`` of them) of the polynomial with p = f at ``atoms`` and p' = f' at the interior ones.
+
+    Least squares (a start for Newton's method, whatever the pattern), or with ``square``
+    the exact solution of a square system (the boundary duals of :mod:`._boundary` need
+    p = f to rounding at the atoms).
+    """
     inner = atoms[(atoms > 0.0) & (atoms < 1.0)]
     slopes = np.zeros((len(inner), size))
     slopes[:, 1:] = np.vander(inner, size - 1, increasing=True) * np.arange(1, size)
     A = np.vstack([np.vander(atoms, size, increasing=True), slopes])
     b = np.concatenate([np.atleast_1d(T(atoms)), np.atleast_1d(T(inner, 1))])
-    # A square system is solved exactly: the boundary duals (:mod:`._boundary`) need p = f to rounding at the atoms.
-    return np.linalg.solve(A, b) if len(b) == size else np.linalg.lstsq(A, b, rcond=None)[0]
+    return np.linalg.solve(A, b) if square else np.linalg.lstsq(A, b, rcond=None)[0]
 
 
 #: Largest moment residual accepted for a recovered law.

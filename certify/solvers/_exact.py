@@ -99,7 +99,7 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
 def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
     """Is (law, p) an optimal pair: a law with the moments, p >= f on [0, 1]?"""
     A, W = np.asarray(atoms, dtype=float).tolist(), np.asarray(weights, dtype=float).tolist()
-    if min(W) < -WEIGHT_TOL or not np.all(np.isfinite(y)):
+    if min(W) < -WEIGHT_TOL:
         return False, np.inf, np.nan
     moment = [max(w, 0.0) for w in W]
     for t in theta.tolist():
@@ -108,7 +108,7 @@ def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
         moment = [m * a for m, a in zip(moment, A)]
     viol, where = max_violation(T, y, contacts=A)
     tol = ACCEPT_TOL * (T.scale + sum(map(abs, map(float, y))))
-    return viol <= tol, viol, where
+    return -np.inf < viol <= tol, viol, where  # a dual with inf or nan gives -inf or nan
 
 
 def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray | None = None):

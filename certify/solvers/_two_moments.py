@@ -64,6 +64,8 @@ def face_weights(atoms, mu, nu):
     scalar = isinstance(mu, float)
     lower, upper = (min, max) if scalar else (np.minimum, np.maximum)
     low = lower(lower(w[0], w[1]), w[2])
+    if scalar and low < -FACE_WEIGHT_TOL:  # most faces do not serve a given point: stop early
+        return w, False
     w = [upper(wi, 0.0) for wi in w]
     r0, r1, r2 = (abs(r) for r in _moment_residual(atoms, w, mu, nu))
     return w, (low >= -FACE_WEIGHT_TOL) & (upper(upper(r0, r1), r2) <= FACE_RESIDUAL)
