@@ -12,7 +12,7 @@ For each budget of ``bench_bounds.py`` (objective P_n, n = (votes - 1) // 2):
   then ``sharp_bounds`` on each, compared.
 
 Also ``sharp_bound_arrays`` on 10^4 random points (mu uniform on [0.02, 0.98], rho on
-[0, 1]) at 5 and 101 votes, after one small warm-up call. The trees alternate, each
+[0, 1]) at 5, 101 and 1001 votes, after one small warm-up call. The trees alternate, each
 run in its own process (their imports do not mix); timings are medians over rounds.
 
 Usage::
@@ -94,7 +94,7 @@ def main() -> None:
     print()
     print("| sharp_bound_arrays, 10^4 points | before ms | after ms | after / before |")
     print("|---|---:|---:|---:|")
-    for votes in (5, 101):
+    for votes in (5, 101, 1001):
         a, b = timed(old, new, "arrays", votes, ROUNDS)
         print(f"| {votes} votes | {a:.0f} | {b:.0f} | {b / a:.2f} |", flush=True)
 

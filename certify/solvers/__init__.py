@@ -38,7 +38,8 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
       law's interior atom and its worst grid point, then from the nearest solved
       point); every dual screened by _batch._check (the grid cell bounds of
       _contact.cell_bounds, as in the per-point screen, then max_violation), and every
-      point left over through solve_exact. Batch and per-point values agree to 1e-15.
+      point left over through solve_exact. On the same (mu, nu), batch and per-point
+      values agree to 1e-15 (tests/test_bound_arrays.py).
 
 Modules: ``_contact`` (the Target, polynomial evaluation, residual maxima, violations,
 the KKT system), ``_tolerances`` (every tolerance of the exact solver, with why),
@@ -49,7 +50,7 @@ the KKT system), ``_tolerances`` (every tolerance of the exact solver, with why)
 Two implementations remain on purpose: the majorant screen near the contacts is a
 scalar loop for one point (``_contact._screen``, the hot path of every per-point
 solve) and an array pass for many (``_batch._check_on``); both bound the grid cells
-with ``cell_bounds`` and accept only what ``max_violation`` would accept.
+with ``cell_bounds`` and leave what they cannot decide to ``max_violation``.
 
 State: the solvers keep what they learn about an objective (grid hull, faces of the
 moment problem, compiled cvxpy programs) in its :class:`Target`, and the targets in

@@ -2,8 +2,11 @@
 
 Every sharp bound is a pair (law, polynomial p >= f on [0, 1]) touching at the
 law's atoms (Theorem 4.1). This module holds what all solvers need to work with
-such pairs: the target f = sign * g sampled on a fine grid, local maximization of
-the residual f - p, the numerical violation of a candidate dual, and recovery of
+such pairs: the target f = sign * g sampled on a fine grid, polynomial evaluation
+(:func:`horner`, floats or arrays), local maximization of the residual f - p, the
+numerical violation of a candidate dual (:func:`max_violation`, with the grid cell
+bounds :func:`cell_bounds` that the array screen shares), the KKT system of a contact
+pattern (:func:`kkt_system`) and its Hermite start (:func:`hermite`), and recovery of
 an extremal law from the contact points of a dual.
 """
 
