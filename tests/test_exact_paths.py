@@ -27,7 +27,7 @@ from certify._bounds import as_objective
 from certify._majority import majority_jet
 from certify.solvers._contact import max_violation, target
 from certify.solvers._hull import grid_hull
-from certify.solvers._two_moments import bitangent_law, three_atom_weights
+from certify.solvers._two_moments import bitangent_law, face_weights
 from tests._reference import majority_mp, sharp_value_mp
 
 OBJECTIVES = [9, 101, "P3 - P1", "V5 - q"]
@@ -66,13 +66,17 @@ def test_grid_hull_of_a_quadratic_objective_is_empty():
     assert grid_hull(target(as_objective("3*q**2 - 2*q"), 1)).locate(0.5, 0.3) == []
 
 
-def test_three_atom_weights_solve_the_vandermonde_system():
+def test_face_weights_solve_the_vandermonde_system():
     rng = np.random.default_rng(3)
     for _ in range(50):
-        a, b, c = np.sort(rng.uniform(0, 1, 3))
+        a, b, c = np.sort(rng.uniform(0, 1, 3)).tolist()
         w = rng.dirichlet(np.ones(3))
         mu, nu = float(w @ [a, b, c]), float(w @ np.square([a, b, c]))
-        assert np.allclose(three_atom_weights(a, b, c, mu, nu), w, atol=1e-9)
+        got, serves = face_weights((a, b, c), mu, nu)
+        assert serves and np.allclose(got, w, atol=1e-9)
+        # the array form is the same computation, entry by entry
+        arr, serves_arr = face_weights((a, b, c), np.array([mu, 0.5]), np.array([nu, 0.3]))
+        assert serves_arr[0] and [x[0] for x in arr] == got
 
 
 def _two_inner_points(spec, sign, count):
@@ -222,3 +226,12 @@ def test_vote_accuracy_bounds_stay_probabilities_at_the_edges(votes):
         assert -1e-15 <= b.lower.value <= b.upper.value + 1e-15 <= 1 + 2e-15
         for side in (b.lower, b.upper):
             assert side.gap <= 1e-12
+
+
+def test_three_moments_near_zero_with_a_singular_contact_pattern():
+    # Atoms crowded at 0: the Hermite start of the KKT polish is a singular square
+    # system here, which least squares must absorb (a plain solve raised).
+    atoms, w = np.array([0.0, 0.0, 0.001, 0.003]), np.full(4, 0.25)
+    moments = [float(np.dot(w, atoms**k)) for k in (1, 2, 3)]
+    b = sharp_bounds("V21", moments=moments)
+    assert 0.0 <= b.lower.value <= b.upper.value <= 1e-8

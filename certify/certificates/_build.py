@@ -33,6 +33,7 @@ import mpmath
 from .._bounds import as_objective, sharp_bound
 from .._errors import InputError, SolverError
 from .._moments import Moments
+from ..solvers import kkt_system
 from ._certificate import Certificate, Provenance
 from ._verify import verify_dict
 
@@ -116,7 +117,7 @@ def _solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | 
 # -- step 1: high-precision polishing ----------------------------------------------
 
 def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], digits: int):
-    """Newton on the KKT system of Theorem 4.1 at digits + 15 decimal digits."""
+    """Newton on the KKT system of Theorem 4.1 (:func:`certify.solvers.kkt_system`) at digits + 15 decimal digits."""
     m1 = len(theta)
     derivs = [g, g.derivative(), g.derivative().derivative()]
     inner = [j for j, x in enumerate(atoms) if 0 < x < 1]
@@ -133,29 +134,9 @@ def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], dig
             return mpmath.mpf(int(v.p)) / int(v.q)
 
         for _ in range(40):
-            size = m1 + n + len(inner)
-            J = mpmath.zeros(size, size)
-            F = mpmath.zeros(size, 1)
-            for k in range(m1):
-                F[k] = mpmath.fsum(w[j] * x[j] ** k for j in range(n)) - th[k]
-                for j in range(n):
-                    J[k, m1 + j] = x[j] ** k
-                for i, j in enumerate(inner):
-                    J[k, m1 + n + i] = w[j] * k * x[j] ** (k - 1) if k else 0
-            pk = [mpmath.polyval(c[::-1], xx, derivative=True) for xx in x]
-            for j in range(n):
-                F[m1 + j] = pk[j][0] - gk(0, x[j])
-                for k in range(m1):
-                    J[m1 + j, k] = x[j] ** k
-            for i, j in enumerate(inner):
-                row = m1 + n + i
-                slope = mpmath.fsum(k * c[k] * x[j] ** (k - 1) for k in range(1, m1))
-                curv = mpmath.fsum(k * (k - 1) * c[k] * x[j] ** (k - 2) for k in range(2, m1))
-                F[row] = slope - gk(1, x[j])
-                J[m1 + j, m1 + n + i] = F[row]
-                J[row, m1 + n + i] = curv - gk(2, x[j])
-                for k in range(1, m1):
-                    J[row, k] = k * x[j] ** (k - 1)
+            # the same KKT system as the float solver's, in mpmath arithmetic
+            F, J = kkt_system(x, w, c, th, gk, inner, fsum=mpmath.fsum)
+            F, J = mpmath.matrix(F), mpmath.matrix(J)
             try:
                 step = mpmath.lu_solve(J, -F)
             except ZeroDivisionError:

@@ -8,12 +8,12 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
     sharp_bounds(method=...)
       |- "sos"   -> _sos.solve_sos      dual as an SOS program (cvxpy + Clarabel / SCS)
       |- "grid"  -> _grid.solve_grid    primal LP on a grid of atoms (cvxpy + Clarabel / HiGHS)
-      '- "exact" -> _exact.solve_exact  exact routes below, each ending in _exact._accept
+      '- "exact" -> _exact.solve_exact  the routes below, each ending in _exact._accept
 
     solve_exact(objective, theta, sign), first route that is accepted wins:
       0. boundary of the moment space  -> _boundary.unique_law (+ its Hermite dual)
-      1. m = 2:
-         a. a face found before         -> Target.faces (three contacts fix the dual)
+      1. m = 2 (_exact._from_grid_hull):
+         a. a face found before         -> Target.faces, _two_moments.face_weights
          b. the grid hull's facet        -> _hull.grid_hull(T).locate(mu, nu): contact pattern
               two interior contacts       -> _two_moments.bitangent_law (2 x 2 Newton)
               an endpoint contact         -> _two_moments.endpoint_law (closed form)
@@ -22,37 +22,47 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
       2. the exchange (revised simplex) on the grid of T, then _polish on the merged
          contacts; failing that, the continuous exchange at tighter tolerances
          (_tolerances.EXCHANGE_TOLS) and _polish again.
+      Polishing: _polish runs Newton on _contact.kkt_system (the general KKT system,
+      which the exact certificates also polish in mpmath); a result with two interior
+      contacts (m = 2) is finished by bitangent_law, so every route to that pattern
+      ends at the same law.
       Accepted (``_accept``): the law has the moments to MOMENT_TOL with weights >=
       -WEIGHT_TOL, and max(f - p) on [0, 1] <= ACCEPT_TOL (_contact.max_violation, a
-      grid scan with Newton-refined maxima). A law with m + 1 well-separated contacts
-      is remembered in Target.faces.
+      grid screen with Newton-refined maxima). A law with m + 1 well-separated contacts
+      whose dual is a majorant to FACE_MAX_VIOLATION is remembered in Target.faces.
 
-    sharp_bound_arrays (m = 2, many points) -> _batch.batch_upper, the same routes on arrays:
-      faces, the endpoint candidates (screened on the grid with a cell margin),
-      two interior contacts by a batched Newton, the boundary in closed form, and every
-      point left over through solve_exact.
+    sharp_bound_arrays (m = 2, many points) -> _batch.batch_upper, the same routes run
+    on arrays with the same functions (a float is one point, an array many):
+      boundary (closed form), faces (face_weights), the better endpoint law
+      (endpoint_law), two interior contacts (bitangent_law, started from the endpoint
+      law's interior atom and its worst grid point, then from the nearest solved
+      point); every dual screened by _batch._check (the grid cell bounds of
+      _contact.cell_bounds, as in the per-point screen, then max_violation), and every
+      point left over through solve_exact. On the same (mu, nu), batch and per-point
+      values agree to 1e-15 (tests/test_bound_arrays.py).
 
-Modules: ``_contact`` (the Target, residual maxima, violations), ``_tolerances`` (every
-tolerance of the exact solver, with why), ``_two_moments`` (closed forms for m = 2),
-``_hull``, ``_boundary``, ``_exact``, ``_batch``, ``_sos``, ``_grid``, ``_status`` (solver
-statuses in one table), ``_solution``.
+Modules: ``_contact`` (the Target, polynomial evaluation, residual maxima, violations,
+the KKT system), ``_tolerances`` (every tolerance of the exact solver, with why),
+``_two_moments`` (the m = 2 patterns, for points and arrays), ``_hull``, ``_boundary``,
+``_exact``, ``_batch``, ``_sos``, ``_grid``, ``_status`` (solver statuses in one table),
+``_solution``.
+
+Two implementations remain on purpose: the majorant screen near the contacts is a
+scalar loop for one point (``_contact._screen``, the hot path of every per-point
+solve) and an array pass for many (``_batch._check_on``); both bound the grid cells
+with ``cell_bounds`` and leave what they cannot decide to ``max_violation``.
 
 State: the solvers keep what they learn about an objective (grid hull, faces of the
 moment problem, compiled cvxpy programs) in its :class:`Target`, and the targets in
 use in :data:`TARGETS`; ``TARGETS.clear()`` resets them all, and nothing else is kept
 between calls.
-
-Known duplication (issue: one pipeline): the batch's two-contact Newton (7 x 7 KKT,
-arrays) and ``bitangent_law`` (2 x 2, one point) solve the same equations, and the
-batch's majorant screen repeats ``_contact``'s; batch and per-point values agree to a
-few 1e-15 (benchmarks/RESULTS.md).
 """
 
 import importlib
 
-from ._contact import TARGETS, Target, TargetCache, max_violation, target
+from ._contact import TARGETS, Target, TargetCache, kkt_system, max_violation, target
 
-__all__ = ["TARGETS", "Target", "TargetCache", "batch_upper", "max_violation", "solve_exact", "solve_grid",
+__all__ = ["TARGETS", "Target", "TargetCache", "batch_upper", "kkt_system", "max_violation", "solve_exact", "solve_grid",
            "solve_sos", "target"]
 
 #: Solver entry points, imported on first use: ``sos`` and ``grid`` load cvxpy, which a

@@ -1,20 +1,22 @@
-"""Vectorized sharp-bound values for many two-moment points at once.
+"""The ``exact`` method's two-moment routes run on whole arrays of (mu, nu).
 
 For grids of (mu, nu) -- identified-width maps, projections over confidence
-regions -- the per-point solver's Python overhead dominates. Here every step
-of the ``exact`` method that has a closed form runs on whole arrays:
+regions -- the per-point solver's Python overhead dominates. The routes of
+:func:`._exact.solve_exact` that need no linear program run here on arrays, with
+the same functions the per-point routes call (a float is one point, an array many):
 
-1. faces already found for the objective (rigid three-contact certificates):
-   a point is covered when its weights on the face's atoms are nonnegative;
-2. the two-atom candidates with one endpoint atom (the three-vote extremizers),
-   whose dual quadratic is explicit, checked on the grid with a margin that
-   covers excursions between grid points;
-3. two interior contacts, by Newton's method on the KKT system run on all
-   remaining points at once, started from the failed candidate's interior atom
-   and its most violated grid point.
+0. the boundary of the moment space: the unique law in closed form;
+1. faces already found for the objective (:func:`._two_moments.face_weights`);
+2. the two-atom laws with one endpoint atom (:func:`._two_moments.endpoint_law`),
+   the better of the two per point;
+3. two interior contacts (:func:`._two_moments.bitangent_law`), started from the
+   endpoint law's interior atom and its most violated grid point, then, for rows
+   whose start failed, from the contacts of the nearest solved row.
 
-Points that no vectorized step certifies (pattern changes, inconclusive checks)
-go to the per-point solver, so every returned value is certified the same way.
+Every dual passes the array majorant screen :func:`_check` (the grid cell bounds of
+:func:`._contact.cell_bounds`, the same as the per-point screen's); rows it cannot
+decide get the per-point :func:`._contact.max_violation`. Points that no array route
+certifies go to :func:`._exact.solve_exact`, so every value is certified the same way.
 """
 
 from __future__ import annotations
@@ -22,60 +24,58 @@ from __future__ import annotations
 import numpy as np
 
 from .._moments import snap_two_moments
-from ._contact import Target, max_violation, rounding, target
+from ._contact import Target, cell_bounds, max_violation, rounding, target
 from ._exact import solve_exact
-from ._two_moments import endpoint_pattern, tangent_quadratic
+from ._tolerances import ACCEPT_TOL
+from ._two_moments import bitangent_law, endpoint_law, face_weights
 
 #: Rows per block of the (points x grid) residual matrix.
 BLOCK = 4096
 
 
 def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Classify quadratics p = Y[:, 0] + Y[:, 1] q + Y[:, 2] q^2 as majorants of f.
+    """Where the quadratics p = Y[:, 0] + Y[:, 1] q + Y[:, 2] q^2 are accepted majorants of f.
 
-    ``contacts`` (rows x k, NaN for none) are where p touches f: tangency at
-    interior points, value at 0 or 1. Every grid cell away from the contacts
-    must stay below 0 by its own bound (the larger end value of r = f - p plus
-    h^2/8 times twice the larger sampled |r''|, as in
-    :func:`~._contact.max_violation`); next to an interior contact r'' < 0 is
-    required, next to an endpoint contact r must leave 0 downhill.
-    Returns (valid, invalid); rows that are neither are inconclusive.
+    ``contacts`` (rows x k) are where p touches f: tangency at interior points,
+    value at 0 or 1. Every grid cell away from the contacts must stay below 0 by
+    :func:`~._contact.cell_bounds`; next to an interior contact r'' < 0 is required,
+    next to an endpoint contact r must leave 0 downhill. Rows that this neither
+    accepts nor refutes are screened again on a grid 8 times finer, and what is
+    still undecided by :func:`~._contact.max_violation` with the acceptance
+    tolerance of every route. Returns (valid, the grid point of largest f - p per row:
+    where a missing contact lies).
     """
-    valid, invalid = _check_on(T, Y, contacts, T.grid, T.values, T.second, T.cell_band2)
-    unsure = ~valid & ~invalid
-    if np.any(unsure):
-        # A finer grid shrinks the cell bounds 64-fold for the inconclusive rows.
-        X, F, F2, band2 = _fine_grid(T)
-        v2, i2 = _check_on(T, Y[unsure], contacts[unsure], X, F, F2, band2)
-        valid[unsure], invalid[unsure] = v2, i2
-    return valid, invalid
-
-
-def _fine_grid(T: Target):
-    if T.fine is None:
-        X = np.linspace(0.0, 1.0, 8 * len(T.grid) + 1)
-        T.fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
-    return T.fine
+    valid, invalid, worst = _check_on(T, Y, contacts, T.grid, T.values, T.second, T.cell_band2)
+    unsure = np.nonzero(~valid & ~invalid)[0]
+    if len(unsure):
+        if T.fine is None:
+            X = np.linspace(0.0, 1.0, 8 * len(T.grid) + 1)
+            T.fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
+        v2, i2, _ = _check_on(T, Y[unsure], contacts[unsure], *T.fine)
+        valid[unsure] = v2
+        for j in unsure[~v2 & ~i2]:
+            viol, _ = max_violation(T, Y[j], contacts=contacts[j])
+            valid[j] = viol <= ACCEPT_TOL * (T.scale + np.sum(np.abs(Y[j])))
+    return valid, worst
 
 
 def _check_on(T: Target, Y, contacts, X, F, F2, band2):
-    tol = 1e-12 * (T.scale + np.sum(np.abs(Y), axis=1))
-    slack = rounding(T)
+    """(valid, invalid, worst) of :func:`_check` on the samples (X, F = f(X), F2 = f''(X))."""
+    tol = ACCEPT_TOL * (T.scale + np.sum(np.abs(Y), axis=1))
     reach = 2.0 * float(np.max(np.diff(X)))  # two of the widest cells
     valid = np.zeros(len(Y), bool)
     invalid = np.zeros(len(Y), bool)
-    C = np.nan_to_num(contacts, nan=-9.0)
+    worst = np.empty(len(Y))
     for s in range(0, len(Y), BLOCK):
         sl = slice(s, s + BLOCK)
-        y, c = Y[sl], C[sl]
+        y, c = Y[sl], contacts[sl]
         R = F[None, :] - (y[:, :1] + y[:, 1:2] * X[None, :] + y[:, 2:3] * X[None, :] ** 2)
-        A = np.abs(F2[None, :] - 2.0 * y[:, 2:3])
-        cells = np.maximum(R[:, :-1], R[:, 1:]) + band2[None, :] * np.maximum(A[:, :-1], A[:, 1:])
+        worst[sl] = X[np.argmax(R, axis=1)]
+        cells = cell_bounds(R, np.abs(F2[None, :] - 2.0 * y[:, 2:3]), band2[None, :])
         dist = np.abs(X[None, :, None] - c[:, None, :])
         near = np.any(dist <= reach, axis=2)
         near_inner = np.any((dist <= reach) & (c[:, None, :] > 0) & (c[:, None, :] < 1), axis=2)
-        near_cells = near[:, :-1] | near[:, 1:]
-        far_bound = np.max(np.where(near_cells, -np.inf, cells), axis=1)
+        far_bound = np.max(np.where(near[:, :-1] | near[:, 1:], -np.inf, cells), axis=1)
         far_value = np.max(np.where(near, -np.inf, R), axis=1)
         curv = np.max(np.where(near_inner, F2[None, :] - 2.0 * y[:, 2:3], -np.inf), axis=1)
         slope_ok = np.ones(len(y), bool)
@@ -84,117 +84,43 @@ def _check_on(T: Target, Y, contacts, X, F, F2, band2):
             if np.any(rows):
                 d = T.first_at(end) - (y[rows, 1] + 2.0 * y[rows, 2] * end)
                 slope_ok[rows] = sgn * d <= 0.0
-        valid[sl] = (far_bound <= slack) & (curv < 0) & slope_ok
+        valid[sl] = (far_bound <= rounding(T)) & (curv < 0) & slope_ok
         invalid[sl] = (far_value > tol[sl]) | ~slope_ok
-    return valid, invalid
+    return valid, invalid, worst
 
 
-def _worst_points(T: Target, Y: np.ndarray) -> np.ndarray:
-    """Grid point of largest f - p for each row (where a missing contact lies)."""
-    X = T.grid
-    out = np.empty(len(Y))
-    for s in range(0, len(Y), BLOCK):
-        y = Y[s : s + BLOCK]
-        R = T.values[None, :] - (y[:, :1] + y[:, 1:2] * X[None, :] + y[:, 2:3] * X[None, :] ** 2)
-        out[s : s + BLOCK] = X[np.argmax(R, axis=1)]
-    return out
+def _endpoint_laws(T: Target, mu: np.ndarray, nu: np.ndarray):
+    """Per point, the better of the two endpoint laws: (dual, atoms, value)."""
+    (A0, _, v0, Y0), (A1, _, v1, Y1) = (endpoint_law(T, mu, nu, end) for end in (0.0, 1.0))
+    first = v0 >= v1
+    return np.where(first[:, None], Y0, Y1), np.where(first[:, None], A0, A1), np.where(first, v0, v1)
 
 
-def _newton_two_inner(T: Target, theta: np.ndarray, x: np.ndarray, Y: np.ndarray, iters: int = 30):
-    """Vectorized Newton for laws on two interior contacts x1 < x2 (m = 2).
-
-    Unknowns per row: y0, y1, y2, w1, w2, x1, x2; equations: the three moment
-    equations, p = f and p' = f' at both atoms. Returns (x, w, Y, ok).
-    """
-    P = len(x)
-    x = np.sort(x, axis=1)
-    w2 = (theta[:, 1] - x[:, 0]) / (x[:, 1] - x[:, 0])
-    w = np.stack([1.0 - w2, w2], axis=1)
-    Y = Y.copy()
-    ok = np.ones(P, bool)
-    active = np.ones(P, bool)
-    for _ in range(iters):
-        a = np.nonzero(active)[0]
-        if not len(a):
-            break
-        xa, wa, ya, th = x[a], w[a], Y[a], theta[a]
-        f0, f1, f2 = T(xa), T(xa, 1), T(xa, 2)
-        p0 = ya[:, :1] + ya[:, 1:2] * xa + ya[:, 2:3] * xa**2
-        p1 = ya[:, 1:2] + 2.0 * ya[:, 2:3] * xa
-        p2 = 2.0 * ya[:, 2:3]
-        pw = np.stack([np.ones_like(xa), xa, xa**2], axis=1)  # (n, 3, 2)
-        R = np.concatenate([np.einsum("nkj,nj->nk", pw, wa) - th, p0 - f0, p1 - f1], axis=1)
-        J = np.zeros((len(a), 7, 7))
-        J[:, 0:3, 3:5] = pw
-        J[:, 0:3, 5:7] = np.stack([np.zeros_like(xa), wa, 2.0 * wa * xa], axis=1)
-        J[:, 3:5, 0:3] = np.transpose(pw, (0, 2, 1))
-        J[:, 5:7, 0:3] = np.stack([np.zeros_like(xa), np.ones_like(xa), 2.0 * xa], axis=2)
-        J[:, 3, 5], J[:, 4, 6] = (p1 - f1)[:, 0], (p1 - f1)[:, 1]
-        J[:, 5, 5], J[:, 6, 6] = (p2 - f2)[:, 0], (p2 - f2)[:, 1]
-        try:
-            dz = np.linalg.solve(J, -R[:, :, None])[:, :, 0]
-        except np.linalg.LinAlgError:
-            dz = np.stack([np.linalg.lstsq(Jr, -Rr, rcond=None)[0] for Jr, Rr in zip(J, R)])
-        Y[a] += dz[:, 0:3]
-        w[a] += dz[:, 3:5]
-        x[a] += dz[:, 5:7]
-        bad = ~np.all(np.isfinite(dz), axis=1) | np.any((x[a] <= 0) | (x[a] >= 1), axis=1)
-        ok[a[bad]] = False
-        done = np.max(np.abs(dz), axis=1) <= 1e-9 * (1.0 + np.max(np.abs(Y[a]), axis=1))
-        active[a[bad | done]] = False
-    ok &= ~active & np.all(w >= -1e-13, axis=1)
-    # moment residual after the last step
-    res = np.abs(np.einsum("nkj,nj->nk", np.stack([np.ones_like(x), x, x**2], axis=1), w) - theta)
-    ok &= np.max(res, axis=1) <= 1e-13
-    return x, w, Y, ok
-
-
-def _candidates(T: Target, mu: np.ndarray, nu: np.ndarray):
-    """Per point, the better of the two endpoint candidates: (dual, inner atom, end, value)."""
-    rows = []
-    for end in (0.0, 1.0):
-        x, w = endpoint_pattern(mu, nu, end)
-        f_end = float(T(end))
-        fx = T(x)
-        Y = np.stack(np.broadcast_arrays(*tangent_quadratic(end, f_end, x, fx, T(x, 1))), axis=1)
-        rows.append((Y, x, (1.0 - w) * f_end + w * fx))
-    (Ya, xa, va), (Yb, xb, vb) = rows
-    use_a = va >= vb
-    return np.where(use_a[:, None], Ya, Yb), np.where(use_a, xa, xb), np.where(use_a, 0.0, 1.0), np.where(use_a, va, vb)
-
-
-def _faces(T: Target, theta: np.ndarray, todo: np.ndarray, out: np.ndarray) -> None:
+def _faces(T: Target, mu, nu, todo: np.ndarray, out: np.ndarray) -> int:
+    """Values of the points in ``todo`` that a face found before serves; how many."""
+    before = int(np.sum(todo))
     for atoms, _y, _v in T.faces.get(3, ()):
-        if not np.any(todo):
-            return
-        try:
-            W = np.linalg.solve(np.vander(atoms, 3, increasing=True).T, theta[todo].T).T
-        except np.linalg.LinAlgError:  # pragma: no cover - faces are kept well separated
-            continue
-        hit = np.all(W >= -1e-15, axis=1)
-        rows = np.nonzero(todo)[0][hit]
-        out[rows] = np.maximum(W[hit], 0.0) @ T(atoms)
-        todo[rows] = False
+        rows = np.nonzero(todo)[0]
+        if not len(rows):
+            break
+        w, serves = face_weights(atoms.tolist(), mu[rows], nu[rows])
+        f = T(atoms)
+        out[rows[serves]] = (w[0] * f[0] + w[1] * f[1] + w[2] * f[2])[serves]
+        todo[rows[serves]] = False
+    return before - int(np.sum(todo))
 
 
-def _two_inner_round(T: Target, theta, rows, start, Y0, out, todo, xs, ys) -> np.ndarray:
-    """One vectorized Newton round for two interior contacts.
+def _two_inner(T: Target, mu, nu, rows, x1, x2, out, todo, contacts) -> np.ndarray:
+    """Two interior contacts from (x1, x2) for ``rows``: the certified rows leave ``todo``.
 
-    Certified rows get their value in ``out``, leave ``todo``, and keep their
-    contacts and dual in ``xs`` / ``ys`` as starts for their neighbours.
+    Certified rows get their value in ``out`` and keep their contacts in ``contacts``
+    as starts for their neighbours; returns them.
     """
-    x2, w2, Y2, ok = _newton_two_inner(T, theta[rows], start, Y0)
-    if not np.any(ok):
-        return np.zeros(0, int)
-    x2, w2, Y2 = x2[ok], w2[ok], Y2[ok]
-    good, bad = _check(T, Y2, x2)
-    for j in np.nonzero(~good & ~bad)[0]:  # a per-row Newton-refined check settles the rest
-        viol, _ = max_violation(T, Y2[j], contacts=x2[j])
-        good[j] = viol <= 1e-12 * (T.scale + np.sum(np.abs(Y2[j])))
-    done = rows[ok][good]
-    out[done] = np.einsum("nj,nj->n", w2[good], T(x2[good]))
+    atoms, _w, value, dual, ok = bitangent_law(T, mu[rows], nu[rows], np.minimum(x1, x2), np.maximum(x1, x2))
+    ok[ok] = _check(T, dual[ok], atoms[ok])[0]
+    done = rows[ok]
+    out[done], contacts[done] = value[ok], atoms[ok]
     todo[done] = False
-    xs[done], ys[done] = x2[good], Y2[good]
     return done
 
 
@@ -204,38 +130,33 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
     mu, nu = snap_two_moments(np.asarray(mu, dtype=float), np.asarray(nu, dtype=float))
     P = len(mu)
     out = np.full(P, np.nan)
-    theta = np.stack([np.ones(P), mu, nu], axis=1)
     boundary = (mu <= 0) | (mu >= 1) | (nu <= mu * mu) | (nu >= mu)
     todo = ~boundary
-    counts = {"face": 0, "candidate": 0, "two_inner": 0, "pointwise": 0}
-    n0 = int(np.sum(todo))
-    _faces(T, theta, todo, out)
-    counts["face"] += n0 - int(np.sum(todo))
+    counts = {"face": _faces(T, mu, nu, todo, out), "candidate": 0, "two_inner": 0, "pointwise": 0}
     idx = np.nonzero(todo)[0]
     if len(idx):
-        Y, inner, end, value = _candidates(T, mu[idx], nu[idx])
-        valid, _invalid = _check(T, Y, np.stack([inner, end], axis=1))
+        Y, atoms, value = _endpoint_laws(T, mu[idx], nu[idx])
+        valid, worst = _check(T, Y, atoms)
         out[idx[valid]] = value[valid]
         todo[idx[valid]] = False
         counts["candidate"] += int(np.sum(valid))
-        # Two interior contacts: start from the candidate's interior atom and the
-        # point where its quadratic fails worst (one exchange step), then Newton.
+        # Two interior contacts: start from the endpoint law's interior atom and the
+        # point where its quadratic fails worst (one exchange step).
         rest = ~valid
         if np.any(rest):
             r_idx = idx[rest]
-            start = np.stack([inner[rest], _worst_points(T, Y[rest])], axis=1)
-            xs, ys = np.zeros((P, 2)), np.zeros((P, 3))
-            solved = _two_inner_round(T, theta, r_idx, start, Y[rest], out, todo, xs, ys)
+            contacts = np.zeros((P, 2))
+            inner = np.where(atoms[rest, 0] > 0.0, atoms[rest, 0], atoms[rest, 1])
+            solved = _two_inner(T, mu, nu, r_idx, inner, worst[rest], out, todo, contacts)
             counts["two_inner"] += len(solved)
             # Continuation: rows whose start failed restart from the nearest solved row.
             left = r_idx[todo[r_idx]]
             if len(solved) and len(left):
                 from scipy.spatial import cKDTree
 
-                src = solved
-                _, near = cKDTree(theta[src, 1:]).query(theta[left, 1:])
-                more = _two_inner_round(T, theta, left, xs[src[near]], ys[src[near]], out, todo, xs, ys)
-                counts["two_inner"] += len(more)
+                _, near = cKDTree(np.stack([mu[solved], nu[solved]], axis=1)).query(np.stack([mu[left], nu[left]], axis=1))
+                start = contacts[solved[near]]
+                counts["two_inner"] += len(_two_inner(T, mu, nu, left, start[:, 0], start[:, 1], out, todo, contacts))
     # On the boundary the law is unique (a point mass, or atoms at 0 and 1).
     point = boundary & ((nu <= mu * mu) | (mu <= 0) | (mu >= 1))
     out[point] = T(mu[point])
@@ -247,13 +168,11 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
     for i in np.nonzero(todo)[0]:
         if not todo[i]:
             continue
-        sol = solve_exact(objective, theta[i], sign)
+        sol = solve_exact(objective, np.array([1.0, mu[i], nu[i]]), sign)
         out[i] = float(np.dot(sol.weights, T(sol.atoms)))
         todo[i] = False
         counts["pointwise"] += 1
         faces = T.faces.get(3, ())
         if len(sol.atoms) == 3 and len(faces) and faces[0][0].tolist() == sorted(sol.atoms.tolist()):
-            before = int(np.sum(todo))
-            _faces(T, theta, todo, out)  # a new face may cover many of the rest
-            counts["face"] += before - int(np.sum(todo))
+            counts["face"] += _faces(T, mu, nu, todo, out)  # a new face may cover many of the rest
     return out, counts

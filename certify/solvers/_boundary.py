@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import polynomial as npoly
 
-from ._contact import Target
+from ._contact import Target, hermite
 
 #: Relative size of the smallest Hankel eigenvalue that marks a boundary point.
 BOUNDARY_TOL = 1e-11
@@ -71,17 +71,7 @@ def unique_law_dual(T: Target, atoms: np.ndarray, m1: int) -> np.ndarray:
     """A majorant p of f of degree < m1 touching f at ``atoms`` (see module doc)."""
     atoms = np.asarray(atoms, dtype=float)
     inner = atoms[(atoms > 0) & (atoms < 1)]
-    # Hermite interpolant h through the contact conditions, of the lowest degree.
-    rows = [np.vander(atoms, len(atoms) + len(inner), increasing=True)]
-    rhs = [np.atleast_1d(T(atoms))]
-    if len(inner):
-        n = len(atoms) + len(inner)
-        d = np.zeros((len(inner), n))
-        for j in range(1, n):
-            d[:, j] = j * inner ** (j - 1)
-        rows.append(d)
-        rhs.append(np.atleast_1d(T(inner, 1)))
-    h = np.linalg.solve(np.vstack(rows), np.concatenate(rhs))
+    h = hermite(T, atoms, len(atoms) + len(inner), square=True)  # the Hermite interpolant, of the lowest degree
     omega = np.array([1.0])
     for x in inner:
         omega = npoly.polymul(omega, npoly.polymul([-x, 1.0], [-x, 1.0]))

@@ -2,8 +2,11 @@
 
 Every sharp bound is a pair (law, polynomial p >= f on [0, 1]) touching at the
 law's atoms (Theorem 4.1). This module holds what all solvers need to work with
-such pairs: the target f = sign * g sampled on a fine grid, local maximization of
-the residual f - p, the numerical violation of a candidate dual, and recovery of
+such pairs: the target f = sign * g sampled on a fine grid, polynomial evaluation
+(:func:`horner`, floats or arrays), local maximization of the residual f - p, the
+numerical violation of a candidate dual (:func:`max_violation`, with the grid cell
+bounds :func:`cell_bounds` that the array screen shares), the KKT system of a contact
+pattern (:func:`kkt_system`) and its Hermite start (:func:`hermite`), and recovery of
 an extremal law from the contact points of a dual.
 """
 
@@ -13,7 +16,6 @@ import bisect
 from collections import OrderedDict
 
 import numpy as np
-from numpy.polynomial import polynomial as npoly
 
 from .._errors import SolverError
 
@@ -104,6 +106,10 @@ class Target:
         f0, f1, f2 = self.objective.jet(float(x))
         return s * f0, s * f1, s * f2
 
+    def jets(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """f, f' and f'' on an array (the array twin of :meth:`jet`)."""
+        return self(x), self(x, 1), self(x, 2)
+
 
 class TargetCache:
     """The :class:`Target` of each (objective, side) in use, least recently used dropped first.
@@ -144,16 +150,16 @@ def target(objective, sign: int) -> Target:
 
 
 def poly(y: np.ndarray, x, derivative: int = 0):
-    """Value or derivative of the polynomial with monomial coefficients ``y``."""
-    c = np.asarray(y, dtype=float)
-    for _ in range(derivative):
-        c = c[1:] * np.arange(1, len(c)) if len(c) > 1 else np.zeros(1)
-    if np.ndim(x) == 0:
-        acc = 0.0
-        for coef in c[::-1]:
-            acc = acc * x + coef
-        return float(acc)
-    return npoly.polyval(x, c)
+    """Value or derivative of the polynomial with monomial coefficients ``y`` (float or array ``x``)."""
+    return horner(_derivs(y)[derivative], x)
+
+
+def horner(c: list, x):
+    """The polynomial with coefficients ``c`` (lowest first) at a float or an array."""
+    acc = 0.0
+    for coef in reversed(c):
+        acc = acc * x + coef
+    return acc
 
 
 def refine_max(T: Target, y: np.ndarray, i: int) -> tuple[float, float]:
@@ -173,17 +179,11 @@ def refine_max(T: Target, y: np.ndarray, i: int) -> tuple[float, float]:
 
 
 def _slope(T: Target, y: np.ndarray, x: float) -> float:
-    return float(T(x, 1)) - float(poly(y, x, 1))
-
-
-def _horner(c: list, x: float) -> float:
-    acc = 0.0
-    for coef in reversed(c):
-        acc = acc * x + coef
-    return acc
+    return float(T(x, 1)) - poly(y, x, 1)
 
 
 def _derivs(y) -> tuple[list, list, list]:
+    """Coefficient lists of a polynomial and its first two derivatives (floats: the scalar hot path)."""
     c0 = list(map(float, y))
     c1 = [k * c0[k] for k in range(1, len(c0))] or [0.0]
     c2 = [k * c1[k] for k in range(1, len(c1))] or [0.0]
@@ -194,15 +194,15 @@ def maximize_between(T: Target, y: np.ndarray, a: float, b: float, x: float) -> 
     """Local maximum of r = f - p in [a, b], from ``x``, by Newton safeguarded with bisection on r'."""
     c0, c1, c2 = _derivs(y)
     # Monotone on the bracket: the maximum is at an end, no iteration needed.
-    if T(b, 1) - _horner(c1, b) >= 0.0:
-        return b, float(T(b) - _horner(c0, b))
-    if T(a, 1) - _horner(c1, a) <= 0.0:
-        return a, float(T(a) - _horner(c0, a))
+    if T(b, 1) - horner(c1, b) >= 0.0:
+        return b, float(T(b) - horner(c0, b))
+    if T(a, 1) - horner(c1, a) <= 0.0:
+        return a, float(T(a) - horner(c0, a))
     for _ in range(80):
-        s1 = T(x, 1) - _horner(c1, x)
+        s1 = T(x, 1) - horner(c1, x)
         if s1 == 0.0:
             break
-        s2 = T(x, 2) - _horner(c2, x)
+        s2 = T(x, 2) - horner(c2, x)
         if s1 > 0:
             a = x
         else:
@@ -216,7 +216,7 @@ def maximize_between(T: Target, y: np.ndarray, a: float, b: float, x: float) -> 
         x = xn
         if done:
             break
-    return x, float(T(x) - _horner(c0, x))
+    return x, float(T(x) - horner(c0, x))
 
 
 def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:
@@ -227,7 +227,7 @@ def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:
     (r' = 0 to rounding, r'' < 0) the point itself is the local maximum.
     """
     s1 = _slope(T, y, x)
-    s2 = float(T(x, 2)) - float(poly(y, x, 2))
+    s2 = float(T(x, 2)) - poly(y, x, 2)
     if abs(s1) <= 1e-13 * T.scale * (1.0 + float(np.sum(np.abs(y)))) and s2 < 0:
         return x, float(T(x) - poly(y, x))
     g = T.grid
@@ -250,24 +250,21 @@ def local_maxima(r: np.ndarray, threshold: float) -> np.ndarray:
 WINDOW = 2
 
 
-def _horner_array(c: list, x: np.ndarray):
-    """Polynomial with coefficients ``c`` on an array (a scalar for a constant)."""
-    acc = c[-1]
-    for coef in reversed(c[:-1]):
-        acc = acc * x + coef
-    return acc
-
-
-def _cell_bounds(T: Target, r: np.ndarray, c2: list) -> np.ndarray:
-    """Upper bound of r = f - p on each grid cell.
+def cell_bounds(r: np.ndarray, curvature: np.ndarray, band2: np.ndarray) -> np.ndarray:
+    """Upper bound of r = f - p on each grid cell, from samples of r and |r''| (last axis).
 
     On a cell of width h, r exceeds the larger of its end values by at most
     h^2/8 max|r''|; max|r''| over the cell is taken as twice the larger sampled
     |r''| at its ends (the grid has about four points per unit of degree, so
-    r'' cannot change by more than that within a cell).
+    r'' cannot change by more than that within a cell): ``band2`` = h^2/4 per cell.
+    One row per polynomial for the array screen of :mod:`._batch`.
     """
-    a = np.abs(T.second - (c2[0] if len(c2) == 1 else _horner_array(c2, T.grid)))
-    return np.maximum(r[:-1], r[1:]) + T.cell_band2 * np.maximum(a[:-1], a[1:])
+    return np.maximum(r[..., :-1], r[..., 1:]) + band2 * np.maximum(curvature[..., :-1], curvature[..., 1:])
+
+
+def _cell_bounds(T: Target, r: np.ndarray, c2: list) -> np.ndarray:
+    """:func:`cell_bounds` on the target's grid for one polynomial with second-derivative coefficients ``c2``."""
+    return cell_bounds(r, np.abs(T.second - (c2[0] if len(c2) == 1 else horner(c2, T.grid))), T.cell_band2)
 
 
 def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> tuple[float, float] | None:
@@ -288,7 +285,7 @@ def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> 
     for x in contacts:
         x = float(x)
         f0, f1, f2 = T.jet(x)
-        slope = f1 - _horner(c1, x)
+        slope = f1 - horner(c1, x)
         if x <= 0.0:
             lo, hi, inner = 0, WINDOW, False
             if slope > 0.0:  # f - p leaves 0 uphill
@@ -300,15 +297,15 @@ def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> 
         else:
             j = bisect.bisect_left(g, x)
             lo, hi, inner = max(j - WINDOW, 0), min(j + WINDOW - 1, last), True
-            if abs(slope) > tangency or f2 - _horner(c2, x) >= 0.0:
+            if abs(slope) > tangency or f2 - horner(c2, x) >= 0.0:
                 return None
         # grid points lo..hi span the window's cells lo..hi-1
-        curv = [second[k] - _horner(c2, g[k]) for k in range(lo, hi + 1)]
+        curv = [second[k] - horner(c2, g[k]) for k in range(lo, hi + 1)]
         if not (all(v < 0.0 for v in curv) or (not inner and all(v > 0.0 for v in curv))):
             return None
         bound[lo:hi] = -np.inf
         k = max(range(lo, hi + 1), key=lambda i: r[i])
-        for xv, v in ((x, f0 - _horner(c0, x)), (g[k], float(r[k]))):
+        for xv, v in ((x, f0 - horner(c0, x)), (g[k], float(r[k]))):
             if v > best:
                 best_x, best = xv, v
     if np.max(bound) > rounding(T):
@@ -333,7 +330,7 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
     (:func:`rounding`).
     """
     c = _derivs(y)
-    r = T.values - (T.vander2 @ y if len(c[0]) == 3 else _horner_array(c[0], T.grid))
+    r = T.values - (T.vander2 @ y if len(c[0]) == 3 else horner(c[0], T.grid))
     bound = _cell_bounds(T, r, c[2])
     if contacts is not None and len(contacts):
         found = _screen(T, c, r, bound, contacts)
@@ -371,6 +368,60 @@ def contact_points(T: Target, y: np.ndarray, tol: float) -> np.ndarray:
             pts.append(x)
     pts = np.unique(np.round(np.array(pts), 14)) if pts else np.zeros(0)
     return pts
+
+
+def kkt_system(x: list, w: list, c: list, theta: list, f, inner: list, fsum=sum):
+    """Residual and Jacobian of the optimality (KKT) system of a contact pattern (Theorem 4.1).
+
+    Unknowns, in this order: the dual coefficients c (p = sum_k c_k q^k), the weights
+    w_j of the atoms x_j, the interior atoms x_j (j in ``inner``). Equations: the moment
+    equations sum_j w_j x_j^k = theta_k, contact p(x_j) = f(x_j) at every atom, and
+    tangency p'(x_j) = f'(x_j) at interior atoms. ``f(k, x)`` is f^(k)(x). Written in
+    plain arithmetic so that one system serves floats (:func:`._exact._newton_kkt`) and
+    mpmath numbers (the exact certificates' polishing, with ``fsum=mpmath.fsum``).
+
+    Returns
+    -------
+    (F, J)
+        Lists: F[i] the residuals, J[i][j] the Jacobian.
+    """
+    m1, n = len(theta), len(x)
+    size = m1 + n + len(inner)
+    zero = 0 * theta[0]
+    F = [zero] * size
+    J = [[zero] * size for _ in range(size)]
+    for k in range(m1):
+        F[k] = fsum(w[j] * x[j] ** k for j in range(n)) - theta[k]
+        for j in range(n):
+            J[k][m1 + j] = x[j] ** k
+            J[m1 + j][k] = x[j] ** k
+        for i, j in enumerate(inner):
+            J[k][m1 + n + i] = k * w[j] * x[j] ** (k - 1) if k else zero
+    for j in range(n):
+        F[m1 + j] = fsum(c[k] * x[j] ** k for k in range(m1)) - f(0, x[j])
+    for i, j in enumerate(inner):
+        row = m1 + n + i
+        F[row] = fsum(k * c[k] * x[j] ** (k - 1) for k in range(1, m1)) - f(1, x[j])
+        J[m1 + j][row] = F[row]
+        J[row][row] = fsum(k * (k - 1) * c[k] * x[j] ** (k - 2) for k in range(2, m1)) - f(2, x[j])
+        for k in range(1, m1):
+            J[row][k] = k * x[j] ** (k - 1)
+    return F, J
+
+
+def hermite(T: Target, atoms: np.ndarray, size: int, square: bool = False) -> np.ndarray:
+    """Coefficients (``size`` of them) of the polynomial with p = f at ``atoms`` and p' = f' at the interior ones.
+
+    Least squares (a start for Newton's method, whatever the pattern), or with ``square``
+    the exact solution of a square system (the boundary duals of :mod:`._boundary` need
+    p = f to rounding at the atoms).
+    """
+    inner = atoms[(atoms > 0.0) & (atoms < 1.0)]
+    slopes = np.zeros((len(inner), size))
+    slopes[:, 1:] = np.vander(inner, size - 1, increasing=True) * np.arange(1, size)
+    A = np.vstack([np.vander(atoms, size, increasing=True), slopes])
+    b = np.concatenate([np.atleast_1d(T(atoms)), np.atleast_1d(T(inner, 1))])
+    return np.linalg.solve(A, b) if square else np.linalg.lstsq(A, b, rcond=None)[0]
 
 
 #: Largest moment residual accepted for a recovered law.

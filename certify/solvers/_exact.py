@@ -1,36 +1,22 @@
-"""The ``exact`` method: contact-point exchange with Newton polishing.
+"""The ``exact`` method: contact patterns proposed in turn, polished by Newton, accepted by one check.
 
-The sharp bound sup E[f] over laws with moments theta is a semi-infinite LP
-whose columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 4.1). We
-
-0. return the unique law on the boundary of the moment space (explicit dual);
-1. for two moments, read the contact pattern of the grid optimum off the grid
-   hull (:mod:`._hull`: the grid LP solved once for all (mu, nu)) and polish
-   it without a linear system: a face found before (a law with m+1 contacts
-   fixes its dual, which then certifies every moment vector inside the simplex
-   of its atoms), two interior tangencies by a 2 x 2 Newton iteration, or the
-   closed-form laws with an endpoint atom (:mod:`._two_moments`);
-2. otherwise try the closed-form patterns and one exchange step from the
-   better one, then run the simplex method on the grid of
-   :class:`~._contact.Target` (the classical exchange / Remez step);
-3. merge neighbouring grid atoms into contact points and solve the KKT system
-   (moment equations, contact and tangency conditions) by Newton's method, which
-   converges quadratically to the continuous optimum;
-4. accept only if the law has the moments and the dual polynomial is a majorant
-   on all of [0, 1] up to rounding; otherwise continue the exchange with
-   continuous columns to tighter tolerances and polish again.
+The sharp bound sup E[f] over laws with moments theta is a semi-infinite LP whose
+columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 4.1). :func:`solve_exact`
+tries the routes drawn in the map of :mod:`certify.solvers`, in its order: the boundary
+law, faces found before, the grid hull's pattern with the two-moment polishers, the
+exchange (revised simplex, the classical Remez step) on the grid and then on [0, 1],
+whose contact pattern Newton's method on the KKT system polishes. Every candidate
+passes :func:`_accept`.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from numpy.polynomial import polynomial as npoly
 
 from .._errors import SolverError
 from ._boundary import unique_law, unique_law_dual
-from ._contact import Target, ascent_from, max_violation, refine_max, target
+from ._contact import Target, ascent_from, hermite, kkt_system, max_violation, refine_max, target
 from ._hull import grid_hull
 from ._solution import Solution
 from ._tolerances import (
@@ -39,9 +25,9 @@ from ._tolerances import (
     ARTIFICIAL_WEIGHT,
     ENDPOINT_TOL,
     EXCHANGE_TOLS,
+    FACE_MAX_VIOLATION,
     FACE_MIN_GAP,
     FACE_MIN_WEIGHT,
-    FACE_RESIDUAL,
     FACE_SAME,
     FACE_WEIGHT_TOL,
     MERGE_GAPS,
@@ -60,68 +46,30 @@ from ._tolerances import (
     TIE_TOL,
     WEIGHT_TOL,
 )
-from ._two_moments import bitangent_law, endpoint_law, three_atom_weights
-
+from ._two_moments import bitangent_law, endpoint_law, face_weights
 
 
 def _phi(x, m1: int) -> np.ndarray:
     return np.vander(np.atleast_1d(np.asarray(x, dtype=float)), m1, increasing=True)
 
 
-def _dphi(x, m1: int, k: int = 1) -> np.ndarray:
-    x = np.atleast_1d(np.asarray(x, dtype=float))
-    out = np.zeros((len(x), m1))
-    for j in range(k, m1):
-        coef = 1.0
-        for t in range(k):
-            coef *= j - t
-        out[:, j] = coef * x ** (j - k)
-    return out
-
-
-def _dual_from_pattern(T: Target, atoms: np.ndarray, m1: int) -> np.ndarray:
-    """Least-squares polynomial through the contact and tangency conditions at ``atoms``."""
-    inner = (atoms > ENDPOINT_TOL) & (atoms < 1 - ENDPOINT_TOL)
-    rows = [_phi(atoms, m1), _dphi(atoms[inner], m1)]
-    rhs = [T(atoms), T(atoms[inner], 1)]
-    A = np.vstack(rows)
-    b = np.concatenate([np.atleast_1d(r) for r in rhs])
-    return np.linalg.lstsq(A, b, rcond=None)[0]
-
-
 def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.ndarray, y: np.ndarray):
-    """Solve the KKT system of a contact pattern by Newton's method.
+    """Solve the KKT system (:func:`~._contact.kkt_system`) of a contact pattern by Newton's method.
 
-    Unknowns: dual coefficients y, weights w_j, interior atom positions x_j.
-    Equations: sum w_j phi(x_j) = theta; p(x_j) = f(x_j); p'(x_j) = f'(x_j)
-    for interior atoms. Returns (atoms, weights, y, converged).
+    Returns (atoms, weights, y, converged).
     """
     m1 = len(theta)
     atoms = atoms.astype(float).copy()
     atoms[atoms <= ENDPOINT_TOL] = 0.0
     atoms[atoms >= 1 - ENDPOINT_TOL] = 1.0
     inner = np.nonzero((atoms > 0) & (atoms < 1))[0]
-    s, k = len(atoms), len(inner)
+    s = len(atoms)
     w = weights.astype(float).copy()
     y = y.astype(float).copy()
-    size = m1 + s + k
     prev = np.inf
     for it in range(40):
-        ph = _phi(atoms, m1)
-        dph = _dphi(atoms[inner], m1)
-        f0 = np.atleast_1d(T(atoms))
-        f1 = np.atleast_1d(T(atoms[inner], 1))
-        f2 = np.atleast_1d(T(atoms[inner], 2))
-        p1 = dph @ y
-        p2 = _dphi(atoms[inner], m1, 2) @ y
-        R = np.concatenate([ph.T @ w - theta, ph @ y - f0, p1 - f1])
-        J = np.zeros((size, size))
-        J[:m1, m1 : m1 + s] = ph.T
-        J[:m1, m1 + s :] = (dph * w[inner, None]).T
-        J[m1 : m1 + s, :m1] = ph
-        J[m1 + inner, m1 + s + np.arange(k)] = p1 - f1
-        J[m1 + s :, :m1] = dph
-        J[m1 + s + np.arange(k), m1 + s + np.arange(k)] = p2 - f2
+        R, J = kkt_system(atoms.tolist(), w.tolist(), y.tolist(), theta.tolist(), lambda k, x: float(T(x, k)), inner.tolist())
+        R, J = np.array(R), np.array(J)
         try:
             dz = np.linalg.solve(J, -R)
         except np.linalg.LinAlgError:
@@ -160,7 +108,7 @@ def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
         moment = [m * a for m, a in zip(moment, A)]
     viol, where = max_violation(T, y, contacts=A)
     tol = ACCEPT_TOL * (T.scale + sum(map(abs, map(float, y))))
-    return viol <= tol, viol, where
+    return -np.inf < viol <= tol, viol, where  # a dual with inf or nan gives -inf or nan
 
 
 def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray | None = None):
@@ -253,19 +201,8 @@ def _known_face(T: Target, theta: np.ndarray):
     m1 = len(theta)
     for atoms, y, viol in T.faces.get(m1, ()):
         if m1 == 3:
-            mu, nu = float(theta[1]), float(theta[2])
-            A = atoms.tolist()
-            w = three_atom_weights(*A, mu, nu)
-            if min(w) < -FACE_WEIGHT_TOL:
-                continue
-            w = [max(v, 0.0) for v in w]
-            # A reused face must meet the moments as tightly as a solved law.
-            residual = max(
-                abs(math.fsum(w) - 1.0),
-                abs(math.fsum(v * a for v, a in zip(w, A)) - mu),
-                abs(math.fsum(v * a * a for v, a in zip(w, A)) - nu),
-            )
-            if residual > FACE_RESIDUAL:
+            w, serves = face_weights(atoms.tolist(), float(theta[1]), float(theta[2]))
+            if not serves:
                 continue
             w = np.array(w)
         else:
@@ -285,7 +222,8 @@ def _remember(T: Target, sol: Solution, m1: int) -> Solution:
     if len(sol.atoms) != m1 or sol.iterations == 0:  # not a face, or one reused
         return sol
     atoms = np.sort(sol.atoms)
-    if np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP:
+    if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
+            and sol.violation <= FACE_MAX_VIOLATION * T.scale):
         faces = T.faces.setdefault(m1, [])
         if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
             faces.insert(0, (atoms, sol.dual, sol.violation))
@@ -450,7 +388,7 @@ def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
     """
     m1 = len(theta)
     for _drop in range(m1):
-        A2, W2, y2, conv = _newton_kkt(T, theta, A, W, _dual_from_pattern(T, A, m1))
+        A2, W2, y2, conv = _newton_kkt(T, theta, A, W, hermite(T, A, m1))
         if not conv:
             return None
         if np.min(W2) >= -WEIGHT_TOL:
@@ -460,8 +398,15 @@ def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
         A, W = np.delete(A2, j), np.delete(W2, j)
     else:
         return None
+    good = W2 > SUPPORT_FLOOR
+    if m1 == 3 and np.sum(good) == 2 and np.all((A2[good] > 0.0) & (A2[good] < 1.0)):
+        # Two interior contacts: the one polisher of that pattern finishes, so that
+        # every route (and the array path) ends at the same law.
+        x1, x2 = sorted(A2[good].tolist())
+        found = _two_inner_solution(T, theta, x1, x2)
+        if found is not None:
+            return found.atoms, found.weights, found.dual, found.violation
     ok, viol, _where = _accept(T, A2, W2, y2, theta)
     if not ok:
         return None
-    good = W2 > SUPPORT_FLOOR
     return A2[good], np.maximum(W2[good], 0.0), y2, viol

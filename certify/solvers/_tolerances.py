@@ -50,6 +50,10 @@ NEWTON_RESIDUAL_DONE = 1e-6
 NEWTON_STEP_FLOOR = 1e-15
 NEWTON_RESIDUAL_FLOOR = 1e-11
 
+#: Iterations of the two-contact Newton (:func:`._two_moments.bitangent_law`): from the
+#: grid's pattern it converges in a few, so more mean a wrong pattern.
+BITANGENT_MAX_ITER = 16
+
 #: After the iteration limit, converged only if the residual is this small (relative).
 NEWTON_RESIDUAL_FINAL = 1e-13
 
@@ -92,5 +96,10 @@ FACE_RESIDUAL = 1e-15
 #: least FACE_MIN_GAP apart), so their weight systems stay well conditioned; atoms within
 #: FACE_SAME of a remembered face are the same face.
 FACE_MIN_WEIGHT = 1e-9
+
+#: Only faces whose dual is a majorant to rounding (max(f - p) at most this times T.scale)
+#: are remembered: a face serves many points, and a larger violation, though within
+#: ACCEPT_TOL, would let their values differ from a fresh solve's by as much.
+FACE_MAX_VIOLATION = 1e-14
 FACE_MIN_GAP = 1e-6
 FACE_SAME = 1e-12
