@@ -1977,8 +1977,10 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
     ctx = _Context(cells, alpha, simultaneous, c, reference)
     obj = _objective(objective)
-    # the small-count threshold needs both ends; elsewhere one side is enough
-    small = ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
+    # the small-count threshold needs both ends; whether it runs is decided by the NPMLE
+    # alone (LatticeProblem.on_lattice), so elsewhere one side is enough
+    small = (ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
+             and LatticeProblem(ctx.cells, obj).on_lattice(ctx.reference))
     return _ends(ctx, [obj], ("lower", "upper") if small else (side,))[0][side]
 
 

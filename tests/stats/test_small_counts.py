@@ -106,6 +106,19 @@ def test_lattice_cells_raise_the_threshold_and_ends_agree_with_single_bounds():
     assert again.as_tuple() == iv.as_tuple()
 
 
+def test_single_end_at_large_counts_keeps_the_chi_square_threshold():
+    # K = 3, N = 2000 from a smooth law: every cell is large, so one end alone is solved
+    # at the chi-square value and equals the interval's end
+    rng = np.random.default_rng(5)
+    cells = cell_counts(np.full(2000, 3), rng.binomial(3, rng.beta(3, 2, size=2000)))
+    (iv,) = likelihood_intervals(cells, ["V3 - V1"])
+    assert not iv.small_count
+    for side in ("lower", "upper"):
+        end = likelihood_bound(cells, "V3 - V1", side)
+        assert end.c == iv.c
+        assert end.value == pytest.approx(getattr(iv, side).value, abs=1e-12)
+
+
 def test_small_count_ends_have_certificates_that_verify():
     _, cells = _near_0_1_cells(0, 5)
     ((iv, lower, upper),) = certified_intervals(cells, ["V3 - V1"])
