@@ -159,6 +159,9 @@ def _documented(data, node, path="$"):
     """Every key of ``data`` appears in the schema node's properties (following $ref), each with a description."""
     if "$ref" in node:
         node = schema(version="2")["$defs"][node["$ref"].split("/")[-1]]
+    if "oneOf" in node:  # the alternative whose keys the data has
+        options = [schema(version="2")["$defs"][o["$ref"].split("/")[-1]] if "$ref" in o else o for o in node["oneOf"]]
+        (node,) = [o for o in options if set(o.get("required", ())) == set(data)]
     if isinstance(data, dict):
         for key, value in data.items():
             assert key in node["properties"], f"{path}.{key} is not in the schema"
@@ -170,8 +173,9 @@ def _documented(data, node, path="$"):
                 _documented(value[0], sub["items"], f"{path}.{key}[0]")
 
 
-def test_schema_documents_every_field(certs):
+def test_schema_documents_every_field(certs, v_inf_certs):
     _documented(certs["lower"].to_dict(), schema(version="2"))
+    _documented(v_inf_certs["upper"].to_dict(), schema(version="2"))
 
 
 def test_exact_laws_are_short_and_normalized(certs, data):
@@ -548,6 +552,111 @@ def test_checker_imports_only_stdlib_flint_and_generic_helpers():
                 mods.add(node.module.split(".")[0])
     assert mods <= {"__future__", "contextlib", "decimal", "fractions", "math", "flint"}, mods
     assert set(CHECKS) & set(LIKELIHOOD_CHECKS) >= {"json", "schema_version", "structure", "readable_floats", "objective"}
+
+
+# -- V_inf: a step, proven on its two constant pieces -----------------------------------
+
+def _v_inf_mp(x):
+    """V_inf(q) = 1{q > 1/2} + 1{q = 1/2}/2 at an exact rational."""
+    return mpmath.mpf(1) if x > Fraction(1, 2) else mpmath.mpf(1) / 2 if x == Fraction(1, 2) else mpmath.mpf(0)
+
+
+@pytest.fixture(scope="module")
+def v_inf_certs(data):
+    """Both ends of E[V_inf] from the grid optimum (cvxpy) with the envelope each side needs:
+    1{q > 1/2} for the infimum, 1{q >= 1/2} for the supremum (eq. (L12))."""
+    cells, ref, level = data
+    envelopes = {"lower": lambda q: (q > 0.5).astype(float), "upper": lambda q: (q >= 0.5).astype(float)}
+    out = {}
+    for side, g in envelopes.items():
+        lam, law = grid_optimum(cells, g, side, level)
+        out[side] = build_likelihood_certificate("inf", side, cells, C, ref, law, lam, alpha=0.05, calibration="chi2(1)/2")
+    return out
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+def test_v_inf_certificate_is_sound_and_nearly_tight(v_inf_certs, side):
+    jsonschema = pytest.importorskip("jsonschema")
+    cert = v_inf_certs[side]
+    s = 1 if side == "lower" else -1
+    data = cert.to_dict()
+    assert data["objective"] == {"name": "Vinf", "definition": "P(Q > 1/2) + P(Q = 1/2)/2"}
+    jsonschema.validate(data, schema(version="2"))
+    assert LikelihoodCertificate.from_dict(data) == cert and verify(to_json(cert)).ok
+    with mpmath.workdps(40):
+        h, a, lam = _h_mp(cert), _mp(cert.a), _mp(cert.lam)
+        # s (V_inf - a) - lambda h >= 0 on a grid of [0, 1] that holds 1/2 and the atoms of pi*
+        grid = [Fraction(i, 2000) for i in range(2001)] + list(cert.atoms)
+        worst = min(s * (_v_inf_mp(x) - a) - lam * h(_mp(x)) for x in grid)
+        assert worst >= 0, float(worst)
+        slack = s * a + lam * _b_mp(cert) - s * _mp(cert.bound)
+        assert 0 <= slack <= mpmath.mpf(10) ** -11, float(slack)
+        # laws in the set (pi_ref and its mixtures with pi*) lie on the right side of the bound
+        level = _loglik_mp(cert.cells, cert.reference_atoms, cert.reference_weights) - _mp(cert.c)
+        inside = 0
+        for t in (0, 0.01, 0.1, 0.5, 1):
+            t = Fraction(t)
+            atoms = cert.reference_atoms + cert.atoms
+            weights = tuple(t * w for w in cert.reference_weights) + tuple((1 - t) * w for w in cert.weights)
+            if _loglik_mp(cert.cells, atoms, weights) >= level:
+                value = mpmath.fsum(_mp(w) * _v_inf_mp(x) for x, w in zip(atoms, weights))
+                assert s * value >= s * _mp(cert.bound)
+                inside += 1
+        assert inside >= 3
+    # the grid optimum is nearly sharp: pi*'s own value (the envelope of its side) is close
+    half = Fraction(1, 2)
+    attained = float(sum(w for x, w in zip(cert.atoms, cert.weights) if (x > half if s > 0 else x >= half)))
+    assert -1e-8 < s * (attained - float(cert.bound)) < 1e-2
+
+
+def test_v_inf_certificate_agrees_with_the_likelihood_solver(data):
+    # The statistics layer's continuous solver and the grid program are independent: the
+    # certified bound from the solver's own law is within rounding of the solver's value.
+    from certify.stats import cell_counts, likelihood_intervals
+
+    cells, _, _ = data
+    calls = np.repeat([k for k, _, n in cells], [n for _, _, n in cells])
+    correct = np.repeat([sc for _, sc, n in cells], [n for _, _, n in cells])
+    (iv,) = likelihood_intervals(cell_counts(calls, correct), ["inf"])
+    for end in (iv.lower, iv.upper):
+        cert = build_likelihood_certificate("inf", end.side, cells, end.c, iv.reference, end, end.lam)
+        assert verify(cert.to_dict()).ok
+        assert abs(float(cert.bound) - end.value) < 1e-9
+        assert (float(cert.bound) <= end.value) if end.side == "lower" else (float(cert.bound) >= end.value)
+
+
+V_INF_TAMPERS = {
+    "definition changed": (lambda d: d["objective"].update(definition="P(Q > 1/2)"), "objective"),
+    "renamed V101": (lambda d: d["objective"].update(name="V101"), "objective"),
+    "polynomial field added": (lambda d: d["objective"].update(degree=0), "structure"),
+    "definition dropped": (lambda d: d["objective"].pop("definition"), "structure"),
+    "a raised": (_shift(("lagrangian", "a"), E9), "lagrangian_sign"),
+    "a lowered (weaker, true)": (_shift(("lagrangian", "a"), -E9), "bound"),
+    "lambda raised": (_scale(("lagrangian", "lambda"), 1 + E6), "lagrangian_sign"),
+    "bound raised": (_shift(("bound",), E9), "bound"),
+    "side flipped": (lambda d: d.update(side="upper"), "lagrangian_sign"),
+}
+
+
+@pytest.mark.parametrize("name", list(V_INF_TAMPERS))
+def test_tampered_v_inf_certificate(v_inf_certs, name):
+    edit, check = V_INF_TAMPERS[name]
+    _expect(_tampered(v_inf_certs["lower"], edit), check)
+
+
+@pytest.mark.parametrize("side, a, ok", [("lower", 0, True), ("lower", Fraction(1, 2), False),
+                                          ("upper", 1, True), ("upper", Fraction(1, 2), False)])
+def test_v_inf_pieces_are_both_checked(v_inf_certs, side, a, ok):
+    # With lambda = 0 the statement is E[V_inf] >= a (lower) or <= a (upper) for every law:
+    # true for a = 0 and a = 1, false for a = 1/2 -- the lower claim fails only on [0, 1/2]
+    # (g = 0 there), the upper one only on [1/2, 1] (g = 1), so a checker that skipped
+    # either piece would accept a false certificate.
+    def edit(d):
+        _set(d, ("lagrangian", "lambda"), 0)
+        _set(d, ("lagrangian", "a"), a)
+        _set(d, ("bound",), a)
+
+    _expect(_tampered(v_inf_certs[side], edit), None if ok else "lagrangian_sign")
 
 
 # -- CLI -------------------------------------------------------------------------------

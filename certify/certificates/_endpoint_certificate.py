@@ -24,12 +24,11 @@ from fractions import Fraction
 
 from .._errors import InputError
 from ._certificate import MomentBoundProperties, Provenance, bound_fields, bound_record
+from ._verify import ENDPOINT_DEFINITION, ENDPOINT_NAME
 
 __all__ = ["ENDPOINT_DEFINITION", "ENDPOINT_NAME", "ENDPOINT_SCHEMA_VERSION", "EndpointCertificate"]
 
 ENDPOINT_SCHEMA_VERSION = "3"
-ENDPOINT_NAME = "Vinf"
-ENDPOINT_DEFINITION = "P(Q > 1/2) + P(Q = 1/2)/2"
 
 
 @dataclass(frozen=True)

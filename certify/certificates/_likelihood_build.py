@@ -9,7 +9,8 @@ Steps, for side s = +1 (lower) or -1 (upper):
 2. The minimum m of f = s g - lambda h' over [0, 1] (h' the polynomial the checker
    uses, see :func:`~certify.certificates._verify_likelihood.lagrangian_polynomial`)
    is located in floats -- a dense grid, then safeguarded Newton on f' from every
-   grid local minimum and every atom of pi* -- and evaluated exactly at those points.
+   grid local minimum and every atom of pi* -- and evaluated exactly at those points;
+   for V_inf, on each of its pieces (``INFINITE_PIECES``: g = 0 on [0, 1/2], 1 on [1/2, 1]).
 3. a is set so that s a = m - margin, rounded down to a multiple of margin / 16:
    f - s a is then strictly positive, its near-double roots (at the atoms of pi*)
    lifted by about the margin, which the exact positivity proof needs.
@@ -38,7 +39,17 @@ from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
 from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
-from ._verify_likelihood import PRECISIONS, cell_probabilities, lagrangian_polynomial, likelihood_gap, narrow, precision, verify_likelihood_dict
+from ._verify_likelihood import (
+    ENDPOINT_NAME,
+    INFINITE_PIECES,
+    PRECISIONS,
+    cell_probabilities,
+    lagrangian_polynomial,
+    likelihood_gap,
+    narrow,
+    precision,
+    verify_likelihood_dict,
+)
 
 __all__ = ["build_likelihood_certificate"]
 
@@ -120,8 +131,8 @@ def _multiplier(lam) -> Fraction:
 
 # -- step 2: the minimum of s g - lambda h' -----------------------------------------
 
-def _float_lagrangian(obj, s: int, lam: float, cells, u: list[float]):
-    """q -> (f, f', f'') for f = s g - lambda sum_c u_c B_c, in floats.
+def _float_lagrangian(g, s: int, lam: float, cells, u: list[float]):
+    """q -> (f, f', f'') for f = s g - lambda sum_c u_c B_c, in floats; ``g(q, d)`` is g^(d)(q).
 
     sum_c u_c B_c is one Bernstein polynomial of degree K_max (cells with fewer calls
     are degree-elevated), evaluated stably with its derivatives by :func:`bernstein_eval`.
@@ -133,21 +144,22 @@ def _float_lagrangian(obj, s: int, lam: float, cells, u: list[float]):
             beta[j] += uc * (comb(k, sc) * comb(top - k, j - sc) / comb(top, j))
 
     def jet(q: np.ndarray):
-        return [s * obj.evaluate(q, d) - lam * bernstein_eval(beta, q, d) for d in range(3)]
+        return [s * g(q, d) - lam * bernstein_eval(beta, q, d) for d in range(3)]
 
     return jet
 
 
-def _minimizers(jet, degree: int, starts) -> np.ndarray:
-    """Float local minimizers of f: grid local minima and ``starts``, refined by safeguarded Newton on f'."""
-    grid = np.linspace(0.0, 1.0, max(MIN_GRID, GRID_PER_DEGREE * degree + 1))
+def _minimizers(jet, degree: int, starts, start: float = 0.0, end: float = 1.0) -> np.ndarray:
+    """Float local minimizers of f on [start, end]: grid local minima and ``starts``, refined by safeguarded Newton on f'."""
+    grid = np.linspace(start, end, max(MIN_GRID, GRID_PER_DEGREE * degree + 1))
     f0 = jet(grid)[0]
     inner = np.flatnonzero((f0[1:-1] <= f0[:-2]) & (f0[1:-1] <= f0[2:])) + 1
     idx = np.concatenate([inner, [0, len(grid) - 1]])
     lo, hi = grid[np.maximum(idx - 1, 0)], grid[np.minimum(idx + 1, len(grid) - 1)]
-    starts = np.clip(np.asarray(starts, dtype=float), 0.0, 1.0)
-    lo = np.concatenate([lo, np.clip(starts - 1.0 / len(grid), 0.0, 1.0)])
-    hi = np.concatenate([hi, np.clip(starts + 1.0 / len(grid), 0.0, 1.0)])
+    step = (end - start) / len(grid)
+    starts = np.clip(np.asarray(starts, dtype=float), start, end)
+    lo = np.concatenate([lo, np.clip(starts - step, start, end)])
+    hi = np.concatenate([hi, np.clip(starts + step, start, end)])
     x = np.concatenate([grid[idx], starts])
     active = np.arange(len(x))
     for _ in range(NEWTON_STEPS):
@@ -164,6 +176,15 @@ def _minimizers(jet, degree: int, starts) -> np.ndarray:
         if not len(active):
             break
     return np.concatenate([x, grid[[0, -1]]])
+
+
+def _pieces(obj) -> list[tuple[float, float, flint.fmpq_poly, object]]:
+    """(start, end, exact g, float g(q, d)) covering [0, 1]: one piece for a polynomial
+    objective, the two constant pieces ``INFINITE_PIECES`` for V_inf (``obj`` None)."""
+    if obj is not None:
+        return [(0.0, 1.0, flint.fmpq_poly([_fmpq(x) for x in obj.monomial_coefficients()]), obj.evaluate)]
+    return [(float(lo), float(hi), flint.fmpq_poly([_fmpq(v)]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
+            for lo, hi, v in INFINITE_PIECES]
 
 
 def _exact_minimum(f: flint.fmpq_poly, points) -> Fraction:
@@ -203,7 +224,8 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     Parameters
     ----------
     objective : Objective, int, str or sequence
-        As for :func:`certify.certificates.certify_bound` (an int is a vote budget).
+        As for :func:`certify.certificates.certify_bound` (an int is a vote budget);
+        ``"inf"`` is V_inf, certified on its two constant pieces.
     side : {"lower", "upper"}
     cells : CellCounts or sequence of (K, S, n)
         The data: n examples had K calls of which S were correct.
@@ -239,7 +261,9 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         raise InputError(f"alpha={alpha!r} must lie in (0, 1)")
     if calibration is not None and not isinstance(calibration, str):
         raise InputError(f"calibration={calibration!r} must be a string")
-    obj = as_objective(objective)
+    from . import _is_infinite  # the package's one reading of the infinite budget
+
+    obj = None if _is_infinite(objective) else as_objective(objective)
     cells = _cells(cells)
     c = exact_number(c, "c")
     if c <= 0:
@@ -254,14 +278,17 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     for (k, sc, _), r, t in zip(cells, p_ref, p_star):
         if r <= 0 or t <= 0:
             raise InputError(f"{'reference_law' if r <= 0 else 'law'} gives probability 0 to the cell K={k}, S={sc}")
-    g = flint.fmpq_poly([_fmpq(x) for x in obj.monomial_coefficients()])
-    f = lagrangian_polynomial(g, s, Fraction(0), lam, cells, p_star)  # s g - lambda h'
+    name = ENDPOINT_NAME if obj is None else obj.name
     try:  # floats locate the minimum; n_c / p_c(pi*) beyond their range cannot be handled
         u = [float(flint.fmpq(n) / p) if lam else 0.0 for (_, _, n), p in zip(cells, p_star)]
     except OverflowError:
-        raise SolverError("certificate", "badly scaled", f"law gives some cell a probability below 1e-300 ({obj.name}, {side} side)") from None
-    jet = _float_lagrangian(obj, s, float(lam), cells, u)
-    m = _exact_minimum(f, _minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms]))
+        raise SolverError("certificate", "badly scaled", f"law gives some cell a probability below 1e-300 ({name}, {side} side)") from None
+    m = None
+    for start, end, g, g_float in _pieces(obj):
+        f = lagrangian_polynomial(g, s, Fraction(0), lam, cells, p_star)  # s g - lambda h' on the piece
+        jet = _float_lagrangian(g_float, s, float(lam), cells, u)
+        piece_min = _exact_minimum(f, _minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))
+        m = piece_min if m is None else min(m, piece_min)
     for bits in PRECISIONS:
         with precision(bits):
             b = likelihood_gap(cells, p_ref, p_star, c)
@@ -278,7 +305,8 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
             s_bound = _floor(sa + _arb_lower(flint.arb(_fmpq(lam)) * b), unit)
         prov = LikelihoodProvenance(_version(), float(margin), 0.0, _now())
         cert = LikelihoodCertificate(
-            side=side, objective_name=obj.name, majority=tuple(obj.majority), bernstein=tuple(obj.bernstein), degree=obj.degree,
+            side=side, objective_name=name, majority=() if obj is None else tuple(obj.majority),
+            bernstein=() if obj is None else tuple(obj.bernstein), degree=0 if obj is None else obj.degree,
             cells=cells, c=c, alpha=None if alpha is None else float(alpha), calibration=calibration,
             reference_atoms=ref_atoms, reference_weights=ref_weights, atoms=atoms, weights=weights,
             lam=lam, a=s * sa, bound=s * s_bound, provenance=prov,
@@ -290,7 +318,7 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         failure = result.message
         if result.check != "lagrangian_sign":
             break
-    raise SolverError("certificate", "not certified", f"{obj.name}, {side} side: {failure}")
+    raise SolverError("certificate", "not certified", f"{name}, {side} side: {failure}")
 
 
 def _version() -> str:

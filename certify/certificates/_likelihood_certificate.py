@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from .._errors import InputError
 from ._certificate import exact_pair, parse_pair
+from ._verify import ENDPOINT_DEFINITION, ENDPOINT_NAME
 
 __all__ = ["KIND", "LIKELIHOOD_SCHEMA_VERSION", "LikelihoodCertificate", "LikelihoodProvenance"]
 
@@ -77,8 +78,10 @@ class LikelihoodCertificate:
     ----------
     side : {"lower", "upper"}
     objective_name : str
+        ``"Vinf"`` for the infinite budget V_inf (no terms: JSON gives its definition).
     majority, bernstein, degree
-        The objective's exact terms, as in :class:`~certify.certificates.Certificate`.
+        The objective's exact terms, as in :class:`~certify.certificates.Certificate`
+        (empty and 0 for V_inf).
     cells : tuple of (int, int, int)
         (K, S, n): n examples with K calls of which S were correct; sorted, distinct (K, S).
     c : Fraction
@@ -121,6 +124,11 @@ class LikelihoodCertificate:
     schema_version: str = field(default=LIKELIHOOD_SCHEMA_VERSION)
 
     @property
+    def is_infinite_budget(self) -> bool:
+        """True for V_inf, written by its definition instead of polynomial terms."""
+        return self.objective_name == ENDPOINT_NAME
+
+    @property
     def n(self) -> int:
         """N, the number of examples."""
         return sum(n for _, _, n in self.cells)
@@ -130,7 +138,7 @@ class LikelihoodCertificate:
             "schema_version": self.schema_version,
             "kind": KIND,
             "side": self.side,
-            "objective": {
+            "objective": {"name": ENDPOINT_NAME, "definition": ENDPOINT_DEFINITION} if self.is_infinite_budget else {
                 "name": self.objective_name,
                 "degree": self.degree,
                 "majority": [{"coefficient": exact_pair(c), "n": n, "votes": 2 * n + 1} for c, n in self.majority],
@@ -164,9 +172,9 @@ class LikelihoodCertificate:
             return cls(
                 side=str(data["side"]),
                 objective_name=str(obj["name"]),
-                majority=tuple((parse_pair(t["coefficient"], "objective.majority.coefficient"), int(t["n"])) for t in obj["majority"]),
-                bernstein=tuple(parse_pair(b, "objective.bernstein") for b in obj["bernstein"]),
-                degree=int(obj["degree"]),
+                majority=tuple((parse_pair(t["coefficient"], "objective.majority.coefficient"), int(t["n"])) for t in obj.get("majority", ())),
+                bernstein=tuple(parse_pair(b, "objective.bernstein") for b in obj.get("bernstein", ())),
+                degree=int(obj.get("degree", 0)),
                 cells=tuple((int(x["calls"]), int(x["successes"]), int(x["count"])) for x in data["cells"]),
                 c=parse_pair(thr["c"], "threshold.c"),
                 alpha=None if alpha is None else float(alpha),

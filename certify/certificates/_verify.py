@@ -74,6 +74,11 @@ MAX_DEPTH = 400
 #: Largest majority index accepted (2n+1 = 20001 votes): bounds the work a file can demand.
 MAX_N = 10000
 
+#: The infinite budget V_inf is named by its definition, never given by coefficients
+#: (schema 3, and schema 2's second objective form); checkers compare both strings exactly.
+ENDPOINT_NAME = "Vinf"
+ENDPOINT_DEFINITION = "P(Q > 1/2) + P(Q = 1/2)/2"
+
 #: Largest moment order accepted: the exact moment equations cost (m+1)^2 products of
 #: rationals, and the solvers are not used beyond a few dozen moments.
 MAX_ORDER = 100

@@ -19,6 +19,10 @@ The proof, for the certificate's law pi*, multiplier lambda >= 0 and constant a:
    in the set has E_pi[h] >= b := l(pi_ref) - c - l(pi*) + N;
 2. s (g - a) - lambda h >= 0 on [0, 1] (proven exactly) integrates to
    s E_pi[g] >= s a + lambda E_pi[h] >= s a + lambda b;
+   for the infinite budget V_inf (a step, eq. (L12)) it is proven on the two closed
+   halves with g = 0 on [0, 1/2] and g = 1 on [1/2, 1] (:data:`INFINITE_PIECES`), which
+   gives it for V_inf itself: off 1/2 the halves are V_inf, and V_inf(1/2) = 1/2 lies
+   between their values (the half with g = 0 serves s = +1, the one with g = 1 s = -1);
 3. the claimed bound must satisfy s * bound <= s a + lambda b, checked with
    rigorous ball arithmetic (the logarithms in b are irrational).
 
@@ -38,9 +42,23 @@ from math import comb
 
 import flint
 
-from ._verify import VerificationResult, _exact, _exact_list, _Fail, _get, _keys, _objective, _show, checked, positive_on_closed_unit_interval
+from ._verify import (
+    ENDPOINT_DEFINITION,
+    ENDPOINT_NAME,
+    VerificationResult,
+    _exact,
+    _exact_list,
+    _Fail,
+    _get,
+    _keys,
+    _objective,
+    _show,
+    checked,
+    positive_on_closed_unit_interval,
+)
 
-__all__ = ["CHECKS", "KIND", "VERSION", "cell_probabilities", "lagrangian_polynomial", "likelihood_gap", "narrow", "near_contacts", "precision", "verify_likelihood_dict"]
+__all__ = ["CHECKS", "INFINITE_PIECES", "KIND", "VERSION", "cell_probabilities", "lagrangian_polynomial", "likelihood_gap", "narrow",
+           "near_contacts", "on_piece", "precision", "verify_likelihood_dict"]
 
 VERSION = "2"
 KIND = "likelihood-bound-certificate"
@@ -82,6 +100,9 @@ PRECISIONS = (128, 512)
 #: The ball of b counts as narrow when its radius is below 2^-64 * (1 + |b|): far below
 #: the builder's outward rounding of the bound, so a wide ball signals a broken file.
 NARROW_BITS = 64
+
+#: V_inf as polynomial pieces (start, end, value of g there) covering [0, 1] (module docstring, step 2).
+INFINITE_PIECES = ((Fraction(0), Fraction(1, 2), Fraction(0)), (Fraction(1, 2), Fraction(1), Fraction(1)))
 
 _TOP = ("schema_version", "kind", "side", "objective", "cells", "threshold", "reference_law", "law", "lagrangian", "bound", "provenance")
 _PROVENANCE = ("package", "version", "margin", "seconds", "created")
@@ -168,6 +189,11 @@ def narrow(b: flint.arb) -> bool:
     return b.is_finite() and b.rad() < flint.arb(2) ** -NARROW_BITS * (1 + abs(b.mid()))
 
 
+def on_piece(f: flint.fmpq_poly, start: Fraction, end: Fraction) -> flint.fmpq_poly:
+    """f(start + (end - start) t): the piece [start, end] mapped onto t in [0, 1], exactly."""
+    return f(flint.fmpq_poly([_q(start), _q(end - start)]))
+
+
 def near_contacts(f: flint.fmpq_poly, atoms) -> list[Fraction]:
     """The atoms of pi* where f nearly touches zero: hints for the positivity proof.
 
@@ -205,7 +231,7 @@ def _read(cert: dict) -> dict:
     side = _get(cert, "side", str, "certificate")
     if side not in ("lower", "upper"):
         raise _Fail("structure", f"side={_show(side)} must be 'lower' or 'upper'")
-    obj = _keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
+    obj = cert["objective"]
     cells = []
     for i, cell in enumerate(_get(cert, "cells", list, "certificate")):
         _keys(cell, f"cells[{i}]", ("calls", "successes", "count"))
@@ -235,6 +261,23 @@ def _read(cert: dict) -> dict:
 
 
 # -- the checks ------------------------------------------------------------------------
+
+def _objective_pieces(obj) -> tuple[list[tuple[Fraction, Fraction, flint.fmpq_poly]], str]:
+    """The objective as exact polynomial pieces (start, end, g) covering [0, 1], and its name.
+
+    A polynomial objective (checks objective, objective_name as in schema 1) is one piece;
+    the infinite budget, written ``{"name": "Vinf", "definition": ...}``, is
+    :data:`INFINITE_PIECES`.
+    """
+    if isinstance(obj, dict) and "definition" in obj:
+        _keys(obj, "objective", ("name", "definition"))
+        if obj["name"] != ENDPOINT_NAME or obj["definition"] != ENDPOINT_DEFINITION:
+            raise _Fail("objective", f"objective {_show(obj['name'])} = {_show(obj['definition'])} must be "
+                                     f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective given by a definition")
+        return [(lo, hi, flint.fmpq_poly([_q(v)])) for lo, hi, v in INFINITE_PIECES], ENDPOINT_NAME
+    g, name = _objective(_keys(obj, "objective", ("name", "degree", "majority", "bernstein")))
+    return [(Fraction(0), Fraction(1), g)], name
+
 
 def _check_cells(cells) -> None:
     if not cells:
@@ -287,7 +330,7 @@ def _run(cert) -> VerificationResult:
     d = _read(cert)
     side, cells, c, lam, a, bound = d["side"], d["cells"], d["c"], d["lam"], d["a"], d["bound"]
     s = 1 if side == "lower" else -1
-    g, name = _objective(d["objective"])
+    pieces, name = _objective_pieces(d["objective"])
     _check_cells(cells)
     if c <= 0:
         raise _Fail("threshold", f"threshold.c={_show(c)} must be positive")
@@ -303,12 +346,16 @@ def _run(cert) -> VerificationResult:
             which = "reference_law" if r <= 0 else "law"
             raise _Fail("cell_probabilities", f"{which} gives probability 0 to the cell K={k}, S={s_c}: its log-likelihood is -infinity")
 
-    f = lagrangian_polynomial(g, s, a, lam, cells, p_star)
-    if not f.is_zero():
-        ok, why = positive_on_closed_unit_interval(f, near_contacts(f, d["law"][0]))
+    for start, end, g in pieces:
+        f = lagrangian_polynomial(g, s, a, lam, cells, p_star)
+        if f.is_zero():
+            continue
+        hints = [(x - start) / (end - start) for x in near_contacts(f, d["law"][0]) if start <= x <= end]
+        ok, why = positive_on_closed_unit_interval(on_piece(f, start, end), hints)
         if not ok:
             form = "g - a - lambda h" if s > 0 else "a - g - lambda h"
-            raise _Fail("lagrangian_sign", f"{form} >= 0 on [0, 1] is not proven: {why}")
+            where = "[0, 1]" if (start, end) == (0, 1) else f"[{start}, {end}] (g = {g(0)}), mapped onto [0, 1]"
+            raise _Fail("lagrangian_sign", f"{form} >= 0 on {where} is not proven: {why}")
 
     b, slack = _b_and_slack(cells, p_ref, p_star, c, s, a, lam, bound)
     if not slack >= 0:

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_certificates(groups: dict, votes, args) -> None:
-    """One exact certificate per end of every polynomial interval (budgets and gains), into ``--certificates``."""
+    """One exact certificate per end of every interval (budgets, V_inf and gains), into ``--certificates``."""
     from ..certificates import dump
     from ..stats import CellCounts, certified_intervals, is_infinite_budget
 
@@ -142,18 +142,18 @@ def _write_certificates(groups: dict, votes, args) -> None:
     if not out.parent.is_dir():
         raise InputError(f"--certificates {args.certificates!r}: the folder {str(out.parent)!r} does not exist")
     out.mkdir(exist_ok=True)
-    objectives = [v for v in votes if not is_infinite_budget(v)] + [f"V{v} - V1" for v in verdict_budgets(votes)]
+    objectives = list(votes) + [f"V{v} - V1" for v in verdict_budgets(votes)]
     written = 0
     for group, bits in groups.items():
         cells = CellCounts.from_bits(bits, args.calls)
         for objective, (_, lower, upper) in zip(objectives, certified_intervals(
                 cells, objectives, alpha=args.alpha, simultaneous=args.simultaneous)):
-            stem = re.sub(r"[^A-Za-z0-9]+", "_", f"{group} V{objective}" if isinstance(objective, int) else f"{group} {objective}")
+            label = "Vinf" if is_infinite_budget(objective) else f"V{objective}" if isinstance(objective, int) else objective
+            stem = re.sub(r"[^A-Za-z0-9]+", "_", f"{group} {label}")
             for cert in (lower, upper):
                 dump(cert, out / f"{stem.strip('_')}_{cert.side}.json")
                 written += 1
-    skipped = " (V_inf is not a polynomial: its ends have no certificate)" if "inf" in votes else ""
-    print(f"wrote {written} certificates to {out}{skipped}; check them with: certify verify {out}/*.json", file=sys.stderr)
+    print(f"wrote {written} certificates to {out}; check them with: certify verify {out}/*.json", file=sys.stderr)
 
 
 def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> list:

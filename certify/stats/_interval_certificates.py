@@ -5,7 +5,8 @@ numbers of its concavity certificate (eqs. (L10)-(L11) of :mod:`certify.stats._l
 the extremal law pi*, the multiplier lambda and the constant a. This module turns them
 into version-2 certificates (:mod:`certify.certificates`), which the independent checker
 re-proves from the file alone: the polynomial inequality exactly, the log-likelihood
-inequality in ball arithmetic. V_inf is not a polynomial, so its ends get no certificate.
+inequality in ball arithmetic. V_inf (a step, not a polynomial) is proven on its two
+constant pieces, g = 0 on [0, 1/2] and g = 1 on [1/2, 1].
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ __all__ = ["certified_intervals"]
 
 def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, simultaneous: bool = False
                         ) -> list[tuple[LikelihoodInterval, LikelihoodCertificate, LikelihoodCertificate]]:
-    """Likelihood-ratio intervals of polynomial objectives with an exact certificate for each end.
+    """Likelihood-ratio intervals with an exact certificate for each end.
 
     Parameters
     ----------
     cells : CellCounts
     objectives : sequence
-        Vote counts or objective strings (``"V5 - V1"``); not ``"inf"``.
+        Vote counts, objective strings (``"V5 - V1"``) or ``"inf"`` for V_inf.
     alpha, simultaneous
         As for :func:`certify.stats.likelihood_intervals`.
 
