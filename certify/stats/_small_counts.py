@@ -30,7 +30,8 @@ Saturated ratio (S1). For counts n over K+1 cells and v inside [min a, max a],
     p_S = n_S / (N + t (a_S - v)),  with t the root of sum_S n_S (a_S - v) / (N + t (a_S - v)) = 0
 
 on the interval where every N + t (a_S - v) >= 0 (a cell with no examples may then take the
-remaining mass, at the end of that interval). W = 2 (sum n log(n/N) - sum n log p).
+remaining mass, at the end of that interval). The sum decreases in t; its root is found by
+Newton's method from t = 0, safeguarded by bisection. W = 2 (sum n log(n/N) - sum n log p).
 The calibration stays approximate -- it is measured, with the rest, by simulation.
 """
 
@@ -51,8 +52,12 @@ DRAWS = 2000
 PATH_STEPS = (0.5, 1.0, 1.5, 2.0)
 #: Relative size below which a_S - v counts as 0 (v from a . p carries a few ulps of rounding).
 VALUE_SNAP = 1e-12
-#: Bisection steps for t: the bracket is at most 2N / min|a_S - v| wide; 2^-80 of it is exact enough.
-BISECTION_STEPS = 80
+#: Safeguarded Newton steps for t at most: from t = 0 Newton converges in a few; a step that
+#: leaves the bracket is a bisection, and 2^-80 of the bracket is exact enough.
+NEWTON_STEPS = 80
+#: A row has converged when Newton moves t by at most this fraction of its initial bracket;
+#: W is stationary in t at the root (dW/dt = -2 phi = 0), so its error is second order.
+STEP_TOL = 1e-14
 
 
 def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.ndarray:
@@ -83,18 +88,44 @@ def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.nd
     if not ((d > 0).any() and (d < 0).any()):
         # v at (or beyond) an extreme of a: only the cells with a_S = v may hold mass
         return np.where((seen & (d != 0)).any(axis=1), np.inf, 0.0)
-    # domain of t: total + t d_S >= 0 for every cell (the zero cells included)
-    lo = np.max(-total[:, None] / d[d > 0][None, :], axis=1)
-    hi = np.min(-total[:, None] / d[d < 0][None, :], axis=1)
-    # phi(t) decreases; bisection keeps lo with phi > 0 and hi with phi <= 0
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        den = total[:, None] + mid[:, None] * d[None, :]
+    # domain of t: total + t d_S >= 0 for every cell (the zero cells included); lo_seen and
+    # hi_seen are the same ends for the cells with examples, where phi is infinite
+    barrier = -total[:, None] / np.where(d == 0, 1.0, d)[None, :]
+    pos, neg = d > 0, d < 0
+    lo, hi = barrier[:, pos].max(axis=1), barrier[:, neg].min(axis=1)
+    lo_seen = np.where(seen[:, pos], barrier[:, pos], -np.inf).max(axis=1)
+    hi_seen = np.where(seen[:, neg], barrier[:, neg], np.inf).min(axis=1)
+
+    def phi_and_slope(t, rows):
+        """phi(t) = sum_S n_S d_S / (N + t d_S) and phi'(t) on the given rows."""
+        den = total[rows, None] + t[:, None] * d[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
-            phi = np.where(seen, n * d / den, 0.0).sum(axis=1)
+            r = np.where(seen[rows], n[rows] * d / den, 0.0)
+            return r.sum(axis=1), -np.where(seen[rows], r * d / den, 0.0).sum(axis=1)
+
+    # phi(t) decreases from lo to hi. At an end where only empty cells reach den = 0, phi is
+    # finite, and the root may be that end (an empty cell takes the remaining mass).
+    every = np.arange(len(total))
+    at_lo = (lo > lo_seen) & (phi_and_slope(lo, every)[0] <= 0)
+    at_hi = (hi < hi_seen) & (phi_and_slope(hi, every)[0] >= 0)
+    tol = STEP_TOL * (hi - lo)
+    # safeguarded Newton from t = 0 (inside: lo < 0 < hi), keeping lo with phi > 0 and hi with phi <= 0
+    t = np.where(at_lo, lo, np.where(at_hi, hi, 0.0))
+    active = ~(at_lo | at_hi)
+    for _ in range(NEWTON_STEPS):
+        if not active.any():
+            break
+        ta, la, ha = t[active], lo[active], hi[active]
+        phi, slope = phi_and_slope(ta, active)
         up = phi > 0
-        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
-    t = 0.5 * (lo + hi)
+        la, ha = np.where(up, ta, la), np.where(up, ha, ta)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = ta - phi / slope
+        # closed bracket: at the root a Newton step returns t itself, which is an end
+        new = np.where((step >= la) & (step <= ha), step, 0.5 * (la + ha))
+        t[active], lo[active], hi[active] = new, la, ha
+        moving = np.abs(new - ta) > tol[active]
+        active[np.flatnonzero(active)[~moving]] = False
     den = total[:, None] + t[:, None] * d[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         log_p = np.where(seen, np.log(n / den), 0.0)

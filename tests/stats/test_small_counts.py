@@ -50,6 +50,22 @@ def test_saturated_ratio_matches_a_general_optimizer(counts, seed, where):
     assert got == pytest.approx(_slsqp_ratio(n, a, v), abs=2e-6, rel=1e-6)
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 5000), st.integers(0, 5000), st.floats(-3, 3), st.floats(-3, 3), st.floats(0.01, 0.99))
+def test_saturated_ratio_of_two_cells_is_the_closed_form(n0, n1, a0, a1, share):
+    # With two cells a . p = v fixes p: p_1 = (v - a_0) / (a_1 - a_0). Large counts put the
+    # root of t close to the domain's end, where rounding once produced NaN.
+    if abs(a1 - a0) < 1e-3 or n0 + n1 == 0:
+        return
+    v = a0 + share * (a1 - a0)
+    p = np.array([1 - share, share])
+    n = np.array([n0, n1], dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = 2 * np.sum(np.where(n > 0, n * np.log(n / n.sum() / p), 0.0))
+    got = saturated_ratio(np.array([[n0, n1]]), np.array([a0, a1]), v)[0]
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
 def test_saturated_ratio_at_the_extremes_and_beyond():
     a = np.array([0.0, 1.0, 2.0])
     # v = max a: only the last cell may hold mass
