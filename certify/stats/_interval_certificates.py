@@ -24,7 +24,7 @@ def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, s
     ----------
     cells : CellCounts
     objectives : sequence
-        Vote counts or objective strings (``"V5 - V1"``); not ``"inf"``.
+        Vote counts or objective strings (``"V5 - V1"``); not V_inf (no polynomial, no certificate).
     alpha, simultaneous
         As for :func:`certify.stats.likelihood_intervals`.
 
