@@ -175,6 +175,14 @@ def test_every_command_refuses_the_same_budgets(command, bad, shown, calls_csv, 
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_plan_names_v_inf_and_refuses_it(spelling, calls_csv, capsys):
+    # planning is for a finite gain V_k - V_1: V_inf is recognized, and refused with its reason
+    assert main(["plan", str(calls_csv), "--votes", spelling]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"certify plan: error: votes={spelling!r} is V_inf") and err.count("\n") == 1
+
+
 # ---- no string tests of "inf" in the source ------------------------------------------------------
 
 #: The one place that knows how V_inf is spelled: the parser and the JSON serializer.
