@@ -4,6 +4,8 @@ Public namespace (everything else lives in private ``_module.py`` files):
 
 * objectives: :func:`vote_accuracy`, :func:`majority_objective`, :func:`parse_objective`,
   :class:`Objective`, :func:`majority_polynomial`, :func:`majority_index`;
+* vote budgets: :data:`V_INF` (the infinite budget, a :class:`VoteLimit`) and
+  :func:`parse_vote_budget`, which reads a count or any spelling of infinity;
 * moment classes: :func:`moment_class`, :class:`Moments`, :func:`nu_from_rho`,
   :func:`rho_from_nu`, :func:`pair_table`;
 * sharp bounds (Theorem 4.1): :func:`sharp_bounds`, :func:`sharp_bound`, the vectorized
@@ -99,7 +101,7 @@ from ._errors import CertifyError, InfeasibleMomentsError, InputError, Objective
 from ._majority import majority_index, majority_polynomial
 from ._moments import Moments, PairTable, nu_from_rho, pair_table, rho_from_nu
 from ._moments import moments as moment_class
-from ._objective import Objective, majority_objective, parse_objective, vote_accuracy
+from ._objective import V_INF, Objective, VoteLimit, majority_objective, parse_objective, parse_vote_budget, vote_accuracy
 from ._results import SCHEMA_VERSION, Bound, Law, SharpBounds
 
 __all__ = [
@@ -120,6 +122,8 @@ __all__ = [
     "SharpBounds",
     "SolverError",
     "ThreeVoteBounds",
+    "V_INF",
+    "VoteLimit",
     "endpoint_bounds",
     "endpoint_value",
     "improvement_threshold",
@@ -131,6 +135,7 @@ __all__ = [
     "one_call_three_vote_envelope",
     "pair_table",
     "parse_objective",
+    "parse_vote_budget",
     "rho_from_nu",
     "sharp_bound",
     "sharp_bound_arrays",

@@ -27,11 +27,12 @@ from typing import Sequence
 import numpy as np
 
 from ._bernstein import SCALAR_MAX_DEGREE, bernstein_derivative, bernstein_eval, bernstein_scalar, bernstein_to_monomial, monomial_to_bernstein
-from ._errors import ObjectiveError
-from ._numbers import MAX_MAGNITUDE, exact_number
+from ._errors import InputError, ObjectiveError
+from ._numbers import MAX_MAGNITUDE, exact_number, shown_value
 from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial, majority_scalar
 
-__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective", "votes_label"]
+__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective", "votes_label", "VoteLimit", "V_INF",
+           "is_vote_limit", "parse_vote_budget", "parse_vote_budgets", "budget_json"]
 
 #: Highest degree accepted when an expression must be expanded into monomials (explicit
 #: powers of q, products of vote terms). Expansion and the exact Bernstein conversion cost
@@ -459,12 +460,125 @@ def _from_sympy(expr, name: str) -> Objective:
     return Objective(name=name, majority=maj, bernstein=bern)
 
 
+# ----------------------------------------------------------------------------------------------
+# Vote budgets: a count of calls or the infinite budget V_inf
+
+
+class VoteLimit:
+    """The infinite vote budget: V_inf = lim V_k = P(Q > 1/2) + P(Q = 1/2)/2 (eq. (main-vinf)).
+
+    V_inf is a step function of q, not a polynomial: its sharp bounds are a supremum and an
+    infimum (Theorem 4.3), computed and certified apart from the polynomial objectives. There
+    is one instance, :data:`V_INF`; code tests a budget with ``votes is V_INF``. Its name is
+    ``"V_inf"``; JSON writes it ``"inf"`` (:func:`budget_json`), and :func:`parse_vote_budget`
+    reads every accepted spelling back to it.
+    """
+
+    __slots__ = ()
+    _instance: "VoteLimit | None" = None
+    name = "V_inf"
+
+    def __new__(cls) -> "VoteLimit":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "V_INF"
+
+    def __reduce__(self) -> str:
+        return "V_INF"  # pickling and copying keep the one instance
+
+    def __copy__(self) -> "VoteLimit":
+        return self
+
+    def __deepcopy__(self, memo) -> "VoteLimit":
+        return self
+
+
+#: The infinite vote budget V_inf (the only :class:`VoteLimit`).
+V_INF = VoteLimit()
+
+#: Spellings of V_inf accepted in user text and JSON (case and surrounding blanks ignored).
+INFINITE_SPELLINGS = ("inf", "infinity", "vinf", "v_inf", "v-inf")
+#: How V_inf is written in JSON outputs.
+_INFINITE_JSON = "inf"
+_COUNT = re.compile(r"\d+", re.ASCII)  # ASCII digits only: int() also reads "1_000", "+3" and other scripts' digits
+
+
+def is_vote_limit(value) -> bool:
+    """True when ``value`` names the infinite budget: :data:`V_INF`, ``float("inf")`` or a spelling of
+    :data:`INFINITE_SPELLINGS` (``"inf"``, ``"Infinity"``, ``"Vinf"``, ``"V_inf"``, ...)."""
+    if value is V_INF:
+        return True
+    if isinstance(value, str):
+        return value.strip().lower() in INFINITE_SPELLINGS
+    return isinstance(value, float) and value == math.inf
+
+
+def parse_vote_budget(value, what: str = "votes"):
+    """A vote budget from user text, JSON or Python: a count of calls or :data:`V_INF`.
+
+    Parameters
+    ----------
+    value : int, str, float or VoteLimit
+        A positive integer (any parity: an even count has fair ties), its plain ASCII digits,
+        or the infinite budget in any spelling of :func:`is_vote_limit`.
+    what : str
+        The name used in error messages.
+
+    Returns
+    -------
+    int or VoteLimit
+        ``int`` in [1, :data:`MAX_VOTES`], or :data:`V_INF`.
+
+    Raises
+    ------
+    InputError
+        One line naming the value and the rule it breaks.
+    """
+    if is_vote_limit(value):
+        return V_INF
+    if isinstance(value, str):
+        text = value.strip()
+        digits = text[1:] if text.startswith("-") else text
+        if _COUNT.fullmatch(digits) is None:
+            raise InputError(f"{what}={shown_value(value)} must be a positive integer (plain digits) or 'inf'")
+        if len(digits.lstrip("0")) > len(str(MAX_VOTES)):  # far out of range: no need to convert thousands of digits
+            raise InputError(f"{what}={shown_value(value)} must be at least 1 (a budget of at least one call)" if digits != text
+                             else f"{what}={shown_value(value)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
+        value = int(text)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InputError(f"{what}={shown_value(value)} must be a positive integer or 'inf'")
+    value = int(value)
+    if value < 1:
+        raise InputError(f"{what}={value} must be at least 1 (a budget of at least one call)")
+    if value > MAX_VOTES:
+        raise InputError(f"{what}={shown_value(value)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
+    return value
+
+
+def parse_vote_budgets(values, what: str = "votes") -> tuple:
+    """Several budgets (:func:`parse_vote_budget`), at least one; a single string or number is one budget."""
+    if isinstance(values, (str, int, float, VoteLimit, np.integer)):
+        values = [values]
+    out = tuple(parse_vote_budget(v, what) for v in values)
+    if not out:
+        raise InputError("give at least one vote budget")
+    return out
+
+
+def budget_json(votes):
+    """A budget as JSON writes it: the count, or ``"inf"`` for :data:`V_INF` (read back by :func:`parse_vote_budget`)."""
+    return _INFINITE_JSON if votes is V_INF else int(votes)
+
+
 def votes_label(votes) -> str:
     """How a budget reads wherever a user sees it: ``"1 vote"``, ``"3 votes"``, ``"infinitely many votes"``.
 
     (The paper's index follows where the paper is cited: 2n + 1 votes is V_n.)
     """
-    if isinstance(votes, str) or (isinstance(votes, float) and votes == float("inf")):
+    if is_vote_limit(votes):
         return "infinitely many votes"
     return f"{votes} vote" if votes == 1 else f"{votes} votes"
 

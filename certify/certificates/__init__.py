@@ -6,7 +6,7 @@ Public API:
 * :func:`certify_many` -- many at once (:class:`BatchItem` results);
 * :func:`build_likelihood_certificate` -- an exact :class:`LikelihoodCertificate`
   (schema version 2) for one end of a likelihood-ratio bound, from a solver's floats;
-* :func:`certify_bound` with the budget ``"inf"`` -- an exact :class:`EndpointCertificate`
+* :func:`certify_bound` with the budget :data:`certify.V_INF` (``"inf"``) -- an exact :class:`EndpointCertificate`
   (schema version 3) of the supremum or infimum of E[V_inf], for any moment order up to 20;
 * :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
   solver-free exact checker of its version (:mod:`certify.certificates._verify`,
@@ -28,6 +28,7 @@ from pathlib import Path
 from .._bounds import as_moments
 from .._errors import InputError
 from .._files import write_atomically
+from .._objective import is_vote_limit
 from ._batch import BatchItem, certify_many
 from ._build import DEFAULT_DIGITS, build_certificate, describe_inputs
 from ._certificate import SCHEMA_VERSION, Certificate, Provenance
@@ -82,16 +83,6 @@ SCHEMA_PATH = SCHEMA_DIR / "certificate-v1.json"
 #: The kind of record each schema version holds (a record's kind must match its version).
 _KINDS = {SCHEMA_VERSION: "sharp-bound-certificate", LIKELIHOOD_SCHEMA_VERSION: "likelihood-bound-certificate",
           ENDPOINT_SCHEMA_VERSION: "endpoint-bound-certificate"}
-#: Spellings of the infinite budget V_inf accepted as an objective.
-_INFINITE = ("inf", "vinf", "v_inf", "infinity")
-
-
-def _is_infinite(objective) -> bool:
-    if isinstance(objective, str):
-        return objective.strip().lower() in _INFINITE
-    return isinstance(objective, float) and objective == float("inf")
-
-
 def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact") -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 
@@ -99,7 +90,8 @@ def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=N
     ----------
     objective : Objective, int, str, sequence or sympy expression
         An int is a vote budget (``101`` means V_101); strings follow the objective
-        syntax (``"P3 - P1"``); ``"inf"`` is the infinite-vote endpoint V_inf, whose
+        syntax (``"P3 - P1"``); :data:`certify.V_INF` (or ``"inf"``, any spelling of
+        :func:`certify.parse_vote_budget`) is the infinite-vote endpoint V_inf, whose
         certificate (:class:`EndpointCertificate`, schema 3) encloses the supremum or
         infimum (``digits`` and ``method`` do not apply: its width is about 1e-19).
     side : {"lower", "upper"}
@@ -124,7 +116,7 @@ def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=N
     """
     mom = as_moments(mu, nu, rho, moments)
     given = describe_inputs(mu=mu, nu=nu, rho=rho, moments=moments)
-    if _is_infinite(objective):
+    if is_vote_limit(objective):
         return build_endpoint_certificate(mom, side, given=given)
     return build_certificate(objective, mom, side, given=given, digits=digits, method=method)
 

@@ -38,6 +38,7 @@ from .._bernstein import bernstein_eval
 from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
+from .._objective import is_vote_limit
 from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
 from ._verify_likelihood import (
     ENDPOINT_NAME,
@@ -261,9 +262,7 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         raise InputError(f"alpha={alpha!r} must lie in (0, 1)")
     if calibration is not None and not isinstance(calibration, str):
         raise InputError(f"calibration={calibration!r} must be a string")
-    from . import _is_infinite  # the package's one reading of the infinite budget
-
-    obj = None if _is_infinite(objective) else as_objective(objective)
+    obj = None if is_vote_limit(objective) else as_objective(objective)
     cells = _cells(cells)
     c = exact_number(c, "c")
     if c <= 0:

@@ -7,12 +7,9 @@ import re
 
 from .._errors import InputError
 from .._numbers import exact_number, shown_value
-from .._objective import MAX_VOTES, vote_accuracy
 
 # ASCII digits only: int() also reads "1_000", "+3" and other scripts' digits.
 _COUNT = re.compile(r"\d+", re.ASCII)
-#: Spellings of the infinite-vote endpoint.
-INFINITE = ("inf", "infinity")
 
 
 def add_moment_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,34 +36,6 @@ def check_moment_arguments(args: argparse.Namespace) -> None:
         raise InputError("--mu is required (or --moments m1 ... mm)")
     if args.moments and len(args.moments) > MAX_MOMENT_ORDER:
         raise InputError(f"--moments has {len(args.moments)} values, more than the limit of {MAX_MOMENT_ORDER} (moment order)")
-
-
-def parse_vote_count(token: str) -> int:
-    """A vote budget from the command line: a positive integer of plain digits, at most MAX_VOTES.
-
-    Raises
-    ------
-    InputError
-        For anything else (the limit is :data:`certify._objective.MAX_VOTES`).
-    """
-    text = str(token).strip()
-    digits = text[1:] if text.startswith("-") else text
-    if _COUNT.fullmatch(digits) is None:
-        raise InputError(f"votes={shown_value(token)} must be a positive integer (plain digits) or 'inf'")
-    if len(digits.lstrip("0")) > len(str(MAX_VOTES)):  # far out of range: no need to convert thousands of digits
-        raise InputError(f"votes={shown_value(token)} must be at least 1 (a budget of at least one call)" if digits != text
-                         else f"votes={shown_value(token)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
-    k = int(text)
-    vote_accuracy(k)  # the package's checks and messages: at least 1, at most MAX_VOTES
-    return k
-
-
-def parse_vote_budgets(tokens) -> list:
-    """Vote budgets from the command line: counts (:func:`parse_vote_count`) and ``inf``, at least one."""
-    votes = ["inf" if str(tok).strip().lower() in INFINITE else parse_vote_count(tok) for tok in tokens]
-    if not votes:
-        raise InputError("give at least one vote budget")
-    return votes
 
 
 def parse_int(token: str, what: str, least: int, most: int) -> int:

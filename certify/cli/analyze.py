@@ -26,12 +26,12 @@ from ..stats import (
     analyze,
     compare_policies,
     parse_score_map,
-    parse_votes,
     read_groups,
     verdict_budgets,
     votes_label,
 )
 from .._json import schema_id
+from .._objective import V_INF, parse_vote_budgets
 from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_table
 
@@ -89,7 +89,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     args.alpha = parse_alpha(args.alpha)  # validated once, here: plain decimal or p/q in [1e-12, 1)
-    votes = parse_votes(args.votes)
+    votes = parse_vote_budgets(args.votes)
     columns = ColumnMap(id_col=args.id_col, call_cols=args.call_cols, call_col=args.call_col, correct_col=args.correct_col,
                         group_cols=args.group_cols, ignore_cols=args.ignore_cols)
     groups = read_groups(args.file, scorer=args.scorer, allow_incomplete=args.allow_incomplete,
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 def _write_certificates(groups: dict, votes, args) -> None:
     """One exact certificate per end of every interval (budgets, V_inf and gains), into ``--certificates``."""
     from ..certificates import dump
-    from ..stats import CellCounts, certified_intervals, is_infinite_budget
+    from ..stats import CellCounts, certified_intervals
 
     out = Path(args.certificates)
     if out.exists() and not out.is_dir():
@@ -148,7 +148,7 @@ def _write_certificates(groups: dict, votes, args) -> None:
         cells = CellCounts.from_bits(bits, args.calls)
         for objective, (_, lower, upper) in zip(objectives, certified_intervals(
                 cells, objectives, alpha=args.alpha, simultaneous=args.simultaneous)):
-            label = "Vinf" if is_infinite_budget(objective) else f"V{objective}" if isinstance(objective, int) else objective
+            label = "Vinf" if objective is V_INF else f"V{objective}" if isinstance(objective, int) else objective
             stem = re.sub(r"[^A-Za-z0-9]+", "_", f"{group} {label}")
             for cert in (lower, upper):
                 dump(cert, out / f"{stem.strip('_')}_{cert.side}.json")
@@ -165,7 +165,7 @@ def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> lis
     for name, bits in groups.items():
         if name == baseline or not set(bits.example_ids) & set(base.example_ids):
             continue
-        for v in [1] + [v for v in votes if v != "inf"]:
+        for v in [1] + [v for v in votes if v is not V_INF]:
             if v <= min(bits.calls, base.calls):
                 out.append(compare_policies(base, bits, v, alpha, labels=(f"{baseline}, {votes_label(v)}", f"{name}, {votes_label(v)}")))
     return out

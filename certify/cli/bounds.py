@@ -21,9 +21,9 @@ import math
 from .._bounds import as_moments, sharp_bounds
 from .._moments import FEASIBILITY_TOL
 from .._endpoint import endpoint_bounds
-from .._objective import MAX_VOTES, parse_objective, vote_accuracy, votes_label
+from .._objective import MAX_VOTES, V_INF, budget_json, is_vote_limit, parse_objective, parse_vote_budgets, vote_accuracy, votes_label
 from .._results import SCHEMA_VERSION
-from ._args import add_moment_arguments, check_moment_arguments, parse_vote_budgets
+from ._args import add_moment_arguments, check_moment_arguments
 from .._json import schema_id
 from ._output import format_law, print_json, print_table
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     mom = as_moments(mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
     votes = parse_vote_budgets(args.votes) if args.votes is not None else ([] if args.objective else parse_vote_budgets(DEFAULT_VOTES))
     # Every objective is built (and refused if it must be) before any bound is computed.
-    targets = [("votes", v, None if v == "inf" else vote_accuracy(v)) for v in votes]
+    targets = [("votes", budget_json(v), None if v is V_INF else vote_accuracy(v)) for v in votes]
     targets += [("objective", obj.name, obj) for obj in map(parse_objective, args.objective)]
 
     results = []
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             results.append({key: label, **_entry(obj, mom, args.method)})
             continue
         e = endpoint_bounds(moments=mom)
-        results.append({"votes": "inf", "lower": e.lower, "upper": e.upper,
+        results.append({"votes": budget_json(V_INF), "lower": e.lower, "upper": e.upper,
                         "lower_attained": e.lower_attained, "upper_attained": e.upper_attained})
 
     header = {"$schema": schema_id("bounds", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "mu": mom.mu}
@@ -140,7 +140,7 @@ def _print_text(data: dict) -> None:
     rows = []
     for r in data["results"]:
         label = votes_label(r["votes"]) if "votes" in r else r["objective"]
-        if "votes" in r and r["votes"] == "inf":
+        if is_vote_limit(r.get("votes")):
             lo_law = "attained" if r["lower_attained"] else "infimum, approached only"
             up_law = "attained" if r["upper_attained"] else "supremum, approached only"
         else:

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from .._errors import InputError
-from ._args import INFINITE, add_moment_arguments, as_argument_type, check_moment_arguments, parse_int, parse_vote_count
-from .._objective import parse_objective, vote_accuracy
+from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int
+from .._objective import V_INF, parse_objective, parse_vote_budget, vote_accuracy
 from ..certificates import MAX_N, certify_bound, dump, to_json
 
 #: Highest objective degree certified: the checker's largest majority term P_MAX_N (2 MAX_N + 1 votes).
@@ -50,13 +50,14 @@ def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
     if args.output:
         _check_output(Path(args.output))
-    if args.votes is not None and args.votes.strip().lower() in INFINITE:
+    votes = None if args.votes is None else parse_vote_budget(args.votes)
+    if votes is V_INF:
         if args.digits is not None or args.method != "exact":
             raise InputError("--digits and --method do not apply to --votes inf (its certificate is built exactly, width about 1e-19)")
-        cert = certify_bound("inf", args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
+        cert = certify_bound(V_INF, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
         return _write(cert, args, "supremum" if args.side == "upper" else "infimum")
-    if args.votes is not None:
-        objective = vote_accuracy(parse_vote_count(args.votes))
+    if votes is not None:
+        objective = vote_accuracy(votes)
     else:
         objective = parse_objective(args.objective)
     if objective.degree > MAX_DEGREE:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._errors import InputError
+from .._numbers import shown_value
+from .._objective import is_vote_limit
 from ..stats import plan_study, read_bits
 from ._args import open_run_store, parse_alpha, parse_int
 from ._output import print_json, print_table
@@ -57,6 +60,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Every option is read before the pilot file, so a bad one costs nothing.
+    if is_vote_limit(args.votes):
+        raise InputError(f"votes={shown_value(args.votes)} is V_inf, whose gain over one call is not a polynomial and "
+                         f"cannot be planned; give a count from 2 to {MAX_PLAN_VOTES}")
     votes = parse_int(args.votes, "votes", 2, MAX_PLAN_VOTES)
     alpha = parse_alpha(args.alpha)
     examples = [parse_int(n, "examples", 2, MAX_EXAMPLES) for n in args.examples]

@@ -15,8 +15,8 @@ from .._results import SCHEMA_VERSION
 from ..stats import project_many, read_bits, two_call_estimates, two_call_from_summary, votes_label, wald_region
 from .._json import schema_id
 from .._numbers import exact_number
-from .._objective import parse_objective
-from ._args import as_argument_type, open_run_store, parse_alpha, parse_int, parse_vote_budgets
+from .._objective import budget_json, parse_objective, parse_vote_budgets
+from ._args import as_argument_type, open_run_store, parse_alpha, parse_int
 from ._output import print_json, print_table
 
 #: Largest --n: far above any benchmark, and the estimators' arithmetic stays exact in floats.
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     intervals = project_many([region], targets)[0]
     results = []
     for t, iv in zip(targets, intervals):
-        entry = {"votes": t} if t in votes else {"objective": iv.objective}
+        entry = {"votes": budget_json(t)} if t in votes else {"objective": iv.objective}
         entry.update({"lower": iv.lower, "upper": iv.upper, "lower_at": list(iv.lower_at), "upper_at": list(iv.upper_at),
                       "lower_gap": iv.lower_gap, "upper_gap": iv.upper_gap})
         results.append(entry)

@@ -28,6 +28,7 @@ from .._bounds import sharp_bound_arrays
 from .._errors import InputError
 from .._extras import require
 from .._majority import majority_index, majority_polynomial
+from .._objective import V_INF, budget_json
 from ..certificates import certify_bound
 from ..certificates import dump as dump_certificate
 from .._json import schema_id, to_json
@@ -105,7 +106,7 @@ def true_vote_accuracy(store_path, votes=_CURVE_VOTES) -> dict:
         arr = np.asarray(q, dtype=float)
         out[g] = {v: float(np.mean(majority_polynomial(majority_index(v), arr))) for v in votes}
         # V_inf(q) = 1{q > 1/2} + 1{q = 1/2} / 2 (the limit of P_n, eq. (L12) of the likelihood module)
-        out[g]["inf"] = float(np.mean((arr > 0.5) + 0.5 * (arr == 0.5)))
+        out[g][V_INF] = float(np.mean((arr > 0.5) + 0.5 * (arr == 0.5)))
     return out
 
 
@@ -138,9 +139,9 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
         if bits.calls < 3:
             raise InputError(f"{g}: {bits.calls} calls per example; the report needs K >= 3")
         # The report reproduces the paper (Section 6): two-call projected intervals throughout.
-        reports[g] = analyze(bits, votes=(3, 5, "inf"), alpha=alpha, method="two-call")
+        reports[g] = analyze(bits, votes=(3, 5, V_INF), alpha=alpha, method="two-call")
         # ... and, beside it, what every recorded call certifies: the K-call likelihood curve
-        curves[g] = analyze(bits, votes=(*_CURVE_VOTES, "inf"), alpha=alpha, method="likelihood")
+        curves[g] = analyze(bits, votes=(*_CURVE_VOTES, V_INF), alpha=alpha, method="likelihood")
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -191,7 +192,7 @@ def _certificates(results: dict, out: Path) -> list[dict]:
     for g, rep in results["reports"].items():
         mu, nu = rep.two_call.mu, rep.two_call.nu
         for b in rep.budgets:
-            if b.votes == "inf":
+            if b.votes is V_INF:
                 continue  # V_inf is a threshold functional: Theorem 4.3 closed form, no dual certificate
             jobs = [("projected", "lower", b.projected.lower_at, b.projected.lower),
                     ("projected", "upper", b.projected.upper_at, b.projected.upper),
@@ -217,13 +218,13 @@ def _curves(results: dict) -> list[dict]:
     """Figure data of each policy's vote curve: K-call and two-call bands, empirical points, truth."""
     curves = []
     for g, rep in results["curves"].items():
-        finite = [b for b in rep.budgets if b.votes != "inf"]
-        inf = next(b for b in rep.budgets if b.votes == "inf")
+        finite = [b for b in rep.budgets if b.votes is not V_INF]
+        inf = next(b for b in rep.budgets if b.votes is V_INF)
         curves.append({
             "title": g, "calls": rep.max_calls, "votes": [b.votes for b in finite],
             "lower": [b.interval.lower for b in finite], "upper": [b.interval.upper for b in finite],
             "two_call_lower": [b.projected.lower for b in finite], "two_call_upper": [b.projected.upper for b in finite],
-            "inf": (inf.interval.lower, inf.interval.upper),
+            V_INF: (inf.interval.lower, inf.interval.upper),
             "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
             "truth": results["truth"].get(g),
             "alpha": rep.alpha,
@@ -371,7 +372,7 @@ def report_json(store_path, results: dict) -> str:
            "store": Path(store_path).name,
            "reports": {g: r.to_dict() for g, r in results["reports"].items()},
            "vote_curves": {g: r.to_dict() for g, r in results["curves"].items()},
-           "truth": {g: {str(k): v for k, v in t.items()} for g, t in results["truth"].items()},
+           "truth": {g: {str(budget_json(k)): v for k, v in t.items()} for g, t in results["truth"].items()},
            "mixtures": [s.to_dict() for s in results["searches"]],
            "optima": [{"dataset": ds, **o.to_dict()} for ds, o in results["optima"]],
            "overtaking": [o.to_dict() for o in results["overtaking"]],

@@ -31,6 +31,7 @@ from .._endpoint import endpoint_bounds
 from .._extras import require
 from .._files import write_atomically
 from .._moments import nu_from_rho
+from .._objective import V_INF
 
 __all__ = ["FIGURE_NAMES", "width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves", "atomic_write",
            "region_outline"]
@@ -357,9 +358,9 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
     curves : sequence of dict
         Keys: ``title``; ``calls`` (K); ``votes`` (odd budgets); ``lower``/``upper`` (the K-call
         likelihood-ratio interval of each budget, None where there is none);
-        ``two_call_lower``/``two_call_upper`` (the two-call projected interval); ``inf`` (the
-        V_inf interval); ``empirical`` {votes: (value, se)} for budgets up to K; optional
-        ``truth`` {votes: value, "inf": value}; ``alpha``.
+        ``two_call_lower``/``two_call_upper`` (the two-call projected interval); :data:`certify.V_INF`
+        (the V_inf interval); ``empirical`` {votes: (value, se)} for budgets up to K; optional
+        ``truth`` {votes: value, V_INF: value}; ``alpha``.
     """
     plt = _plt()
     k = max(len(curves), 1)
@@ -384,18 +385,18 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
             ax.plot(v, lo, color=color, lw=1.0)
             (h,) = ax.plot(v, hi, color=color, lw=1.0)
             handles.setdefault(label, (plt.matplotlib.patches.Patch(facecolor=color, alpha=alpha, edgecolor=color), h))
-        lo_inf, hi_inf = (np.nan if x is None else float(x) for x in c["inf"])
+        lo_inf, hi_inf = (np.nan if x is None else float(x) for x in c[V_INF])
         if np.isfinite(lo_inf) and np.isfinite(hi_inf):
             lows.append(lo_inf)
             h = ax.errorbar([far], [(lo_inf + hi_inf) / 2], yerr=[[(hi_inf - lo_inf) / 2], [(hi_inf - lo_inf) / 2]],
                             fmt="none", ecolor="tab:blue", capsize=5, lw=2)
             handles.setdefault(f"{level} interval, infinitely many votes (all {kcalls} calls)", h)
         if c.get("truth"):
-            tv = sorted((x, y) for x, y in c["truth"].items() if x != "inf")
+            tv = sorted((x, y) for x, y in c["truth"].items() if x is not V_INF)
             (h,) = ax.plot([t[0] for t in tv], [t[1] for t in tv], color="tab:green", lw=1.5, zorder=4)
             handles.setdefault("true k-vote accuracy (recorded latent q)", h)
-            if "inf" in c["truth"]:
-                ax.plot([far], [c["truth"]["inf"]], marker="_", ms=14, mew=2, color="tab:green", zorder=4)
+            if V_INF in c["truth"]:
+                ax.plot([far], [c["truth"][V_INF]], marker="_", ms=14, mew=2, color="tab:green", zorder=4)
         ev = sorted(c["empirical"].items())
         if ev:
             h = ax.errorbar([e[0] for e in ev], [e[1][0] for e in ev], yerr=[1.96 * e[1][1] for e in ev], fmt="o",

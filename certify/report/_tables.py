@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError
+from .._objective import V_INF, is_vote_limit
 
 __all__ = [
     "LATEX_PACKAGES",
@@ -112,7 +113,7 @@ def latex_text(text: str) -> str:
 
 def votes_text(votes, paper: bool = False) -> str:
     """A budget in words: ``3 votes``, ``1 vote``, ``infinitely many votes``; ``paper`` adds (V_n), 2n+1 votes = V_n."""
-    if votes == "inf":
+    if is_vote_limit(votes):
         return "infinitely many votes (V_inf)" if paper else "infinitely many votes"
     v = int(votes)
     words = "1 vote" if v == 1 else f"{v} votes"
@@ -318,7 +319,7 @@ def more_calls_table(curves: dict) -> Table:
     ----------
     curves : dict
         ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` by the likelihood method
-        with budgets 1, 3, ..., 101 and ``"inf"``.
+        with budgets 1, 3, ..., 101 and :data:`certify.V_INF`.
     """
     cols = [_DATASET, _POLICY, Column("calls K", "$K$", "text"),
             Column("largest certified gain at", kind="text"),
@@ -332,7 +333,7 @@ def more_calls_table(curves: dict) -> Table:
         alpha = rep.alpha
         better = [v for v in rep.verdicts if v.status == "better"]
         best = max(better, key=lambda v: v.gain_lower, default=None)
-        upper_inf = next(b for b in rep.budgets if b.votes == "inf").interval.upper
+        upper_inf = next(b for b in rep.budgets if b.votes is V_INF).interval.upper
         k_odd = rep.max_calls if rep.max_calls % 2 else rep.max_calls - 1
         row_k, row_101 = _budget(rep, k_odd), _budget(rep, 101)
         rows.append((ds, pol, rep.max_calls, "none" if best is None else votes_text(best.votes),

@@ -40,6 +40,7 @@ from .._errors import InputError, SolverError
 from .._majority import majority_index, majority_polynomial
 from .._moments import moments as make_moments
 from .._numbers import float_or_nan
+from .._objective import V_INF, parse_vote_budget
 
 __all__ = ["Completion", "maxent_completion", "ldgp_completion", "complete", "COMPLETION_METHODS"]
 
@@ -70,7 +71,7 @@ def _graded_rule(a: float, b: float, points) -> tuple[np.ndarray, np.ndarray]:
 
 def _vote_value(votes, q: np.ndarray, w: np.ndarray) -> float:
     """E[P_n(Q)] (or V_inf) for a density given by nodes q and normalized weights w."""
-    if votes == "inf":
+    if votes is V_INF:
         return float(np.sum(w[q > 0.5]) + 0.5 * np.sum(w[q == 0.5]))
     return float(np.sum(w * majority_polynomial(majority_index(votes), q)))
 
@@ -78,16 +79,9 @@ def _vote_value(votes, q: np.ndarray, w: np.ndarray) -> float:
 def _boundary_value(votes, mu: float, kind: str) -> float:
     if kind == "two-point":
         return mu  # law on {0, 1}: P_n(0) = 0, P_n(1) = 1 for every budget
-    if votes == "inf":
+    if votes is V_INF:
         return 1.0 if mu > 0.5 else (0.5 if mu == 0.5 else 0.0)
     return float(majority_polynomial(majority_index(votes), mu))
-
-
-def _votes(votes):
-    if isinstance(votes, str) and votes.strip().lower() in ("inf", "infinity"):
-        return "inf"
-    majority_index(votes)  # validates
-    return int(votes)
 
 
 @dataclass(frozen=True)
@@ -132,11 +126,11 @@ class Completion:
         return special.ndtr(eta - gamma * z), w
 
     def value(self, votes) -> float:
-        """V for a vote count (``3`` is V_1; even counts have fair ties) or ``"inf"``."""
-        v = _votes(votes)
+        """V for a vote count (``3`` is V_1; even counts have fair ties) or :data:`certify.V_INF` (``"inf"``)."""
+        v = parse_vote_budget(votes)
         if self.boundary:
             return _boundary_value(v, self.mu, self.boundary)
-        if v == "inf" and self.method == "ldgp":
+        if v is V_INF and self.method == "ldgp":
             return float(special.ndtr(self.params["t"] / math.sqrt(self.params["r"])))
         q, w = self._rule()
         return _vote_value(v, q, w)

@@ -25,7 +25,7 @@ def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, s
     ----------
     cells : CellCounts
     objectives : sequence
-        Vote counts, objective strings (``"V5 - V1"``) or ``"inf"`` for V_inf.
+        Vote counts, objective strings (``"V5 - V1"``) or V_inf (:data:`certify.V_INF` or ``"inf"``).
     alpha, simultaneous
         As for :func:`certify.stats.likelihood_intervals`.
 

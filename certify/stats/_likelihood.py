@@ -160,7 +160,7 @@ from scipy.stats import f as f_dist
 
 from .._errors import InputError, SolverError
 from .._bernstein import monomial_to_bernstein
-from .._objective import Objective, parse_objective, vote_accuracy
+from .._objective import V_INF, Objective, VoteLimit, is_vote_limit, parse_objective, vote_accuracy
 from .._results import Law
 from ._data import CallBits
 from ._small_counts import on_lattice, small_count_drop
@@ -286,7 +286,6 @@ FAST_ROUNDS = 4
 #: enough that Newton does not drop the atom at once.
 EXCHANGE_WEIGHT = 1e-2
 
-_INF_NAMES = ("inf", "infinity", "vinf", "v_inf", "v-inf")
 #: (dk, ds) of the binomial tables b_{K-dk}(S-ds) behind B, B' and B''.
 _SHIFTS = ((0, 0), (1, 1), (1, 0), (2, 2), (2, 1), (2, 0))
 
@@ -524,24 +523,23 @@ def _zero_target(pieces=((0.0, 1.0),)) -> _Target:
 
 
 def is_infinite_budget(spec) -> bool:
-    """True for the infinite budget V_inf (``"inf"``, ``"Vinf"``, ``float('inf')``), a step function, not a polynomial."""
-    if isinstance(spec, str):
-        return spec.strip().lower() in _INF_NAMES
-    return isinstance(spec, float) and math.isinf(spec) and spec > 0
+    """True for the infinite budget V_inf (:data:`certify.V_INF`, ``"inf"``, ``"Vinf"``, ``float('inf')``: every spelling
+    :func:`certify.parse_vote_budget` reads), a step function, not a polynomial."""
+    return is_vote_limit(spec)
 
 
-def _objective(spec) -> Objective | str:
-    """'inf' for V_inf, else the parsed Objective (an int is a vote count)."""
-    if is_infinite_budget(spec):
-        return "inf"
+def _objective(spec) -> Objective | VoteLimit:
+    """V_INF for V_inf, else the parsed Objective (an int is a vote count)."""
+    if is_vote_limit(spec):
+        return V_INF
     if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
         return vote_accuracy(int(spec))
     return parse_objective(spec)
 
 
-def _target(obj: Objective | str, side: str) -> _Target:
+def _target(obj: Objective | VoteLimit, side: str) -> _Target:
     sign = 1 if side == "lower" else -1
-    if obj == "inf":
+    if obj is V_INF:
         if sign > 0:  # inf E[V_inf]: lsc envelope 1{q > 1/2}
             pieces = [_Piece(0.0, 0.5, None, 0.0), _Piece(0.5, 1.0, None, 1.0)]
         else:  # sup E[V_inf] = -inf E[-V_inf]: -(usc envelope 1{q >= 1/2})
@@ -1458,13 +1456,13 @@ class _Context:
             self.ref_law = _Law.unassigned(reference.atoms, reference.weights)
         self.calibrate("given" if c is not None else "simultaneous" if self.simultaneous else "profile")
 
-    def calibration_of(self, obj: Objective | str) -> str:
+    def calibration_of(self, obj: Objective | VoteLimit) -> str:
         """The calibration of one objective (eq. (L6)): profile if identified (eq. (L13)), else projection."""
         if self.given_c is not None:
             return "given"
         if self.simultaneous:
             return "simultaneous"
-        identified = obj != "inf" and obj.degree <= self.cells.max_calls
+        identified = obj is not V_INF and obj.degree <= self.cells.max_calls
         return "profile" if identified else "projection"
 
     def calibrate(self, calibration: str) -> "_Context":
@@ -1934,7 +1932,7 @@ class LatticeProblem:
     @staticmethod
     def applies(cells: CellCounts, obj) -> bool:
         """One K for every example (ragged counts are not one multinomial) and g identified."""
-        return len(np.unique(cells.calls)) == 1 and obj != "inf" and obj.degree <= int(cells.calls[0])
+        return len(np.unique(cells.calls)) == 1 and obj is not V_INF and obj.degree <= int(cells.calls[0])
 
     def probabilities(self, atoms, weights) -> np.ndarray:
         """p_S of a law for every S = 0..K."""
@@ -1997,7 +1995,7 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
     cells : CellCounts or CallBits
     objectives : sequence
         Vote counts (``3`` is V_3), objective strings (``"V5 - V1"``, ``"3*q**2 - 2*q**3"``),
-        :class:`~certify.Objective` objects, or ``"inf"`` for V_inf = Pr(Q > 1/2) + Pr(Q = 1/2)/2.
+        :class:`~certify.Objective` objects, or :data:`certify.V_INF` (``"inf"``) for V_inf = Pr(Q > 1/2) + Pr(Q = 1/2)/2.
         A monomial coefficient list is one objective: wrap it, ``[[0, 3, -2]]``.
     alpha : float
         1 - confidence level; c = chi2_{df, 1-alpha} / 2 with df = 1 for an objective the
@@ -2035,7 +2033,7 @@ def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: 
     Parameters
     ----------
     cells : CellCounts or CallBits
-    objective : int, str, Objective or "inf"
+    objective : int, str, Objective or VoteLimit
         See :func:`likelihood_intervals`.
     alpha, simultaneous, c, reference
         See :func:`likelihood_intervals`.

@@ -53,6 +53,7 @@ from .._bounds import as_objective, sharp_bound_arrays, sharp_bounds
 from .._endpoint import endpoint_bounds
 from .._errors import InputError
 from .._numbers import float_or_nan
+from .._objective import V_INF, budget_json, is_vote_limit
 from ._estimators import TwoCallEstimates
 
 __all__ = ["WaldRegion", "ProjectedInterval", "EmptyRegionError", "wald_region", "project", "project_many"]
@@ -240,9 +241,9 @@ def _center(th: np.ndarray, shape: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def _key(objective):
-    """Hashable objective key: 'inf' for V_inf, else the parsed Objective."""
-    if isinstance(objective, str) and objective.strip().lower() in ("inf", "infinity", "vinf", "v_inf"):
-        return "inf"
+    """Hashable objective key: V_INF for V_inf, else the parsed Objective."""
+    if is_vote_limit(objective):
+        return V_INF
     return as_objective(objective)
 
 
@@ -258,7 +259,7 @@ def _values(key, mu: np.ndarray, nu: np.ndarray, sign: int) -> np.ndarray:
     """sign = +1: U(theta); sign = -1: -L(theta) (so that both sides are maximized)."""
     mu = np.clip(mu, 0.0, 1.0)
     nu = np.clip(nu, mu * mu, mu)
-    if key == "inf":
+    if key is V_INF:
         return _vinf(mu, nu, sign)
     if sign > 0:
         return sharp_bound_arrays(key, mu=mu, nu=nu, side="upper").upper
@@ -386,7 +387,7 @@ def _run_round(tasks: list) -> list:
     starts = np.concatenate([[0], np.cumsum(sizes)])
     groups: dict = {}
     for j, (s, _) in enumerate(tasks):
-        groups.setdefault((s.key if s.key == "inf" else s.key.name, s.sign), (s.key, s.sign, []))[2].append(j)
+        groups.setdefault((s.key if s.key is V_INF else s.key.name, s.sign), (s.key, s.sign, []))[2].append(j)
     out: list = [None] * len(tasks)
     for key, sign, items in groups.values():
         idx = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in items])
@@ -405,7 +406,7 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
     ----------
     regions : sequence of WaldRegion
     objectives : sequence
-        Vote counts (``3`` is V_1), ``"inf"``, or objective strings (``"V5 - V1"``).
+        Vote counts (``3`` is V_1), :data:`certify.V_INF` (or ``"inf"``), or objective strings (``"V5 - V1"``).
     certify : bool
         Compute the supporting-plane optimality gap of every endpoint (one exact
         dual per endpoint). The best local optimum of the scan is refined first;
@@ -454,7 +455,7 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
         row = []
         for key in keys:
             lo_s, up_s = next(it), next(it)
-            name = "inf" if key == "inf" else key.name
+            name = budget_json(key) if key is V_INF else key.name
             row.append(ProjectedInterval(name, -lo_s.best[0], up_s.best[0], tuple(map(float, lo_s.best[2])),
                                          tuple(map(float, up_s.best[2])), gaps[id(lo_s)], gaps[id(up_s)], reg.alpha))
         out.append(row)
@@ -543,7 +544,7 @@ def _seed(s: _Search, vals: np.ndarray, pts: np.ndarray) -> list:
 
 def _gap(s: _Search) -> float:
     """Supporting-plane optimality gap of a finished search (0 = certified optimal)."""
-    if s.key == "inf":
+    if s.key is V_INF:
         return float("nan")
     mu, nu = (float(x) for x in s.best[2])
     mu = min(max(mu, 0.0), 1.0)
@@ -564,7 +565,7 @@ def project(region: WaldRegion, objective, *, certify: bool = True) -> Projected
     ----------
     region : WaldRegion
     objective : int, str or Objective
-        ``3`` is three votes (V_1); ``"inf"`` the infinite-vote endpoint
+        ``3`` is three votes (V_1); :data:`certify.V_INF` (or ``"inf"``) the infinite-vote endpoint
         (Theorem 4.3); strings such as ``"V5 - V1"`` are polynomial objectives.
     certify : bool
         Report supporting-plane optimality gaps.

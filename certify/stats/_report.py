@@ -28,14 +28,13 @@ certified to change the accuracy by less than that), else "undetermined".
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._endpoint import endpoint_bounds
 from .._errors import CertifyError, InputError
-from .._majority import majority_index
+from .._objective import V_INF, budget_json, parse_vote_budget, parse_vote_budgets
 from ._completions import Completion, complete
 from ._data import CallBits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
@@ -54,20 +53,9 @@ METHODS = ("likelihood", "two-call")
 
 
 def parse_votes(tokens) -> tuple:
-    """Vote budgets from ints / strings: positive counts (any parity) or ``"inf"``."""
-    out = []
-    for tok in tokens:
-        text = str(tok).strip().lower()
-        if text in ("inf", "infinity"):
-            out.append("inf")
-        elif re.fullmatch(r"-?[0-9]+", text):  # ASCII digits only: str.isdigit also accepts other scripts' digits
-            majority_index(int(text))  # the package's own check and message for a vote count
-            out.append(int(text))
-        else:
-            raise InputError(f"votes={tok!r} must be a positive integer or 'inf'")
-    if not out:
-        raise InputError("give at least one vote budget")
-    return tuple(out)
+    """Vote budgets from ints / strings: positive counts (any parity) or V_inf in any spelling
+    (:data:`certify.V_INF`, ``"inf"``, ...), at least one (:func:`certify.parse_vote_budget`)."""
+    return parse_vote_budgets(tokens)
 
 
 #: Slack when comparing an interval with the one-moment range (rounding of two solvers).
@@ -119,7 +107,7 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
 
 def verdict_budgets(votes) -> list[int]:
     """Budgets whose gain V_k - V_1 gets a verdict: every finite budget above 2 asked for (3 if none)."""
-    return sorted({v for v in votes if v != "inf" and v > 2}) or [3]
+    return sorted({v for v in votes if v is not V_INF and v > 2}) or [3]
 
 
 def _opt(cls, d):
@@ -166,7 +154,8 @@ class BudgetRow:
 
     Attributes
     ----------
-    votes : int or "inf"
+    votes : int or VoteLimit
+        A count of calls or :data:`certify.V_INF` (``"inf"`` in JSON).
     sharp_lower, sharp_upper : float
         [L, U] at the point estimate (mu-hat, nu-hat) (eq. (LnUn-main); Theorem 4.3 for inf).
     projected : ProjectedInterval
@@ -195,7 +184,7 @@ class BudgetRow:
     interval: IntervalEstimate | None = None
 
     def to_dict(self) -> dict:
-        return {"votes": self.votes, "sharp_lower": self.sharp_lower, "sharp_upper": self.sharp_upper,
+        return {"votes": budget_json(self.votes), "sharp_lower": self.sharp_lower, "sharp_upper": self.sharp_upper,
                 "projected": self.projected.to_dict(), "maxent": self.maxent, "ldgp": self.ldgp,
                 "empirical": None if self.empirical is None else self.empirical.to_dict(),
                 "moment_lower": self.moment_lower, "moment_upper": self.moment_upper,
@@ -203,7 +192,7 @@ class BudgetRow:
 
     @classmethod
     def from_dict(cls, d: dict) -> "BudgetRow":
-        return cls(d["votes"], float(d["sharp_lower"]), float(d["sharp_upper"]), ProjectedInterval.from_dict(d["projected"]),
+        return cls(parse_vote_budget(d["votes"]), float(d["sharp_lower"]), float(d["sharp_upper"]), ProjectedInterval.from_dict(d["projected"]),
                    d["maxent"], d["ldgp"], _opt(EmpiricalVote, d["empirical"]), d["moment_lower"], d["moment_upper"],
                    _opt(IntervalEstimate, d.get("interval")))
 
@@ -321,7 +310,7 @@ class AnalysisReport:
 
 
 def _sharp_at(votes, mu: float, nu: float) -> tuple[float, float]:
-    if votes == "inf":
+    if votes is V_INF:
         e = endpoint_bounds(mu=mu, nu=nu)
         return e.lower, e.upper
     b = sharp_bounds(votes, mu=mu, nu=nu)
@@ -335,7 +324,7 @@ def _feasible(mu: float, nu: float) -> tuple[float, float, bool]:
     return m, v, (m, v) != (mu, nu)
 
 
-def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singular: str = "floor",
+def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singular: str = "floor",
             method: str = "likelihood", calls: int | None = None, simultaneous: bool = False) -> AnalysisReport:
     """Full analysis of one policy's bits (module docstring).
 
@@ -343,7 +332,7 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
     ----------
     data : CallBits
     votes : sequence
-        Budgets (vote counts, ``"inf"``).
+        Budgets: vote counts and :data:`certify.V_INF` (or any spelling of it, ``"inf"``).
     alpha : float
         1 - confidence level of the intervals and comparisons.
     singular : {"floor", "pinv"}
@@ -391,9 +380,9 @@ def analyze(data: CallBits, votes=(3, 5, "inf"), alpha: float = 0.05, *, singula
     rows = []
     for v, proj, iv in zip(votes, projected, intervals):
         lo, up = _sharp_at(v, mu, nu)
-        emp = empirical_vote_accuracy(data, v) if v != "inf" and v <= data.calls else None
+        emp = empirical_vote_accuracy(data, v) if v is not V_INF and v <= data.calls else None
         mlo = mup = None
-        if allc is not None and v != "inf":
+        if allc is not None and v is not V_INF:
             try:
                 b = sharp_bounds(v, moments=list(allc.moments))
                 mlo, mup = b.lower.value, b.upper.value

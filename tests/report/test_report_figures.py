@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from certify import V_INF
 from certify._bounds import sharp_bound_arrays
 from certify._moments import nu_from_rho
 
@@ -146,7 +147,7 @@ def test_mixture_plane_shares_data_fitted_axes(results, captured):
 def _curve(**kw):
     votes = [1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101]
     c = {"title": "ds/p", "calls": 5, "votes": votes, "lower": [0.5] * 11, "upper": [0.7] * 11,
-         "two_call_lower": [0.4] * 11, "two_call_upper": [0.8] * 11, "inf": (0.3, 0.9),
+         "two_call_lower": [0.4] * 11, "two_call_upper": [0.8] * 11, V_INF: (0.3, 0.9),
          "empirical": {1: (0.6, 0.01), 3: (0.62, 0.01), 5: (0.63, 0.01)}, "truth": None, "alpha": 0.05}
     c.update(kw)
     return c
@@ -160,7 +161,7 @@ def test_vote_curves_gaps_zero_width_truth_and_labels(captured):
     lower[4] = upper[4] = None  # no interval at 9 votes: no band there
     flat = [0.6] * 11  # a zero-width band
     truth = {v: 0.6 + 0.001 * i for i, v in enumerate([1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101])}
-    truth["inf"] = 0.61
+    truth[V_INF] = 0.61
     vote_curves(None, [_curve(lower=lower, upper=upper, truth=truth), _curve(title="flat", lower=flat, upper=flat)])
     fig = captured["vote_curves"]
     ax, ax_flat = fig.axes[:2]

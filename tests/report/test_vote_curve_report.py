@@ -11,13 +11,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from certify import V_INF
+
 LAWS = {"p1": (4.0, 1.5), "p2": (1.2, 1.2)}
 N, K = 400, 6
 VOTES = (1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101)
 
 
 def true_v(a, b, votes):
-    if votes == "inf":
+    if votes is V_INF:
         return float(stats.beta(a, b).sf(0.5))
     return float(stats.betabinom(votes, a, b).sf((votes - 1) // 2))
 
@@ -44,12 +46,12 @@ def test_curves_use_every_call_and_hold_the_true_values(results):
     for group, rep in res["curves"].items():
         a, b = LAWS[group.split("/")[1]]
         assert rep.method == "likelihood" and rep.max_calls == K
-        assert [r.votes for r in rep.budgets] == [*VOTES, "inf"]
+        assert [r.votes for r in rep.budgets] == [*VOTES, V_INF]
         for row in rep.budgets:
             iv = row.interval
             assert iv.calls == K and iv.lower <= iv.upper
             # identified budgets (k <= K) use chi2_1, the others the projection chi2_K
-            assert ("profile" in iv.calibration) == (row.votes != "inf" and row.votes <= K)
+            assert ("profile" in iv.calibration) == (row.votes is not V_INF and row.votes <= K)
             truth = true_v(a, b, row.votes)
             assert iv.lower - 1e-9 <= truth <= iv.upper + 1e-9, (group, row.votes, iv, truth)
         # empirical points exist exactly up to K
@@ -72,8 +74,8 @@ def test_more_calls_table(results):
         else:
             assert row[3] == "none" and row[4] is None
         # the bound on what more votes can add holds for the true law
-        assert row[5] / 100 >= true_v(a, b, "inf") - true_v(a, b, 5) - 1e-9
-        assert row[6] / 100 >= true_v(a, b, "inf") - true_v(a, b, 101) - 1e-9
+        assert row[5] / 100 >= true_v(a, b, V_INF) - true_v(a, b, 5) - 1e-9
+        assert row[6] / 100 >= true_v(a, b, V_INF) - true_v(a, b, 101) - 1e-9
     # p1 (mean 0.73, spread out) gains from voting; p2 (mean 1/2) cannot gain anything certain
     assert table.rows[0][3] != "none" and table.rows[1][3] == "none"
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from stats_helpers import eval_sample, simulate_bits, write_eval_zip
 
+from certify import V_INF
 from certify.cli.main import main
 from certify.stats import (
     AnalysisReport,
@@ -50,7 +51,7 @@ def test_analyze_json_equals_api(capsys, calls_csv):
     data = json.loads(out)
     assert data["schema_version"] == "2" and len(data["reports"]) == 1
     report = AnalysisReport.from_dict(data["reports"][0])
-    assert report.alpha == 0.1 and [b.votes for b in report.budgets] == [3, 5, "inf"]
+    assert report.alpha == 0.1 and [b.votes for b in report.budgets] == [3, 5, V_INF]
     from certify.stats import read_bits
 
     api = analyze(read_bits(calls_csv), alpha=0.1)
@@ -101,7 +102,7 @@ def test_complete_json_shape_and_values(capsys):
     "args, message",
     [
         (["analyze", "/nonexistent/x.csv"], "no such file"),
-        (["analyze", "{csv}", "--votes", "three"], "votes='three' must be a positive integer or 'inf'"),
+        (["analyze", "{csv}", "--votes", "three"], "votes='three' must be a positive integer (plain digits) or 'inf'"),
         (["analyze", "{csv}", "--votes", "0"], "votes=0 must be at least 1"),
         (["analyze", "{csv}", "--alpha", "1.5"], "alpha='1.5' must be at least 1e-12 and below 1"),
         (["analyze", "{csv}", "--group", "qnli/x"], "group 'qnli/x' not in"),
