@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._errors import InfeasibleMomentsError, InputError
+from ._errors import InfeasibleMomentsError, InputError, ObjectiveError
 from ._moments import FEASIBILITY_TOL, Moments, moments as make_moments, snap_two_moments
-from ._objective import Objective, parse_objective, vote_accuracy
+from ._objective import Objective, is_vote_limit, parse_objective, vote_accuracy
 from ._results import Bound, Law, SharpBounds
 from .solvers import max_violation, target
 
@@ -31,6 +31,9 @@ METHODS = {
 
 def as_objective(objective) -> Objective:
     """Objective from an :class:`Objective`, a vote count (int), a string, coefficients or sympy."""
+    if is_vote_limit(objective):  # a step, not a polynomial: it has its own solver (Theorem 4.3)
+        raise ObjectiveError(f"objective {objective!r} is the infinite budget V_inf, not a polynomial; its bounds are "
+                             "certify.endpoint_bounds(mu, rho=...), its certificates certify_bound(V_INF, ...)")
     if isinstance(objective, (int, np.integer)) and not isinstance(objective, bool):
         return vote_accuracy(int(objective))
     return parse_objective(objective)

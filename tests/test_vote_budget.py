@@ -109,6 +109,16 @@ def test_every_function_reads_every_spelling(spelling, bits):
     assert certify_bound(spelling, "upper", mu="0.7", rho="0.2").objective_name == "Vinf"
 
 
+@pytest.mark.parametrize("spelling", [*SPELLINGS, V_INF])
+def test_polynomial_bounds_point_v_inf_to_its_own_solver(spelling):
+    from certify import ObjectiveError, endpoint_bounds, sharp_bounds
+
+    with pytest.raises(ObjectiveError, match="infinite budget V_inf, not a polynomial.*endpoint_bounds") as err:
+        sharp_bounds(spelling, mu=0.7, rho=0.2)
+    assert isinstance(err.value, ValueError) and "\n" not in str(err.value)
+    assert endpoint_bounds(0.7, rho=0.2).upper == pytest.approx(1.0)  # the named solver answers
+
+
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_likelihood_reads_every_spelling(spelling):
     from certify.stats import cell_counts, likelihood_interval
