@@ -164,4 +164,4 @@ def solve_grid(objective, theta: np.ndarray, sign: int, size: int = DEFAULT_SIZE
     support = np.nonzero(np.asarray(weights.value) > SUPPORT_TOL)[0]
     atoms, w = law_on_points(x[support], np.asarray(theta, dtype=float), fvals[support], f"grid/{name}")
     violation = max_violation(target(objective, sign), y)[0]
-    return Solution(atoms, w, y, f"grid/{name}", int(problem.solver_stats.num_iters or 0), violation)
+    return Solution(atoms, w, y, f"grid/{name}", int(problem.solver_stats.num_iters or 0), violation, "grid")

@@ -210,4 +210,4 @@ def solve_sos(objective, theta: np.ndarray, sign: int, solver: str = "CLARABEL",
         raise SolverError(f"sos/{name}", "no contact points", f"max(f - p) = {max_violation(T, coeffs)[0]:.3g}")
     atoms, weights = _recover_law(T, coeffs, contacts, theta, f"sos/{name}")
     violation = max_violation(T, coeffs)[0]
-    return Solution(atoms, weights, coeffs, f"sos/{name}", int(problem.solver_stats.num_iters or 0), violation)
+    return Solution(atoms, weights, coeffs, f"sos/{name}", int(problem.solver_stats.num_iters or 0), violation, "sos")
