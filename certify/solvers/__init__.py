@@ -54,7 +54,11 @@ the KKT system), ``_tolerances`` (every tolerance of the exact solver, with why)
 Two implementations remain on purpose: the majorant screen near the contacts is a
 scalar loop for one point (``_contact._screen``, the hot path of every per-point
 solve) and an array pass for many (``_batch._check_on``); both bound the grid cells
-with ``cell_bounds`` and leave what they cannot decide to ``max_violation``.
+with ``cell_bounds`` and leave what they cannot decide to ``max_violation``. The
+array pass on a one-row array costs 2 to 5 times the scalar screen per dual (3 to
+1001 votes, ``benchmarks/bench_pipeline.py``, table in ``benchmarks/RESULTS.md``),
+and the screen is most of a per-point solve, so one array-first screen would break
+the 1.2x per-pair budget.
 
 State: the solvers keep what they learn about an objective (grid hull, faces of the
 moment problem, compiled cvxpy programs) in its :class:`Target`, and the targets in

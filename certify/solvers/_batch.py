@@ -5,13 +5,16 @@ regions -- the per-point solver's Python overhead dominates. The routes of
 :func:`._exact.solve_exact` that need no linear program run here on arrays, with
 the same functions the per-point routes call (a float is one point, an array many):
 
-0. the boundary of the moment space: the unique law in closed form;
-1. faces already found for the objective (:func:`._two_moments.face_weights`);
-2. the two-atom laws with one endpoint atom (:func:`._two_moments.endpoint_law`),
-   the better of the two per point;
-3. two interior contacts (:func:`._two_moments.bitangent_law`), started from the
-   endpoint law's interior atom and its most violated grid point, then, for rows
-   whose start failed, from the contacts of the nearest solved row.
+0. "boundary": the unique law in closed form;
+1. "face": faces already found for the objective (:func:`._two_moments.face_weights`);
+2. "endpoint": the two-atom laws with one endpoint atom
+   (:func:`._two_moments.endpoint_law`), the better of the two per point;
+3. "bitangent": two interior contacts (:func:`._two_moments.bitangent_law`), started
+   from the endpoint law's interior atom and its most violated grid point, then, for
+   rows whose start failed, from the contacts of the nearest solved row.
+
+The counts per route (the names of :data:`._solution.ROUTES`, plus "pointwise") are
+returned with the values.
 
 Every dual passes the array majorant screen :func:`_check` (the grid cell bounds of
 :func:`._contact.cell_bounds`, the same as the per-point screen's); rows it cannot
