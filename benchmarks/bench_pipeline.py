@@ -34,7 +34,7 @@ import sys
 
 BUDGETS = (3, 5, 9, 21, 51, 101, 201, 1001)
 AGREEMENT_BUDGETS = (3, 9, 101)
-ROUNDS = 3
+ROUNDS = 5
 
 CHILD = r"""
 import gc, json, sys, time

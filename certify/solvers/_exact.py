@@ -277,8 +277,8 @@ def _finish(T: Target, theta: np.ndarray, route: str, kind: str, *data) -> Solut
     ok, viol, _ = _accept(T, atoms, weights, y, theta)
     if not ok:
         return None
-    good = weights > SUPPORT_FLOOR
-    if not good.all():  # rounding residue of a polished or exchanged law
+    if min(weights.tolist()) <= SUPPORT_FLOOR:  # rounding residue of a polished or exchanged law
+        good = weights > SUPPORT_FLOOR
         atoms, weights = atoms[good], weights[good]
     return Solution(atoms, weights, y, "exact", its, viol, route)
 
