@@ -297,9 +297,11 @@ def _boundary_law(T: Target, theta: np.ndarray):
     if found is None:
         return
     atoms, weights = found
-    yield "boundary", "law", atoms, weights, unique_law_dual(T, atoms, m1), 0
+    y = unique_law_dual(T, atoms, m1)
+    yield "boundary", "law", atoms, weights, y, 0
     # Resumed only when refused: no other law has these moments, so no other route can help.
-    raise SolverError("exact", "boundary dual not accepted", f"objective {T.objective.name}")
+    viol = max_violation(T, y, contacts=atoms)[0]
+    raise SolverError("exact", "boundary dual not accepted", f"objective {T.objective.name}: max(f - p) = {viol:.3g}")
 
 
 #: Faces kept per target and order (``Target.faces``): a law with m+1 contact points
