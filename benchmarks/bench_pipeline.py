@@ -19,10 +19,16 @@ one-row array, median microseconds over the two-atom optima of the 200 points (e
 call best of 20), to decide whether one array-first screen can serve both paths. The trees alternate, each
 run in its own process (their imports do not mix); timings are medians over rounds.
 
+On a loaded machine separate processes differ by 10-20 % from one another whatever
+they run; ``--same-process`` therefore also measures ms / pair with both trees in one
+process (the old tree's package copied under the name ``certify_old``; the package
+imports itself only relatively), alternating six times per budget.
+
 Usage::
 
     git archive <old commit> | tar -x -C /tmp/old
     python3 benchmarks/bench_pipeline.py /tmp/old .
+    python3 benchmarks/bench_pipeline.py /tmp/old . --same-process
 """
 
 from __future__ import annotations
@@ -94,6 +100,42 @@ else:
 """
 
 
+SAME_PROCESS = r"""
+import importlib, shutil, sys, tempfile, time
+from pathlib import Path
+import numpy as np
+old_tree, new_tree, votes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+copy = Path(tempfile.mkdtemp())
+shutil.copytree(Path(old_tree) / "certify", copy / "certify_old")
+sys.path[:0] = [new_tree, str(copy)]
+rng = np.random.default_rng(20260522)
+mu = rng.uniform(0.05, 0.95, 200); rho = rng.uniform(0.05, 0.95, 200)
+points = list(zip(mu.tolist(), (mu * mu + rho * mu * (1 - mu)).tolist()))
+def per_pair(name):
+    pkg, state = importlib.import_module(name), importlib.import_module(name + ".solvers").TARGETS
+    best = np.full(len(points), np.inf)
+    for _ in range(3):
+        state.clear(); pkg.sharp_bounds(votes, mu=0.5, nu=0.3, method="exact")
+        for i, (m, n) in enumerate(points):
+            t0 = time.perf_counter(); pkg.sharp_bounds(votes, mu=m, nu=n, method="exact"); best[i] = min(best[i], time.perf_counter() - t0)
+    return float(np.median(best)) * 1e3
+times = {"certify_old": [], "certify": []}
+for _ in range(6):
+    for name in times:
+        times[name].append(per_pair(name))
+print(json.dumps([float(np.median(times["certify_old"])), float(np.median(times["certify"]))]))
+""".replace("import importlib,", "import importlib, json,")
+
+
+def same_process(old: str, new: str) -> None:
+    print("| votes | before ms / pair | after ms / pair | after / before |")
+    print("|---:|---:|---:|---:|")
+    for votes in BUDGETS:
+        out = subprocess.run([sys.executable, "-c", SAME_PROCESS, old, new, str(votes)], capture_output=True, text=True, check=True)
+        a, b = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"| {votes} | {a:.3f} | {b:.3f} | {b / a:.2f} |", flush=True)
+
+
 def run(tree: str, what: str, votes: int):
     out = subprocess.run([sys.executable, "-c", CHILD, tree, what, str(votes)], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -109,6 +151,9 @@ def timed(old: str, new: str, what: str, votes: int, rounds: int) -> tuple[float
 
 def main() -> None:
     old, new = sys.argv[1], sys.argv[2]
+    if "--same-process" in sys.argv[3:]:
+        same_process(old, new)
+        return
     print("| votes | before ms / pair | after ms / pair | after / before | before max abs(array - point) | after max abs(array - point) |")
     print("|---:|---:|---:|---:|---:|---:|")
     for votes in BUDGETS:
