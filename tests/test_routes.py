@@ -72,3 +72,19 @@ def test_routes_are_named_in_one_table():
     assert seen <= set(ROUTES) and {"face", "bitangent", "endpoint"} <= seen
     paths = sharp_bound_arrays("P3 - P1", mu=rng.uniform(0, 1, 200), rho=rng.uniform(0, 1, 200)).paths
     assert set(paths) <= set(ROUTES) | {"pointwise"}
+
+
+@pytest.mark.parametrize("spec", ["V5", "V9", "V101"])
+def test_boundary_law_with_an_atom_a_rounding_error_inside_an_end(spec):
+    # Three moments of 0.75 at 0.001 and 0.25 at 1 (a boundary point): the Hankel null
+    # vector's root near 1 comes out as 1 - 1e-16. Counted as an interior atom, it left
+    # the dual without its (1 - q) factor and the boundary dual was refused (found by
+    # tests/test_properties.py).
+    atoms, w = np.array([0.001, 1.0]), np.array([0.75, 0.25])
+    theta = tuple(float(w @ atoms**k) for k in (1, 2, 3))
+    truth = float(w @ parse_objective(spec).evaluate(atoms))
+    for sign in (1, -1):
+        sol = _solve(spec, theta, sign)
+        assert sol.route == "boundary" and sol.atoms.tolist()[-1] == 1.0
+        assert sol.violation <= 1e-12
+        assert sign * float(sol.weights @ parse_objective(spec).evaluate(sol.atoms)) == pytest.approx(sign * truth, abs=1e-15)

@@ -19,6 +19,7 @@ from ._tolerances import (
     BOUNDARY_RESIDUAL,
     BOUNDARY_TOL,
     BOUNDARY_WEIGHT_FLOOR,
+    ENDPOINT_TOL,
     RATIO_FAR,
     RATIO_SLACK,
     RATIO_XATOL,
@@ -61,6 +62,10 @@ def unique_law(theta: np.ndarray):
         roots = npoly.polyroots(npoly.polymul(v, mult))
         pts = [float(r.real) for r in np.atleast_1d(roots) if abs(r.imag) < ROOT_IMAG and -ROOT_SLACK <= r.real <= 1 + ROOT_SLACK]
         pts = np.sort(np.clip(pts, 0.0, 1.0))
+        # A root a rounding error inside an end is the end: left at 1 - 1e-16, say, it would
+        # count as an interior atom and the dual would lose its (1 - q) factor.
+        pts[pts <= ENDPOINT_TOL] = 0.0
+        pts[pts >= 1.0 - ENDPOINT_TOL] = 1.0
         if len(pts) > 1:  # roots that coincide to rounding are one atom
             pts = pts[np.concatenate(([True], np.diff(pts) > ROOT_SAME))]
         if len(pts) == 0:
