@@ -170,6 +170,33 @@ def _first(mask: np.ndarray):
     return i[0] if len(i) == 1 else i
 
 
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p, e) with p = fl(a b) and p + e = a b exactly (Dekker's splitting, no FMA needed)."""
+    p = a * b
+    split = 134217729.0  # 2^27 + 1 splits a double into two 26-bit halves
+    ah = a * split - (a * split - a)
+    bh = b * split - (b * split - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _nu_from_rho(m: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """nu = mu^2 + rho mu (1 - mu), correctly rounded, as the per-point path computes it.
+
+    :func:`certify.moments` evaluates this in exact rationals and rounds once; rounding
+    each product in floats instead can land one ulp away, and then the array and the
+    per-point bounds differ at the same (mu, rho). Written as m^2 + r m - r m^2, every
+    product splits into two floats exactly, and ``math.fsum`` rounds their sum once
+    (exact for |mu|, |rho| <= 1 + tol, far above underflow; tinier mu snap to 0 anyway).
+    """
+    p, e = _two_product(m, m)
+    q = _two_product(r, m)
+    s = _two_product(r, p)
+    t = _two_product(r, e)
+    terms = np.stack([p, e, q[0], q[1], -s[0], -s[1], -t[0], -t[1]], axis=-1).reshape(-1, 8)
+    return np.array([math.fsum(row) for row in terms.tolist()]).reshape(m.shape)
+
+
 def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
     if (nu is None) == (rho is None):
         raise InputError("give exactly one of nu or rho")
@@ -193,7 +220,7 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
         if np.any(out):
             i = _first(out)
             raise InfeasibleMomentsError(f"rho[{i}]={float(second[i])!r} is infeasible: 0 <= rho <= 1 must hold")
-        second = m * m + np.clip(second, 0.0, 1.0) * m * (1.0 - m)
+        second = _nu_from_rho(m, second)
     for rule, viol in (("mu^2 <= nu", second < m * m - tol), ("nu <= mu", second > m + tol)):
         if np.any(viol):
             i = _first(viol)

@@ -36,7 +36,6 @@ def test_matches_pointwise_engine(spec):
 def test_agrees_with_pointwise_engine_to_rounding(votes):
     # Both paths run the same routes and polishers, so on the same (mu, nu) they agree
     # to 1e-15, also where nu - mu^2 is down to 1e-12 and the contacts crowd around mu.
-    # (Given rho, the two paths may round nu differently; hence nu here.)
     rng = np.random.default_rng(20260522)
     mu = rng.uniform(0.02, 0.98, 300)
     gap = np.concatenate([10.0 ** rng.uniform(-12, -6, 140), np.full(10, 1e-12), rng.uniform(0.0, 1.0, 150)])
@@ -46,6 +45,20 @@ def test_agrees_with_pointwise_engine_to_rounding(votes):
     assert np.max(np.abs(b.lower - [x.lower.value for x in ref])) <= 1e-15
     assert np.max(np.abs(b.upper - [x.upper.value for x in ref])) <= 1e-15
     assert b.paths["pointwise"] <= 0.15 * 2 * len(mu)
+
+
+def test_rho_gives_the_same_nu_as_the_point_path():
+    # Both paths round mu^2 + rho mu (1 - mu) once, from the exact value: the same nu to
+    # the last bit, so the same bounds (a float formula is one ulp off at about a quarter
+    # of these points).
+    rng = np.random.default_rng(5)
+    mu = np.concatenate([rng.uniform(0, 1, 400), rng.uniform(0, 1e-6, 100), [0.0, 1.0, 0.5]])
+    rho = np.concatenate([rng.uniform(0, 1, 500), [0.3, 0.7, 1.0]])
+    b = sharp_bound_arrays(9, mu=mu, rho=rho)
+    ref = [sharp_bounds(9, mu=m, rho=r) for m, r in zip(mu.tolist(), rho.tolist())]
+    assert b.nu.tolist() == [x.moments[1] for x in ref]
+    assert np.max(np.abs(b.lower - [x.lower.value for x in ref])) <= 1e-15
+    assert np.max(np.abs(b.upper - [x.upper.value for x in ref])) <= 1e-15
 
 
 def test_scalar_inputs_give_zero_dimensional_arrays():

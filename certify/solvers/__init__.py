@@ -10,36 +10,40 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
       |- "grid"  -> _grid.solve_grid    primal LP on a grid of atoms (cvxpy + Clarabel / HiGHS)
       '- "exact" -> _exact.solve_exact  the routes below, each ending in _exact._accept
 
-    solve_exact(objective, theta, sign), first route that is accepted wins:
-      0. boundary of the moment space  -> _boundary.unique_law (+ its Hermite dual)
-      1. m = 2 (_exact._from_grid_hull):
-         a. a face found before         -> Target.faces, _two_moments.face_weights
-         b. the grid hull's facet        -> _hull.grid_hull(T).locate(mu, nu): contact pattern
-              two interior contacts       -> _two_moments.bitangent_law (2 x 2 Newton)
-              an endpoint contact         -> _two_moments.endpoint_law (closed form)
-              otherwise                   -> _exact._polish (Newton on the KKT system)
-      1'. m != 2: a face found before    -> Target.faces
-      2. the exchange (revised simplex) on the grid of T, then _polish on the merged
-         contacts; failing that, the continuous exchange at tighter tolerances
-         (_tolerances.EXCHANGE_TOLS) and _polish again.
-      Polishing: _polish runs Newton on _contact.kkt_system (the general KKT system,
-      which the exact certificates also polish in mpmath); a result with two interior
-      contacts (m = 2) is finished by bitangent_law, so every route to that pattern
-      ends at the same law.
-      Accepted (``_accept``): the law has the moments to MOMENT_TOL with weights >=
-      -WEIGHT_TOL, and max(f - p) on [0, 1] <= ACCEPT_TOL (_contact.max_violation, a
-      grid screen with Newton-refined maxima). A law with m + 1 well-separated contacts
-      whose dual is a majorant to FACE_MAX_VIOLATION is remembered in Target.faces.
+    solve_exact(objective, theta, sign): one pipeline (_exact._solve). Proposers, in
+    this order, each yield candidates; the first candidate that _exact._finish polishes
+    and accepts wins, and its route is recorded (Solution.route, _solution.ROUTES):
+      0. _boundary_law: the boundary of the moment space -> "boundary"
+         (_boundary.unique_law + its Hermite dual; the only law, so a refusal raises)
+      1. _known_face: a face found before (Target.faces)     -> "face"
+      2. _grid_hull_patterns (m = 2): the facet of _hull.grid_hull(T) above (mu, nu)
+           two interior contacts  -> "bitangent" (_two_moments.bitangent_law, 2 x 2 Newton)
+           both endpoint laws     -> "endpoint"  (_two_moments.endpoint_law, closed form)
+           an end contact's neighbour as an interior start -> "bitangent"
+           the hull's pattern     -> "hull"      (KKT Newton)
+      3. _exchange_patterns: the exchange (revised simplex) on the grid, then on [0, 1]
+         at tighter tolerances (_tolerances.EXCHANGE_TOLS); each basis yields its
+         merged contacts (MERGE_GAPS), then itself -> "exchange". Generators: the
+         continuous exchange runs only if everything before was refused.
+      _finish, the one end of every route: a pattern is polished by Newton on
+      _contact.kkt_system (which the exact certificates also polish in mpmath), and a
+      result with two interior contacts (m = 2) is finished by bitangent_law, so every
+      route to that pattern ends at the same law. Accepted (_exact._accept): the law
+      has the moments to MOMENT_TOL with weights >= -WEIGHT_TOL, and max(f - p) on
+      [0, 1] <= ACCEPT_TOL (_contact.max_violation, a grid screen with Newton-refined
+      maxima). Faces skip it: their dual was accepted, to the tighter
+      FACE_MAX_VIOLATION, when remembered, and face_weights checks their moments. A
+      law with m + 1 well-separated contacts is remembered in Target.faces.
 
-    sharp_bound_arrays (m = 2, many points) -> _batch.batch_upper, the same routes run
-    on arrays with the same functions (a float is one point, an array many):
-      boundary (closed form), faces (face_weights), the better endpoint law
-      (endpoint_law), two interior contacts (bitangent_law, started from the endpoint
-      law's interior atom and its worst grid point, then from the nearest solved
-      point); every dual screened by _batch._check (the grid cell bounds of
-      _contact.cell_bounds, as in the per-point screen, then max_violation), and every
-      point left over through solve_exact. On the same (mu, nu), batch and per-point
-      values agree to 1e-15 (tests/test_bound_arrays.py).
+    sharp_bound_arrays (m = 2, many points) -> _batch.batch_upper, the same proposers
+    on arrays with the same functions (a float is one point, an array many), counted by
+    route in BoundArrays.paths: boundary (closed form), face (face_weights), endpoint
+    (the better endpoint law per point), bitangent (started from the endpoint law's
+    interior atom and its worst grid point, then from the nearest solved point); every
+    dual screened by _batch._check (the grid cell bounds of _contact.cell_bounds, as
+    in the per-point screen, then max_violation), and every point left over through
+    solve_exact ("pointwise"). On the same (mu, nu), batch and per-point values agree
+    to 1e-15 (tests/test_bound_arrays.py).
 
 Modules: ``_contact`` (the Target, polynomial evaluation, residual maxima, violations,
 the KKT system), ``_tolerances`` (every tolerance of the exact solver, with why),
@@ -50,7 +54,11 @@ the KKT system), ``_tolerances`` (every tolerance of the exact solver, with why)
 Two implementations remain on purpose: the majorant screen near the contacts is a
 scalar loop for one point (``_contact._screen``, the hot path of every per-point
 solve) and an array pass for many (``_batch._check_on``); both bound the grid cells
-with ``cell_bounds`` and leave what they cannot decide to ``max_violation``.
+with ``cell_bounds`` and leave what they cannot decide to ``max_violation``. The
+array pass on a one-row array costs 2 to 5 times the scalar screen per dual (3 to
+1001 votes, ``benchmarks/bench_pipeline.py``, table in ``benchmarks/RESULTS.md``),
+and the screen is most of a per-point solve, so one array-first screen would break
+the 1.2x per-pair budget.
 
 State: the solvers keep what they learn about an objective (grid hull, faces of the
 moment problem, compiled cvxpy programs) in its :class:`Target`, and the targets in

@@ -5,13 +5,16 @@ regions -- the per-point solver's Python overhead dominates. The routes of
 :func:`._exact.solve_exact` that need no linear program run here on arrays, with
 the same functions the per-point routes call (a float is one point, an array many):
 
-0. the boundary of the moment space: the unique law in closed form;
-1. faces already found for the objective (:func:`._two_moments.face_weights`);
-2. the two-atom laws with one endpoint atom (:func:`._two_moments.endpoint_law`),
-   the better of the two per point;
-3. two interior contacts (:func:`._two_moments.bitangent_law`), started from the
-   endpoint law's interior atom and its most violated grid point, then, for rows
-   whose start failed, from the contacts of the nearest solved row.
+0. "boundary": the unique law in closed form;
+1. "face": faces already found for the objective (:func:`._two_moments.face_weights`);
+2. "endpoint": the two-atom laws with one endpoint atom
+   (:func:`._two_moments.endpoint_law`), the better of the two per point;
+3. "bitangent": two interior contacts (:func:`._two_moments.bitangent_law`), started
+   from the endpoint law's interior atom and its most violated grid point, then, for
+   rows whose start failed, from the contacts of the nearest solved row.
+
+The counts per route (the names of :data:`._solution.ROUTES`, plus "pointwise") are
+returned with the values.
 
 Every dual passes the array majorant screen :func:`_check` (the grid cell bounds of
 :func:`._contact.cell_bounds`, the same as the per-point screen's); rows it cannot
@@ -132,14 +135,14 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
     out = np.full(P, np.nan)
     boundary = (mu <= 0) | (mu >= 1) | (nu <= mu * mu) | (nu >= mu)
     todo = ~boundary
-    counts = {"face": _faces(T, mu, nu, todo, out), "candidate": 0, "two_inner": 0, "pointwise": 0}
+    counts = {"face": _faces(T, mu, nu, todo, out), "endpoint": 0, "bitangent": 0, "pointwise": 0}
     idx = np.nonzero(todo)[0]
     if len(idx):
         Y, atoms, value = _endpoint_laws(T, mu[idx], nu[idx])
         valid, worst = _check(T, Y, atoms)
         out[idx[valid]] = value[valid]
         todo[idx[valid]] = False
-        counts["candidate"] += int(np.sum(valid))
+        counts["endpoint"] += int(np.sum(valid))
         # Two interior contacts: start from the endpoint law's interior atom and the
         # point where its quadratic fails worst (one exchange step).
         rest = ~valid
@@ -148,7 +151,7 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
             contacts = np.zeros((P, 2))
             inner = np.where(atoms[rest, 0] > 0.0, atoms[rest, 0], atoms[rest, 1])
             solved = _two_inner(T, mu, nu, r_idx, inner, worst[rest], out, todo, contacts)
-            counts["two_inner"] += len(solved)
+            counts["bitangent"] += len(solved)
             # Continuation: rows whose start failed restart from the nearest solved row.
             left = r_idx[todo[r_idx]]
             if len(solved) and len(left):
@@ -156,7 +159,7 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
 
                 _, near = cKDTree(np.stack([mu[solved], nu[solved]], axis=1)).query(np.stack([mu[left], nu[left]], axis=1))
                 start = contacts[solved[near]]
-                counts["two_inner"] += len(_two_inner(T, mu, nu, left, start[:, 0], start[:, 1], out, todo, contacts))
+                counts["bitangent"] += len(_two_inner(T, mu, nu, left, start[:, 0], start[:, 1], out, todo, contacts))
     # On the boundary the law is unique (a point mass, or atoms at 0 and 1).
     point = boundary & ((nu <= mu * mu) | (mu <= 0) | (mu >= 1))
     out[point] = T(mu[point])

@@ -15,9 +15,18 @@ import numpy as np
 from numpy.polynomial import polynomial as npoly
 
 from ._contact import Target, hermite
-
-#: Relative size of the smallest Hankel eigenvalue that marks a boundary point.
-BOUNDARY_TOL = 1e-11
+from ._tolerances import (
+    BOUNDARY_RESIDUAL,
+    BOUNDARY_TOL,
+    BOUNDARY_WEIGHT_FLOOR,
+    ENDPOINT_TOL,
+    RATIO_FAR,
+    RATIO_SLACK,
+    RATIO_XATOL,
+    ROOT_IMAG,
+    ROOT_SAME,
+    ROOT_SLACK,
+)
 
 
 def _hankels(theta: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -51,18 +60,22 @@ def unique_law(theta: np.ndarray):
             continue
         v = vec[:, 0]
         roots = npoly.polyroots(npoly.polymul(v, mult))
-        pts = [float(r.real) for r in np.atleast_1d(roots) if abs(r.imag) < 1e-6 and -1e-9 <= r.real <= 1 + 1e-9]
+        pts = [float(r.real) for r in np.atleast_1d(roots) if abs(r.imag) < ROOT_IMAG and -ROOT_SLACK <= r.real <= 1 + ROOT_SLACK]
         pts = np.sort(np.clip(pts, 0.0, 1.0))
+        # A root a rounding error inside an end is the end: left at 1 - 1e-16, say, it would
+        # count as an interior atom and the dual would lose its (1 - q) factor.
+        pts[pts <= ENDPOINT_TOL] = 0.0
+        pts[pts >= 1.0 - ENDPOINT_TOL] = 1.0
         if len(pts) > 1:  # roots that coincide to rounding are one atom
-            pts = pts[np.concatenate(([True], np.diff(pts) > 1e-12))]
+            pts = pts[np.concatenate(([True], np.diff(pts) > ROOT_SAME))]
         if len(pts) == 0:
             continue
         A = np.vander(pts, m1, increasing=True).T
         from scipy import optimize  # on first use: scipy.optimize costs 0.1 s to import
 
         w, res = optimize.nnls(A, theta)
-        if res <= 1e-13:
-            keep = w > 1e-14
+        if res <= BOUNDARY_RESIDUAL:
+            keep = w > BOUNDARY_WEIGHT_FLOOR
             return pts[keep], w[keep]
     return None
 
@@ -89,7 +102,7 @@ def unique_law_dual(T: Target, atoms: np.ndarray, m1: int) -> np.ndarray:
 def _sup_ratio(T: Target, h: np.ndarray, omega: np.ndarray, atoms: np.ndarray) -> float:
     """sup over [0, 1] of (f - h) / omega, including its limits at the atoms."""
     g = T.grid
-    far = np.min(np.abs(g[:, None] - atoms[None, :]), axis=1) > 1e-6
+    far = np.min(np.abs(g[:, None] - atoms[None, :]), axis=1) > RATIO_FAR
     x = g[far]
     ratio = (T.values[far] - npoly.polyval(x, h)) / npoly.polyval(x, omega)
     best = float(np.max(ratio)) if len(ratio) else -np.inf
@@ -103,7 +116,7 @@ def _sup_ratio(T: Target, h: np.ndarray, omega: np.ndarray, atoms: np.ndarray) -
         if hi > lo:
             from scipy import optimize
 
-            res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-14})
+            res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": RATIO_XATOL})
             best = max(best, -float(res.fun))
     for a in atoms:
         # l'Hopital: f - h and omega vanish to the same order r at an atom.
@@ -113,5 +126,4 @@ def _sup_ratio(T: Target, h: np.ndarray, omega: np.ndarray, atoms: np.ndarray) -
         if den != 0:
             best = max(best, num / den)
     best = max(best, 0.0) if len(omega) > 1 and np.all(omega == 0) else best
-    # A hair of slack keeps the certificate a majorant between sample points.
-    return best + 1e-13 * (1.0 + abs(best))
+    return best + RATIO_SLACK * (1.0 + abs(best))

@@ -18,6 +18,14 @@ from collections import OrderedDict
 import numpy as np
 
 from .._errors import SolverError
+from ._tolerances import (
+    BAND_SLACK,
+    MAXIMIZE_BRACKET,
+    MAXIMIZE_STEP_DONE,
+    RECOVERY_MOMENT_TOL,
+    RECOVERY_SUPPORT,
+    TANGENCY_TOL,
+)
 
 #: Largest grid used to search for the residual's maxima.
 MAX_GRID = 16385
@@ -95,7 +103,7 @@ class Target:
     def band(self, y) -> float:
         """Height below the sampled maximum within which a local maximum may hide a larger one."""
         c2 = float(np.sum(np.abs(np.arange(len(y)) * (np.arange(len(y)) - 1) * np.asarray(y))))
-        return 0.125 * self.h**2 * (self.curvature + c2) + 1e-9 * self.scale
+        return 0.125 * self.h**2 * (self.curvature + c2) + BAND_SLACK * self.scale
 
     def __call__(self, x, derivative: int = 0):
         return self.sign * self.objective.evaluate(x, derivative)
@@ -211,8 +219,7 @@ def maximize_between(T: Target, y: np.ndarray, a: float, b: float, x: float) -> 
         xn = x - s1 / s2 if newton else 0.5 * (a + b)
         if not (a <= xn <= b):
             xn, newton = 0.5 * (a + b), False
-        # A Newton step below 1e-14 leaves an error below rounding (quadratic convergence).
-        done = abs(xn - x) <= 1e-14 if newton else b - a <= 2e-16
+        done = abs(xn - x) <= MAXIMIZE_STEP_DONE if newton else b - a <= MAXIMIZE_BRACKET
         x = xn
         if done:
             break
@@ -228,7 +235,7 @@ def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:
     """
     s1 = _slope(T, y, x)
     s2 = float(T(x, 2)) - poly(y, x, 2)
-    if abs(s1) <= 1e-13 * T.scale * (1.0 + float(np.sum(np.abs(y)))) and s2 < 0:
+    if abs(s1) <= TANGENCY_TOL * T.scale * (1.0 + float(np.sum(np.abs(y)))) and s2 < 0:
         return x, float(T(x) - poly(y, x))
     g = T.grid
     j = int(np.searchsorted(g, x))
@@ -281,7 +288,7 @@ def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> 
     last = len(g) - 1
     c0, c1, c2 = c
     best_x, best = float("nan"), -np.inf
-    tangency = 1e-13 * T.scale * (1.0 + sum(map(abs, c0)))
+    tangency = TANGENCY_TOL * T.scale * (1.0 + sum(map(abs, c0)))
     for x in contacts:
         x = float(x)
         f0, f1, f2 = T.jet(x)
@@ -424,9 +431,6 @@ def hermite(T: Target, atoms: np.ndarray, size: int, square: bool = False) -> np
     return np.linalg.solve(A, b) if square else np.linalg.lstsq(A, b, rcond=None)[0]
 
 
-#: Largest moment residual accepted for a recovered law.
-MOMENT_TOL = 1e-12
-
 
 def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solver_name: str):
     """A basic (at most m+1 atoms) law on ``points`` with moments ``theta`` maximizing E[f].
@@ -439,7 +443,7 @@ def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solv
     Raises
     ------
     SolverError
-        If no law on ``points`` has these moments (residual above :data:`MOMENT_TOL`).
+        If no law on ``points`` has these moments (residual above RECOVERY_MOMENT_TOL).
     """
     from scipy import optimize  # only the cvxpy methods recover laws this way
 
@@ -448,10 +452,10 @@ def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solv
     res = optimize.linprog(-fvals, A_eq=A, b_eq=theta, bounds=(0, None), method="highs-ds")
     if res.status != 0:
         raise SolverError(solver_name, "law recovery failed", str(res.message))
-    atoms = points[res.x > 1e-15]
+    atoms = points[res.x > RECOVERY_SUPPORT]
     vander = np.vander(atoms, m1, increasing=True).T
     weights = np.linalg.lstsq(vander, theta, rcond=None)[0]
     residual = float(np.max(np.abs(vander @ weights - theta)))
-    if residual > MOMENT_TOL or np.any(weights < 0.0):
+    if residual > RECOVERY_MOMENT_TOL or np.any(weights < 0.0):
         raise SolverError(solver_name, "law recovery failed", f"moment residual {residual:.2g}, smallest weight {np.min(weights):.2g}")
     return atoms, weights

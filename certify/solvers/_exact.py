@@ -5,11 +5,15 @@ columns are phi(x) = (1, x, ..., x^m), x in [0, 1] (Theorem 4.1). :func:`solve_e
 tries the routes drawn in the map of :mod:`certify.solvers`, in its order: the boundary
 law, faces found before, the grid hull's pattern with the two-moment polishers, the
 exchange (revised simplex, the classical Remez step) on the grid and then on [0, 1],
-whose contact pattern Newton's method on the KKT system polishes. Every candidate
-passes :func:`_accept`.
+whose contact pattern Newton's method on the KKT system polishes. Each route is a
+generator of candidates (a proposer); every candidate ends in :func:`_finish`, which
+polishes it and passes it through :func:`_accept`, and the winning route is recorded on
+the :class:`~._solution.Solution`.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from numpy.polynomial import polynomial as npoly
@@ -190,6 +194,116 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     raise SolverError("exact", f"exchange did not converge in {max_iter} iterations")
 
 
+def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
+    """Maximize E[sign * g] over laws on [0, 1] with moments ``theta``.
+
+    Parameters
+    ----------
+    objective : Objective
+    theta : ndarray
+        (1, m_1, ..., m_m), validated.
+    sign : {+1, -1}
+        +1 for the upper bound of E[g], -1 for the lower bound.
+
+    Returns
+    -------
+    Solution
+        For f = sign * g: the law and a polynomial p >= f on [0, 1], with the route
+        that won (:data:`._solution.ROUTES`).
+    """
+    T = target(objective, sign)
+    try:
+        return _remember(T, _solve(T, objective, theta), len(theta))
+    except np.linalg.LinAlgError as exc:  # never a traceback: a singular system is a solver failure
+        raise SolverError("exact", "singular linear system", str(exc)) from None
+
+
+def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
+    """The pipeline: every proposer's candidates, in the map's order, through :func:`_finish`.
+
+    Proposers are generators, so a later candidate (the continuous exchange, say) is
+    only computed once every earlier one was refused.
+    """
+    proposers = [_boundary_law(T, theta), _known_face(T, theta)]
+    if len(theta) == 3:
+        proposers.append(_grid_hull_patterns(T, theta))
+    proposers.append(_exchange_patterns(T, theta))
+    for proposer in proposers:
+        for candidate in proposer:
+            found = _finish(T, theta, *candidate)
+            if found is not None:
+                return found
+    raise SolverError("exact", "no convergence", f"objective {objective.name}")
+
+
+def _finish(T: Target, theta: np.ndarray, route: str, kind: str, *data) -> Solution | None:
+    """Polish a candidate and accept it, or None: the one end of every route.
+
+    ``kind`` says what the proposer hands over:
+
+    * ``"law"``: (atoms, weights, dual, iterations), already exact (closed forms);
+    * ``"bitangent"``: two interior contacts (x1, x2) of the m = 2 pattern, polished by
+      :func:`~._two_moments.bitangent_law`;
+    * ``"pattern"``: (atoms, weights, iterations) of any contact pattern, polished by
+      Newton on the KKT system (:func:`_polish`); a result with two interior contacts
+      (m = 2) is finished by ``bitangent_law``, so that every route to that pattern (and
+      the array path) ends at the same law;
+    * ``"face"``: (atoms, weights, dual, violation) on a face found before: its dual
+      passed the acceptance check, tighter (FACE_MAX_VIOLATION), when it was
+      remembered, and :func:`~._two_moments.face_weights` checked the moments to
+      FACE_RESIDUAL, so nothing is left to check.
+    """
+    if kind == "face":
+        atoms, weights, y, viol = data
+        return Solution(atoms, weights, y, "exact", 0, viol, route)
+    if kind == "bitangent":
+        found = bitangent_law(T, float(theta[1]), float(theta[2]), *data)
+        if found is None:
+            return None
+        atoms, weights, _value, y, its = found
+    elif kind == "pattern":
+        A, W, its = data
+        found = _polish(T, theta, A, W)
+        if found is None:
+            return None
+        atoms, weights, y = found
+        inner = (weights > SUPPORT_FLOOR) & (atoms > 0.0) & (atoms < 1.0)
+        if len(theta) == 3 and np.sum(weights > SUPPORT_FLOOR) == 2 and np.sum(inner) == 2:
+            done = _finish(T, theta, route, "bitangent", *sorted(atoms[inner].tolist()))
+            if done is not None:
+                return replace(done, iterations=its)
+    else:
+        atoms, weights, y, its = data
+    ok, viol, _ = _accept(T, atoms, weights, y, theta)
+    if not ok:
+        return None
+    if min(weights.tolist()) <= SUPPORT_FLOOR:  # rounding residue of a polished or exchanged law
+        good = weights > SUPPORT_FLOOR
+        atoms, weights = atoms[good], weights[good]
+    return Solution(atoms, weights, y, "exact", its, viol, route)
+
+
+def _boundary_law(T: Target, theta: np.ndarray):
+    """Proposer 0: on the boundary of the moment space the one law with the moments."""
+    m1 = len(theta)
+    if m1 == 3:
+        mu, nu = theta[1], theta[2]
+        on_boundary = mu <= 0 or mu >= 1 or nu <= mu * mu or nu >= mu
+    elif m1 == 2:
+        on_boundary = theta[1] <= 0 or theta[1] >= 1
+    else:
+        on_boundary = True  # decided by the Hankel test of unique_law
+    found = unique_law(theta) if on_boundary else None
+    if found is None:
+        return
+    atoms, weights = found
+    y = unique_law_dual(T, atoms, m1)
+    yield "boundary", "law", atoms, weights, y, 0
+    # Resumed only when refused: no other law has these moments, so no other route can help.
+    viol = max_violation(T, y, contacts=atoms)[0]
+    raise SolverError("exact", "boundary dual not accepted", f"objective {T.objective.name}: max(f - p) = {viol:.3g}")
+
+
 #: Faces kept per target and order (``Target.faces``): a law with m+1 contact points
 #: fixes its dual polynomial independently of the moments, so the same certificate
 #: serves every moment vector inside the simplex spanned by its atoms' moment curves
@@ -198,6 +312,7 @@ MAX_FACES = 32
 
 
 def _known_face(T: Target, theta: np.ndarray):
+    """Proposer 1: the first face found before whose simplex holds ``theta``."""
     m1 = len(theta)
     for atoms, y, viol in T.faces.get(m1, ()):
         if m1 == 3:
@@ -213,13 +328,13 @@ def _known_face(T: Target, theta: np.ndarray):
             if w.min() < -FACE_WEIGHT_TOL:
                 continue
         good = w > 0
-        return Solution(atoms[good], np.maximum(w[good], 0.0), y, "exact", 0, viol)
-    return None
+        yield "face", "face", atoms[good], np.maximum(w[good], 0.0), y, viol
+        return
 
 
 def _remember(T: Target, sol: Solution, m1: int) -> Solution:
     # Only well-separated faces are kept: their weight systems stay well conditioned.
-    if len(sol.atoms) != m1 or sol.iterations == 0:  # not a face, or one reused
+    if len(sol.atoms) != m1 or sol.route in ("face", "boundary"):  # not a face, or one reused
         return sol
     atoms = np.sort(sol.atoms)
     if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
@@ -231,122 +346,26 @@ def _remember(T: Target, sol: Solution, m1: int) -> Solution:
     return sol
 
 
-def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
-    """Maximize E[sign * g] over laws on [0, 1] with moments ``theta``.
+def _grid_hull_patterns(T: Target, theta: np.ndarray):
+    """Proposer 2 (m = 2): the contact pattern of the grid optimum, and the endpoint laws.
 
-    Parameters
-    ----------
-    objective : Objective
-    theta : ndarray
-        (1, m_1, ..., m_m), validated.
-    sign : {+1, -1}
-        +1 for the upper bound of E[g], -1 for the lower bound.
-
-    Returns
-    -------
-    Solution
-        For f = sign * g: the law and a polynomial p >= f on [0, 1].
-    """
-    T = target(objective, sign)
-    try:
-        return _remember(T, _solve(T, objective, theta), len(theta))
-    except np.linalg.LinAlgError as exc:  # never a traceback: a singular system is a solver failure
-        raise SolverError("exact", "singular linear system", str(exc)) from None
-
-
-def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
-    m1 = len(theta)
-    m = m1 - 1
-    if m == 2:
-        mu, nu = theta[1], theta[2]
-        on_boundary = mu <= 0 or mu >= 1 or nu <= mu * mu or nu >= mu
-    elif m == 1:
-        on_boundary = theta[1] <= 0 or theta[1] >= 1
-    else:
-        on_boundary = True  # decided by the Hankel test below
-    found = unique_law(theta) if on_boundary else None
-    if found is not None:
-        atoms, weights = found
-        y = unique_law_dual(T, atoms, m1)
-        # The boundary route passes the same acceptance check as every other route.
-        ok, viol, _ = _accept(T, atoms, weights, y, theta)
-        if not ok:
-            raise SolverError("exact", "boundary dual not accepted", f"objective {objective.name}: max(f - p) = {viol:.3g}")
-        return Solution(atoms, weights, y, "exact", 0, viol)
-    if m == 2:
-        found = _from_grid_hull(T, theta)
-        if found is not None:
-            return found
-        # Known faces, the grid's pattern and both endpoint laws failed: run the
-        # exchange on the full grid.
-        basis = [0.0, float(nu / mu), 1.0]
-    else:
-        hit = _known_face(T, theta)
-        if hit is not None:
-            return hit
-        basis = [0.0, 1.0] if m == 1 else [("art", i) for i in range(m1)]
-
-    basis, w, _yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
-    if any(isinstance(col, tuple) and wj > ARTIFICIAL_WEIGHT for col, wj in zip(basis, w)):
-        raise SolverError("exact", "infeasible", "moments are outside the moment space of the grid")
-    # Polish the grid optimum by Newton on its contact pattern; failing that,
-    # run the continuous exchange to tighter tolerances and polish again.
-    for tol in (None, *EXCHANGE_TOLS):
-        if tol is not None:
-            basis, w, _yv, its = _simplex(T, theta, basis, max_iter=30 * m1 + 60, continuous=True, tol=tol)
-            total += its
-        atoms = np.array([np.nan if isinstance(col, tuple) else col for col in basis])
-        keep = ~np.isnan(atoms)
-        tried = set()
-        # Neighbouring atoms may straddle one contact point, or be two genuine
-        # contacts close together: try coarse merges first, then finer ones.
-        for gap in MERGE_GAPS:
-            A, W = _merge(atoms[keep], w[keep], gap, T.grid if gap == "grid" else None)
-            key = tuple(np.round(A, 12))
-            if key in tried:
-                continue
-            tried.add(key)
-            found = _polish(T, theta, A, W)
-            if found is not None:
-                A2, W2, y2, viol = found
-                return Solution(A2, W2, y2, "exact", total + 1, viol)
-        # Where f is flat to rounding (e.g. P_n near 0) no pattern is well posed,
-        # but the basis itself may already be a certificate within tolerance.
-        ok, viol, _ = _accept(T, atoms[keep], w[keep], _yv, theta)
-        if ok:
-            good = w[keep] > SUPPORT_FLOOR
-            return Solution(atoms[keep][good], np.maximum(w[keep][good], 0.0), _yv, "exact", total + 1, viol)
-    raise SolverError("exact", "no convergence", f"objective {objective.name}")
-
-
-def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
-    """Polish the contact pattern of the grid optimum (m = 2), or None.
-
-    The pattern comes from the facet of :func:`~._hull.grid_hull` above
-    (mu, nu); the closed-form and scalar patterns of :mod:`._two_moments` are
-    polished without the general KKT system.
+    The pattern comes from the facet of :func:`~._hull.grid_hull` above (mu, nu); two
+    interior contacts go to ``bitangent_law``, an endpoint contact to the closed-form
+    endpoint law, and any other pattern to the KKT Newton.
     """
     mu, nu = float(theta[1]), float(theta[2])
-    # Known faces first: for vote accuracies a few faces cover much of the region.
-    hit = _known_face(T, theta)
-    if hit is not None:
-        return hit
     hull = grid_hull(T)
     contacts = hull.locate(mu, nu)  # empty when f is a quadratic: any law is optimal
     kinds = [k for _, _, k in contacts]
-    first, later = [], []
+    later = []
     if len(contacts) == 2:
         x1, x2 = contacts[0][0], contacts[1][0]
         if kinds == ["inner", "inner"]:
-            first.append((x1, x2))
+            yield "bitangent", "bitangent", x1, x2
         elif "inner" in kinds:
             # The end contact may be an interior tangency between the end and
             # its neighbouring grid point: start there if the endpoint law fails.
             later.append((hull.grid_list[1], x2) if kinds[1] == "inner" else (x1, hull.grid_list[-2]))
-    for x1, x2 in first:
-        found = _two_inner_solution(T, theta, x1, x2)
-        if found is not None:
-            return found
     # A contact at (or merged with) an end vertex is most likely the end itself.
     # Where f is flat to rounding, or (mu, nu) is closer to the parabola than
     # the grid resolves, the grid's pattern says little, and the endpoint laws
@@ -354,37 +373,50 @@ def _from_grid_hull(T: Target, theta: np.ndarray) -> Solution | None:
     ends = [e for e, k in zip((0.0, 1.0), (kinds[:1] + kinds[-1:]) if kinds else ()) if k != "inner"]
     for end in ends + [e for e in (0.0, 1.0) if e not in ends]:
         atoms, weights, _value, y = endpoint_law(T, mu, nu, end)
-        ok, viol, _ = _accept(T, atoms, weights, y, theta)
-        if ok:
-            return Solution(atoms, weights, y, "exact", 1, viol)
+        yield "endpoint", "law", atoms, weights, y, 1
     for x1, x2 in later:
-        found = _two_inner_solution(T, theta, x1, x2)
-        if found is not None:
-            return found
-    if not contacts:
-        return None
-    # "end" contacts sit exactly on grid point 0 or 1
-    found = _polish(T, theta, np.array([x for x, _, _ in contacts]), np.array([w for _, w, _ in contacts]))
-    if found is not None:
-        A2, W2, y2, viol = found
-        return Solution(A2, W2, y2, "exact", 1, viol)
-    return None
+        yield "bitangent", "bitangent", x1, x2
+    if contacts:  # "end" contacts sit exactly on grid point 0 or 1
+        yield "hull", "pattern", np.array([x for x, _, _ in contacts]), np.array([w for _, w, _ in contacts]), 1
 
 
-def _two_inner_solution(T: Target, theta: np.ndarray, x1: float, x2: float) -> Solution | None:
-    """Two interior tangencies by :func:`~._two_moments.bitangent_law` from (x1, x2), if certified."""
-    found = bitangent_law(T, float(theta[1]), float(theta[2]), x1, x2)
-    if found is None:
-        return None
-    atoms, weights, _value, y, its = found
-    ok, viol, _ = _accept(T, atoms, weights, y, theta)
-    return Solution(atoms, weights, y, "exact", its, viol) if ok else None
+def _exchange_patterns(T: Target, theta: np.ndarray):
+    """Proposer 3: the exchange on the grid, then on [0, 1] to tighter tolerances.
+
+    Each optimal basis yields its atoms merged at coarse gaps first, then finer ones
+    (neighbouring atoms may straddle one contact point, or be two genuine contacts close
+    together), then the basis law itself: where f is flat to rounding (e.g. P_n near 0)
+    no pattern is well posed, but the basis may already be a certificate.
+    """
+    m1 = len(theta)
+    if m1 == 3:
+        basis = [0.0, float(theta[2] / theta[1]), 1.0]
+    else:
+        basis = [0.0, 1.0] if m1 == 2 else [("art", i) for i in range(m1)]
+    basis, w, yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
+    if any(isinstance(col, tuple) and wj > ARTIFICIAL_WEIGHT for col, wj in zip(basis, w)):
+        raise SolverError("exact", "infeasible", "moments are outside the moment space of the grid")
+    for tol in (None, *EXCHANGE_TOLS):
+        if tol is not None:
+            basis, w, yv, its = _simplex(T, theta, basis, max_iter=30 * m1 + 60, continuous=True, tol=tol)
+            total += its
+        atoms = np.array([np.nan if isinstance(col, tuple) else col for col in basis])
+        keep = ~np.isnan(atoms)
+        tried = set()
+        for gap in MERGE_GAPS:
+            A, W = _merge(atoms[keep], w[keep], gap, T.grid if gap == "grid" else None)
+            key = tuple(np.round(A, 12))
+            if key not in tried:
+                tried.add(key)
+                yield "exchange", "pattern", A, W, total + 1
+        yield "exchange", "law", atoms[keep], w[keep], yv, total + 1
 
 
 def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
     """Newton on a contact pattern, dropping atoms that get negative weight.
 
-    Returns (atoms, weights, dual, violation) if the result is a certificate.
+    Returns (atoms, weights, dual) once Newton converges with weights >= -WEIGHT_TOL,
+    else None; :func:`_finish` accepts.
     """
     m1 = len(theta)
     for _drop in range(m1):
@@ -392,21 +424,8 @@ def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
         if not conv:
             return None
         if np.min(W2) >= -WEIGHT_TOL:
-            break
+            return A2, W2, y2
         # The pattern holds an atom the optimum does not use: drop it.
         j = int(np.argmin(W2))
         A, W = np.delete(A2, j), np.delete(W2, j)
-    else:
-        return None
-    good = W2 > SUPPORT_FLOOR
-    if m1 == 3 and np.sum(good) == 2 and np.all((A2[good] > 0.0) & (A2[good] < 1.0)):
-        # Two interior contacts: the one polisher of that pattern finishes, so that
-        # every route (and the array path) ends at the same law.
-        x1, x2 = sorted(A2[good].tolist())
-        found = _two_inner_solution(T, theta, x1, x2)
-        if found is not None:
-            return found.atoms, found.weights, found.dual, found.violation
-    ok, viol, _where = _accept(T, A2, W2, y2, theta)
-    if not ok:
-        return None
-    return A2[good], np.maximum(W2[good], 0.0), y2, viol
+    return None

@@ -33,6 +33,7 @@ from .._errors import InputError, SolverError
 from ._contact import law_on_points, max_violation, target
 from ._solution import Solution
 from ._status import check_cvxpy
+from ._tolerances import GRID_SUPPORT_TOL
 
 __all__ = ["solve_grid", "check_solver", "solve_checked", "GRID_SOLVERS", "LIMIT_OPTIONS", "DEFAULT_SIZE"]
 
@@ -48,10 +49,6 @@ LIMIT_OPTIONS = {
 
 #: Accepted cvxpy solvers for the grid LP.
 GRID_SOLVERS = ("CLARABEL", "HIGHS")
-
-#: Grid weights above this are the LP's support; an interior-point solution also
-#: spreads ~1e-6 mass next to each contact, which the basic-solution step removes.
-SUPPORT_TOL = 1e-10
 
 
 def check_solver(solver, method: str, allowed) -> str:
@@ -161,7 +158,7 @@ def solve_grid(objective, theta: np.ndarray, sign: int, size: int = DEFAULT_SIZE
     # For ``Maximize`` cvxpy's multiplier of ``A w == theta`` is y with
     # A^T y >= f on the grid and y . theta = optimum (checked in the tests).
     y = np.asarray(moments.dual_value, dtype=float)
-    support = np.nonzero(np.asarray(weights.value) > SUPPORT_TOL)[0]
+    support = np.nonzero(np.asarray(weights.value) > GRID_SUPPORT_TOL)[0]
     atoms, w = law_on_points(x[support], np.asarray(theta, dtype=float), fvals[support], f"grid/{name}")
     violation = max_violation(target(objective, sign), y)[0]
-    return Solution(atoms, w, y, f"grid/{name}", int(problem.solver_stats.num_iters or 0), violation)
+    return Solution(atoms, w, y, f"grid/{name}", int(problem.solver_stats.num_iters or 0), violation, "grid")

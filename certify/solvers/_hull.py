@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 
 from ._contact import Target, chebyshev_lobatto
+from ._tolerances import UPPER_FACET
 from ._two_moments import lagrange_weights
 
 #: Points of the hull's grid. Qhull's time grows faster than linearly (about
@@ -92,9 +93,8 @@ def _build(T: Target) -> GridHull:
         hull = ConvexHull(np.stack([x, x * x, f], axis=1))
     except QhullError:  # the lifted points are coplanar: f is a quadratic
         return GridHull(x, np.zeros((0, 3)), np.zeros((0, 3), int))
-    # Outward normals with a positive f-component: the upper facets. The facet
-    # over the chord from (0, 0) to (1, 1) is vertical and belongs to neither side.
-    upper = hull.equations[:, 2] > 1e-9 * np.linalg.norm(hull.equations[:, :3], axis=1)
+    # Outward normals with a positive f-component: the upper facets.
+    upper = hull.equations[:, 2] > UPPER_FACET * np.linalg.norm(hull.equations[:, :3], axis=1)
     vertices = np.sort(hull.simplices[upper], axis=1)
     V = np.stack([np.ones_like(x[vertices]), x[vertices], x[vertices] ** 2], axis=2)
     planes = np.linalg.solve(V, f[vertices][:, :, None])[:, :, 0]

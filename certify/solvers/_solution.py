@@ -25,6 +25,8 @@ class Solution:
     violation : float
         max over [0, 1] of f - p as measured by :func:`._contact.max_violation`
         (NaN when not measured); at most rounding for a valid certificate.
+    route : str
+        Which route of the pipeline won: one of :data:`ROUTES`.
     """
 
     atoms: np.ndarray
@@ -33,3 +35,13 @@ class Solution:
     solver: str
     iterations: int = 0
     violation: float = float("nan")
+    route: str = ""
+
+
+#: Routes a :class:`Solution` can record (the map of :mod:`certify.solvers`). The
+#: ``exact`` method: "boundary" (the unique law of a boundary moment vector), "face" (a
+#: face found before), "bitangent" (two interior contacts, m = 2), "endpoint" (a
+#: closed-form endpoint law, m = 2), "hull" (the grid hull's pattern polished by the KKT
+#: Newton), "exchange" (the exchange's pattern, polished); the other methods: "sos",
+#: "grid".
+ROUTES = ("boundary", "face", "bitangent", "endpoint", "hull", "exchange", "sos", "grid")

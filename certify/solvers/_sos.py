@@ -61,6 +61,7 @@ from .._errors import InputError, SolverError
 from ._contact import contact_points, law_on_points, max_violation, poly, target
 from ._grid import check_solver, solve_checked
 from ._solution import Solution
+from ._tolerances import SOS_CONTACT_TOL
 
 __all__ = ["solve_sos", "SOS_SOLVERS", "MAX_DEGREE"]
 
@@ -73,10 +74,6 @@ SOS_SOLVERS = {
 
 #: Largest degree D accepted (see "Cost" above: beyond it minutes and gigabytes).
 MAX_DEGREE = 151
-
-#: Relative tolerance (of :attr:`Target.scale`) on f - p for a contact candidate.
-#: Generous on purpose: a spurious candidate only enlarges the recovery LP.
-CONTACT_TOL = 1e-5
 
 #: Offsets tried, smallest first, around the interior contact points (see module docstring).
 OFFSETS = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 1e-2)
@@ -138,13 +135,13 @@ def _candidate_sets(T, coeffs: np.ndarray, contacts: np.ndarray):
     First the contact points with each interior one flanked at +-offset, for
     growing offsets (the true atom lies within the contacts' error, ~1e-5, of a
     computed contact). Last every grid point where f - p is within
-    :data:`CONTACT_TOL` of 0: when deg g <= m the optimal p equals f and *every*
+    :data:`~._tolerances.SOS_CONTACT_TOL` of 0: when deg g <= m the optimal p equals f and *every*
     point is a contact, which isolated local maxima cannot represent.
     """
     inner = contacts[(contacts > 0.0) & (contacts < 1.0)]
     for offset in OFFSETS:
         yield np.concatenate([contacts, inner - offset, inner + offset])
-    flat = T.grid[T.values - poly(coeffs, T.grid) >= -CONTACT_TOL * T.scale]
+    flat = T.grid[T.values - poly(coeffs, T.grid) >= -SOS_CONTACT_TOL * T.scale]
     yield np.concatenate([contacts, flat])
 
 
@@ -205,9 +202,9 @@ def solve_sos(objective, theta: np.ndarray, sign: int, solver: str = "CLARABEL",
     solve_checked(problem, name, f"SOS program, degree {degree}, objective {objective.name}", max_iter, time_limit, **SOS_SOLVERS[name])
     coeffs = np.asarray(y.value, dtype=float)
     T = target(objective, sign)
-    contacts = contact_points(T, coeffs, CONTACT_TOL)
+    contacts = contact_points(T, coeffs, SOS_CONTACT_TOL)
     if len(contacts) == 0:
         raise SolverError(f"sos/{name}", "no contact points", f"max(f - p) = {max_violation(T, coeffs)[0]:.3g}")
     atoms, weights = _recover_law(T, coeffs, contacts, theta, f"sos/{name}")
     violation = max_violation(T, coeffs)[0]
-    return Solution(atoms, weights, coeffs, f"sos/{name}", int(problem.solver_stats.num_iters or 0), violation)
+    return Solution(atoms, weights, coeffs, f"sos/{name}", int(problem.solver_stats.num_iters or 0), violation, "sos")

@@ -1,4 +1,4 @@
-"""Every tolerance of the exact solver (:mod:`._exact`), named, with why it has its value.
+"""Every tolerance of the solvers, named, with why it has its value.
 
 Values are relative to the target's scale T.scale = 1 + max|f| on the grid where they
 say so, else absolute on quantities of order one (weights, moments, atoms in [0, 1]).
@@ -103,3 +103,74 @@ FACE_MIN_WEIGHT = 1e-9
 FACE_MAX_VIOLATION = 1e-14
 FACE_MIN_GAP = 1e-6
 FACE_SAME = 1e-12
+
+# -- the majorant screen and the residual maxima (:mod:`._contact`) ------------------
+
+#: An interior contact is a tangency when |f' - p'| there is at most this times
+#: T.scale (1 + sum|coefficients of p|): the rounding of the two slopes, so a genuine
+#: tangency always passes and a crossing (slope of order one) never does.
+TANGENCY_TOL = 1e-13
+
+#: Safeguarded Newton on (f - p)' stops after a Newton step below this: in the
+#: quadratic regime the error left is its square, far below rounding. Bisection stops
+#: when the bracket is MAXIMIZE_BRACKET wide (a few ulps of [0, 1]).
+MAXIMIZE_STEP_DONE = 1e-14
+MAXIMIZE_BRACKET = 2e-16
+
+#: Added (times T.scale) to the band below the sampled maximum where a larger local
+#: maximum may hide (:meth:`._contact.Target.band`): the rounding of the samples.
+BAND_SLACK = 1e-9
+
+# -- recovering a law from a dual's contacts (``grid`` and ``sos`` methods) ----------
+
+#: HiGHS's basic solution: columns with weight above this are the support.
+RECOVERY_SUPPORT = 1e-15
+
+#: A law re-solved on that support is kept if it meets the moments to this: looser
+#: than MOMENT_TOL because the contacts of an interior-point dual are known only to
+#: about 1e-5, and the law straddles them.
+RECOVERY_MOMENT_TOL = 1e-12
+
+#: Grid LP weights above this are its support (``grid`` method); an interior-point
+#: solution also spreads ~1e-6 mass next to each contact, which the basic-solution
+#: step removes.
+GRID_SUPPORT_TOL = 1e-10
+
+#: Relative tolerance (of T.scale) on f - p for a contact candidate of an SOS dual.
+#: Generous on purpose: a spurious candidate only enlarges the recovery LP.
+SOS_CONTACT_TOL = 1e-5
+
+# -- the boundary of the moment space (:mod:`._boundary`) ----------------------------
+
+#: Relative size of the smallest Hankel eigenvalue that marks a boundary point: moment
+#: vectors within FEASIBILITY_TOL (1e-12) of the boundary are snapped onto it, so
+#: genuine interior points have eigenvalues far above this.
+BOUNDARY_TOL = 1e-11
+
+#: Roots of the Hankel null vector's polynomial count as atoms when their imaginary
+#: part is below ROOT_IMAG and they lie within ROOT_SLACK of [0, 1] (eigenvector
+#: rounding moves double roots by about sqrt(1e-16)); roots closer than ROOT_SAME are
+#: one atom.
+ROOT_IMAG = 1e-6
+ROOT_SLACK = 1e-9
+ROOT_SAME = 1e-12
+
+#: The boundary law's nonnegative least-squares weights must meet the moments to
+#: BOUNDARY_RESIDUAL; weights at or below BOUNDARY_WEIGHT_FLOOR are rounding residue.
+BOUNDARY_RESIDUAL = 1e-13
+BOUNDARY_WEIGHT_FLOOR = 1e-14
+
+#: sup (f - h) / omega: grid points closer than RATIO_FAR to an atom are left to the
+#: l'Hopital limits there (the ratio is 0/0 to rounding); the refined maximum is
+#: located to RATIO_XATOL; RATIO_SLACK (relative) keeps p = h + C omega a majorant
+#: between samples.
+RATIO_FAR = 1e-6
+RATIO_XATOL = 1e-14
+RATIO_SLACK = 1e-13
+
+# -- the grid hull (:mod:`._hull`) ------------------------------------------------------
+
+#: Facets whose outward normal has an f-component above this (relative to the normal's
+#: length) are upper facets; the facet over the chord from (0, 0) to (1, 1) is vertical
+#: (component 0 to rounding) and belongs to neither side.
+UPPER_FACET = 1e-9
