@@ -1809,13 +1809,41 @@ def _robust(ctx: _Context, tgt: _Target, lam0: float):
             t_star = optimize.brentq(phi, lo[0], hi[0], xtol=BRENT_XTOL, rtol=4 * np.finfo(float).eps, maxiter=200)
         except (ValueError, RuntimeError) as exc:
             raise SolverError("likelihood", "brent failed", f"{exc} ({tgt.name})") from None
-    phi(t_star)
-    law = cache[t_star][0]
+    if phi(t_star) < 0:
+        # l(pi_lambda) jumps across the root: at lambda* the inner optimum switches support, and
+        # the end is a mixture of the laws on both sides (both optimal at lambda*, so any mixture is)
+        t_star = min(t for t, (_, gap) in cache.items() if gap >= 0)
+        law = _mixed_to_level(prob, ctx.level, cache[max(t for t, (_, gap) in cache.items() if gap < 0)][0],
+                              cache[t_star][0])
+    else:
+        law = cache[t_star][0]
     lam = math.exp(t_star)
     got = _polished(ctx, tgt, prob.merge(law, tgt, lam), lam)
     if got is not None:
         return got[0], got[1]
     return law, lam
+
+
+def _mixed_to_level(prob: _Problem, level: float, below: _Law, above: _Law) -> _Law:
+    """The mixture (1 - theta) below + theta above whose log-likelihood is the level.
+
+    l is concave along the segment, negative-then-nonnegative against the level at its ends, so
+    the crossing is unique; Brent's method finds it and the feasible end of its bracket is kept.
+    """
+    def mixture(theta: float) -> _Law:
+        return _Law(np.concatenate([below.atoms, above.atoms]),
+                    np.concatenate([(1.0 - theta) * below.weights, theta * above.weights]),
+                    np.concatenate([below.piece, above.piece]))
+
+    def gap(theta: float) -> float:
+        return prob.loglik(prob.probabilities(mixture(theta))) - level
+
+    if gap(0.0) >= 0:
+        return below
+    theta = optimize.brentq(gap, 0.0, 1.0, xtol=BRENT_XTOL, rtol=4 * np.finfo(float).eps, maxiter=200)
+    while gap(theta) < 0 and theta < 1.0:  # Brent returns either side of the root: step to the feasible one
+        theta = min(1.0, theta + BRENT_XTOL)
+    return mixture(theta)
 
 
 def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: _Screen | None = None) -> LikelihoodEnd:

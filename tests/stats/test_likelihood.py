@@ -477,6 +477,24 @@ def test_ends_against_independent_solver(K, N, seed, k):
             assert sign * res.fun == pytest.approx(end.value, abs=1e-8)
 
 
+def test_end_where_the_inner_optimum_jumps():
+    """V101's upper end from 3 calls (a coverage data set that once failed): l(pi_lambda) jumps at lambda*.
+
+    Below lambda* ~ 2.4e-8 the inner optimum is one atom near 0.756 (l below the level), above it a
+    law with mass near 0; the end is their mixture at the level. Checked as every end is (the
+    certificate's identities on 20001 points), and against the grid program, which cannot beat it.
+    """
+    cells = cell_counts([3] * 200, [0] * 7 + [1] * 35 + [2] * 72 + [3] * 86)
+    iv = likelihood_interval(cells, 101)
+    level = iv.reference.loglik - iv.c
+    g = vote(101)
+    check_end(cells, iv.upper, g, level)
+    grid, w = grid_solve(cells, g, -1, level)
+    viol = max(0.0, level - loglik(cells, grid, w))
+    assert float(g(grid) @ w) <= iv.upper.value + iv.upper.lam * viol + 1e-9
+    assert 1 - iv.upper.value < 1e-7  # the single atom is nearly feasible: the end is within 1e-7 of 1
+
+
 def test_identified_objective_against_simplex_relaxation():
     """deg g <= K: min sum_S beta_S p_S over the whole simplex (a relaxation of the moment space)
     is solved in closed form up to one scalar root; when its optimum is a moment point the two agree."""
