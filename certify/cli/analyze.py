@@ -204,8 +204,10 @@ def print_report(r: AnalysisReport) -> None:
         rows.append(row)
     print()
     calls_used = r.budgets[0].interval.calls if likelihood else 2
+    # with --calls the intervals use the first calls only; the empirical check still uses every call
+    empirical = "empirical" if calls_used == r.calls else f"empirical ({r.calls} calls)"
     headers = (["budget"] + ([f"{level} from {calls_used} calls"] if likelihood else [])
-               + [f"{level} two-call", "sharp at estimate", "MaxEnt", "LDGP", "empirical"])
+               + [f"{level} two-call", "sharp at estimate", "MaxEnt", "LDGP", empirical])
     print_table(headers, rows)
     calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
     print(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")

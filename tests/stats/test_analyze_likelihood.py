@@ -56,6 +56,18 @@ def test_first_calls_only_equals_the_truncated_data(ten_calls):
         assert (x.interval.lower, x.interval.upper) == pytest.approx((y.interval.lower, y.interval.upper), abs=1e-12)
 
 
+def test_cli_first_calls_only_says_the_empirical_column_uses_every_call(tmp_path, capsys, ten_calls):
+    _, b = ten_calls
+    path = tmp_path / "calls.csv"
+    np.savetxt(path, b[:300], fmt="%d", delimiter=",", header=",".join(f"c{j}" for j in range(10)), comments="")
+    assert main(["analyze", str(path), "--votes", "5", "--calls", "3"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("budget"))
+    assert "95% from 3 calls" in header and "empirical (10 calls)" in header
+    assert main(["analyze", str(path), "--votes", "5"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("budget"))
+    assert "95% from 10 calls" in header and "empirical (" not in header
+
+
 def test_two_calls_likelihood_against_the_two_call_projection():
     # K = 2: both methods use the same pairs, and V3 is not identified by 2 calls, so the
     # likelihood interval uses the projection calibration chi2(2) -- the Wald region's. The
