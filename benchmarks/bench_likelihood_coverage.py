@@ -19,6 +19,10 @@ Usage::
     python benchmarks/bench_likelihood_coverage.py [--reps 500] [--laws ...] [--K 2 3 5 10]
         [--N 50 200 1000 8192] [--workers 2] [--alpha 0.05] [--out results.jsonl]
 
+``--table`` prints, from the ``--out`` file alone, the Markdown table of the cells finished
+under the current rule (a recheck beside the cell it rechecks) and a summary line, for
+``benchmarks/RESULTS.md``.
+
 With ``--out``, each finished cell is appended to a JSON-lines file and cells
 already there are skipped, so an interrupted run resumes.
 
@@ -185,6 +189,29 @@ def row(r: dict) -> str:
             f"| {r['seconds_per_set']:.3f}{fail} |")
 
 
+def table(records: list[dict]) -> None:
+    """RESULTS.md table of the current rule's cells (first runs, then rechecks), with a summary."""
+    order = list(LAWS)
+    cells = sorted((r for r in records if r.get("rule") == RULE),
+                   key=lambda r: (r["N"], r["K"], order.index(r["law"]), r.get("recheck_of", 0)))
+    print(f"| law | K | N | {' | '.join(f'cov {g}' for g in OBJECTIVES)} | {' | '.join(f'width {g}' for g in OBJECTIVES)} "
+          "| two-call cov V3 | two-call width V3 | s / data set | run |")
+    print("|" + "---|" * (3 + 2 * len(OBJECTIVES) + 4))
+    for r in cells:
+        run = ("replayed: calibration never applies, previous cell" if "reused_from" in r
+               else f"recheck on {r['reps']} fresh data sets" if "recheck_of" in r else f"measured, {r['reps']} data sets")
+        print(row(r) + f" {run} |")
+    first = [r for r in cells if "recheck_of" not in r]
+    measured = [r for r in first if "reused_from" not in r]
+    worst = min(measured, key=lambda r: min(r["coverage"].values()))
+    g = min(worst["coverage"], key=worst["coverage"].get)
+    grid = sorted({(r["K"], r["N"]) for r in first})
+    print(f"\nCells: {len(first)} ({len(measured)} measured, {len(first) - len(measured)} replayed), "
+          f"rechecks: {len(cells) - len(first)}; (K, N) = {', '.join(f'({k}, {n})' for k, n in grid)}. "
+          f"Smallest coverage of a measured cell: {worst['coverage'][g]:.3f} ({g}, {worst['law']}, K = {worst['K']}, "
+          f"N = {worst['N']}); failed data sets: {sum(r['failures'] for r in cells)}.")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=500)
@@ -198,7 +225,13 @@ def main() -> None:
     ap.add_argument("--recheck", type=int, metavar="REPS",
                     help="re-run cells of --out below --below on REPS fresh data sets (independent seeds)")
     ap.add_argument("--below", type=float, default=0.95, help="smallest coverage that triggers --recheck")
+    ap.add_argument("--table", action="store_true", help="print the RESULTS.md table of the --out file and exit")
     args = ap.parse_args()
+    if args.table:
+        if not (args.out and args.out.exists()):
+            ap.error("--table reads the cells of --out FILE: give an existing file")
+        table([json.loads(line) for line in args.out.read_text().splitlines()])
+        return
     done, previous = {}, {}
     if args.out and args.out.exists():
         for line in args.out.read_text().splitlines():
