@@ -1317,15 +1317,23 @@ def _npmle(prob: _Problem) -> tuple[_Law, float, float]:
     zero = _zero_target()
     tol = NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N
     law, gap, _ = prob.cnm(zero, 1.0, _initial_law(prob), INNER_LOOSE_GAP * prob.N)
-    merged = prob.merge(law, zero, 1.0)
-    for start, fixed in ((merged, False), (law, True)):  # fixed atoms: the saturated (flat) case
+    # Newton on the merged CNM support; where it converges on too few atoms (D > 0 somewhere),
+    # one vertex-exchange step adds the maxima of D and Newton runs again. Last, the CNM
+    # atoms fixed (the saturated, flat case); CNM to the tolerance finishes what is left.
+    starts = [(prob.merge(law, zero, 1.0), False)] * FAST_ROUNDS + [(law, True)]
+    for i, (start, fixed) in enumerate(starts):
         polished = prob.newton(zero, start, 1.0, fixed=fixed)
-        if polished is not None and np.all(polished[0].weights > 0):
-            cand = polished[0]
-            scr = prob.screen(zero, 1.0, prob.n / prob.probabilities(cand))
-            if -float(scr.psi.min()) - prob.N <= tol:
-                law = cand
-                break
+        if polished is None or not np.all(polished[0].weights > 0):
+            if not fixed:
+                starts[i + 1:] = starts[-1:]  # Newton failed on this support: to the fixed atoms
+            continue
+        cand = polished[0]
+        scr = prob.screen(zero, 1.0, prob.n / prob.probabilities(cand))
+        if -float(scr.psi.min()) - prob.N <= tol:
+            law = cand
+            break
+        if not fixed and i + 1 < FAST_ROUNDS:
+            starts[i + 1] = (prob.merge(_exchange(cand, scr, -prob.N), zero, 1.0), False)
     law, gap, scr = prob.cnm(zero, 1.0, law, tol)
     u = prob.n / prob.probabilities(law)
     scr = prob.screen(zero, 1.0, u)

@@ -246,6 +246,29 @@ def test_npmle_gradient_condition_mpmath():
             assert abs(float(sum(n * pmf(k, s, a) / pc for (k, s, n), pc in zip(cl, p)) - cells.n)) <= npmle_tol(cells.n)
 
 
+#: A coverage data set (beta-mix, K = 5, N = 1000) on which Newton from the CNM support converged
+#: on too few atoms (D = 0.019 at q = 1) and CNM then stalled at max D = 1.3e-6 > 1e-6.
+MISSING_ATOM = cell_counts([5] * 1000, np.repeat(np.arange(6), [98, 128, 167, 168, 227, 212]))
+
+
+def test_npmle_where_newton_misses_an_atom():
+    """D <= tol on a dense grid (independent kernel), which bounds l(pi) - l-hat by max D for every
+    law pi (concavity of log); no EM iterate on 2001 points beats l-hat. (Clarabel fails on this
+    data set's grid program.)
+    """
+    cells, n = MISSING_ATOM, MISSING_ATOM.multiplicity
+    lat = npmle(cells)
+    assert loglik(cells, lat.atoms, lat.weights) == pytest.approx(lat.loglik, abs=1e-9 * cells.n)
+    x = np.linspace(0, 1, 20001)
+    assert (h_fun(cells, lat.atoms, lat.weights)(x) - cells.n).max() <= npmle_tol(cells.n)
+    grid = np.linspace(0, 1, 2001)
+    B = kernel(cells, grid)
+    w = np.full(len(grid), 1.0 / len(grid))
+    for _ in range(300):
+        w *= ((n / (B @ w)) @ B) / cells.n
+        assert n @ np.log(B @ w) <= lat.loglik + 1e-9
+
+
 @pytest.mark.parametrize("seed, K, N", [(0, 5, 2000), (1, 3, 500), (2, 10, 8192), (3, 2, 300)])
 def test_npmle_against_grid_solvers(seed, K, N):
     """No law on a grid (Clarabel optimum, EM iterates) beats the NPMLE; the grid optimum is close."""
