@@ -1833,18 +1833,23 @@ def _robust(ctx: _Context, tgt: _Target, lam0: float):
             t_star = optimize.brentq(phi, lo[0], hi[0], xtol=BRENT_XTOL, rtol=4 * np.finfo(float).eps, maxiter=200)
         except (ValueError, RuntimeError) as exc:
             raise SolverError("likelihood", "brent failed", f"{exc} ({tgt.name})") from None
-    if phi(t_star) < 0:
+    if phi(t_star) < -LEVEL_RTOL * max(1.0, abs(ctx.level)):
         # l(pi_lambda) jumps across the root: at lambda* the inner optimum switches support, and
-        # the end is a mixture of the laws on both sides (both optimal at lambda*, so any mixture is)
+        # the end is a mixture of the laws on both sides (both optimal at lambda*, so any mixture is).
+        # (A shortfall within LEVEL_RTOL is rounding of a continuous root: that law is the end.)
         t_star = min(t for t, (_, gap) in cache.items() if gap >= 0)
         law = _mixed_to_level(prob, ctx.level, cache[max(t for t, (_, gap) in cache.items() if gap < 0)][0],
                               cache[t_star][0])
     else:
         law = cache[t_star][0]
     lam = math.exp(t_star)
-    got = _polished(ctx, tgt, prob.merge(law, tgt, lam), lam)
-    if got is not None:
-        return got[0], got[1]
+    # merged first (CNM leaves pairs around one minimum); then as it is, in case the merge joined
+    # two genuine atoms closer than MERGE_DISTANCE (an interior atom next to an endpoint atom)
+    positive = _Law(law.atoms[law.weights > 0], law.weights[law.weights > 0], law.piece[law.weights > 0])
+    for start in (prob.merge(law, tgt, lam), positive):
+        got = _polished(ctx, tgt, start, lam)
+        if got is not None:
+            return got[0], got[1]
     return law, lam
 
 

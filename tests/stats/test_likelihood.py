@@ -543,6 +543,25 @@ def test_end_where_the_inner_optimum_jumps():
     assert 1 - iv.upper.value < 1e-7  # the single atom is nearly feasible: the end is within 1e-7 of 1
 
 
+@pytest.mark.parametrize("multiplicity", [[1990, 41, 4, 5, 146, 6006], [1949, 42, 2, 3, 122, 6074]])
+def test_upper_end_with_an_atom_next_to_one(multiplicity):
+    """V3's upper end from 5 calls, N = 8192, near-0-1 law (two coverage data sets that failed).
+
+    The end's law has atoms near 0.988 and at 1, closer than the merge distance: merging them
+    before the final Newton step lost the end ("not converged", 8e-8 apart). Checked by the
+    certificate identities and against the grid program.
+    """
+    cells = cell_counts([5] * 8192, np.repeat(np.arange(6), multiplicity))
+    iv = likelihood_interval(cells, 3)
+    level = iv.reference.loglik - iv.c
+    g = vote(3)
+    for sign, end in ((1, iv.lower), (-1, iv.upper)):
+        check_end(cells, end, g, level)
+        grid, w = grid_solve(cells, g, sign, level)
+        viol = max(0.0, level - loglik(cells, grid, w))
+        assert sign * (float(g(grid) @ w) - end.value) >= -end.lam * viol - 1e-9
+
+
 def test_identified_objective_against_simplex_relaxation():
     """deg g <= K: min sum_S beta_S p_S over the whole simplex (a relaxation of the moment space)
     is solved in closed form up to one scalar root; when its optimum is a moment point the two agree."""
