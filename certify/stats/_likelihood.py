@@ -210,8 +210,8 @@ POLISH_XTOL = 1e-12
 CNM_MAX_ITER = 400
 #: Restarts of the NPMLE's last CNM from its merged support. CNM stops when its step no longer
 #: improves the objective in floating point; with many nearly collinear atoms (K = 10, N = 8192,
-#: smooth laws) that can happen at max D ~ 1e-5 > the tolerance; a restart from the merged atoms
-#: took one such data set to max D = 1e-7 (another stays at 1e-5: NPMLE_ACCEPT_GAP).
+#: smooth laws) that can happen at max D ~ 1e-5 > the tolerance; restarts from the merged atoms
+#: take the data sets seen so far to the target (the tests keep two of them).
 CNM_RESTARTS = 3
 #: Armijo constant of the CNM line search (standard sufficient-decrease value).
 ARMIJO = 1e-4
@@ -243,8 +243,8 @@ NPMLE_GRADIENT_RTOL = 1e-9
 #: max D the NPMLE is accepted with when CNM can go no further (the tolerance above is its
 #: target). By concavity l-hat - l(pi) <= max D, so the reference is then at most this far below
 #: the maximum: the level l(pi) - c is lower by that much and the sets and intervals are larger
-#: (valid; c ~ 2 grows by 5e-5 at most). Seen: max D 1e-5 at N = 8192, K = 10, 11 cells, where
-#: CNM's quadratic step no longer resolves the gain (~D^2 / N) from rounding.
+#: (valid; c ~ 2 grows by 5e-5 at most). Seen before the restarts: max D 1e-5 at N = 8192,
+#: K = 10, 11 cells, where CNM's quadratic step no longer resolves the gain (~D^2 / N) from rounding.
 NPMLE_ACCEPT_GAP = 1e-4
 #: A screened local minimum below the current value a by more than this (psi-scale) means the
 #: support is incomplete; below it, it is rounding of sums of lambda N-sized terms.

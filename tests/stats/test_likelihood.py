@@ -269,20 +269,22 @@ def test_npmle_where_newton_misses_an_atom():
         assert n @ np.log(B @ w) <= lat.loglik + 1e-9
 
 
-@pytest.mark.parametrize("multiplicity, accepted", [
-    ([717, 684, 717, 752, 745, 784, 814, 761, 718, 735, 765], False),  # a CNM restart reaches the target
-    ([327, 485, 600, 635, 700, 781, 856, 970, 1065, 1013, 760], True),  # CNM stops at max D ~ 1e-5
+@pytest.mark.parametrize("multiplicity", [
+    [717, 684, 717, 752, 745, 784, 814, 761, 718, 735, 765],
+    [327, 485, 600, 635, 700, 781, 856, 970, 1065, 1013, 760],
 ])
-def test_npmle_where_cnm_stalls(multiplicity, accepted):
-    """K = 10, N = 8192 from smooth laws: CNM's step stops resolving the gain before max D reaches
-    its target. The law is accepted within NPMLE_ACCEPT_GAP, and what that means is checked
-    independently: D on a dense grid is the reported max D, and (concavity) no EM iterate on
-    2001 points beats l(pi-hat) + max D.
+def test_npmle_where_cnm_stalled(multiplicity):
+    """K = 10, N = 8192 from smooth laws: data on which CNM's step once stopped resolving the gain
+    before max D reached its target (max D ~ 1e-5). Restarts from the merged support now usually
+    reach the target; whichever way the solve ends (target or NPMLE_ACCEPT_GAP, which can depend
+    on the platform's rounding), what the reported law means is checked independently: D on a
+    dense grid is the reported max D, and (concavity) no EM iterate on 2001 points beats
+    l(pi-hat) + max D.
     """
     cells = cell_counts([10] * 8192, np.repeat(np.arange(11), multiplicity))
     n = cells.multiplicity
     lat = npmle(cells)
-    assert (lat.max_gradient > npmle_tol(cells.n)) is accepted and lat.max_gradient <= lik.NPMLE_ACCEPT_GAP
+    assert lat.max_gradient <= lik.NPMLE_ACCEPT_GAP
     x = np.unique(np.concatenate([np.linspace(0, 1, 20001), lat.atoms]))
     d = h_fun(cells, lat.atoms, lat.weights)(x) - cells.n
     assert d.max() <= lat.max_gradient + 1e-9 * cells.n
