@@ -20,6 +20,7 @@ from ._errors import InputError
 
 __all__ = [
     "majority_polynomial",
+    "majority_polynomial_jet",
     "majority_index",
     "majority_monomial_coefficients",
     "majority_bernstein_coefficients",
@@ -69,20 +70,53 @@ def majority_polynomial(n: int, q, derivative: int = 0):
         P_n(q) = I_q(n+1, n+1), or its derivative; the first derivative is the
         Beta(n+1, n+1) density, P_n'(q) = q^n (1-q)^n / B(n+1, n+1).
     """
-    q = np.asarray(q, dtype=float)
-    if derivative == 0:
-        return special.betainc(n + 1, n + 1, q)
-    if derivative not in (1, 2):
+    if derivative not in (0, 1, 2):
         raise InputError(f"derivative={derivative!r} must be 0, 1 or 2")
-    if n == 0:
-        return np.full_like(q, 1.0 if derivative == 1 else 0.0)
-    t = 1.0 - 2.0 * q
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log4pq = np.where(np.abs(t) <= 0.5, np.log1p(-t * t), np.log(4.0 * q) + np.log1p(-q))
-        if derivative == 1:
-            return np.exp(_log_density_at_half(n) + n * log4pq)
-        core = 4.0 * np.exp(_log_density_at_half(n) + ((n - 1) * log4pq if n > 1 else 0.0))
-    return n * t * core
+    return majority_polynomial_jet(n, q, (derivative,))[0]
+
+
+def majority_polynomial_jet(n: int, q, derivatives=(0, 1, 2)) -> list:
+    """P_n and its derivatives at the points ``q``, sharing one evaluation of log(4q(1-q)).
+
+    The array path of :func:`majority_polynomial` (which is this with one derivative):
+    Newton's method on the support needs P_n, P_n' and P_n'' at the same few atoms, and the
+    density's log is most of the cost of the last two.
+
+    Parameters
+    ----------
+    n : int
+        Paper index (2n+1 votes).
+    q : array_like
+        Points in [0, 1].
+    derivatives : sequence of {0, 1, 2}
+        Which derivatives to return, in that order.
+
+    Returns
+    -------
+    list of ndarray
+        One array per requested derivative.
+    """
+    q = np.asarray(q, dtype=float)
+    out = []
+    log4pq = t = None
+    for d in derivatives:
+        if d == 0:
+            out.append(special.betainc(n + 1, n + 1, q))
+            continue
+        if n == 0:
+            out.append(np.full_like(q, 1.0 if d == 1 else 0.0))
+            continue
+        if log4pq is None:
+            t = 1.0 - 2.0 * q
+            with np.errstate(divide="ignore", invalid="ignore"):
+                log4pq = np.where(np.abs(t) <= 0.5, np.log1p(-t * t), np.log(4.0 * q) + np.log1p(-q))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if d == 1:
+                out.append(np.exp(_log_density_at_half(n) + n * log4pq))
+            else:
+                core = 4.0 * np.exp(_log_density_at_half(n) + ((n - 1) * log4pq if n > 1 else 0.0))
+                out.append(n * t * core)
+    return out
 
 
 @lru_cache(maxsize=4096)

@@ -29,7 +29,7 @@ import numpy as np
 from ._bernstein import SCALAR_MAX_DEGREE, bernstein_derivative, bernstein_eval, bernstein_scalar, bernstein_to_monomial, monomial_to_bernstein
 from ._errors import InputError, ObjectiveError
 from ._numbers import MAX_MAGNITUDE, exact_number, shown_value
-from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial, majority_scalar
+from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial_jet, majority_scalar
 
 __all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective", "votes_label", "VoteLimit", "V_INF",
            "is_vote_limit", "parse_vote_budget", "parse_vote_budgets", "budget_json"]
@@ -132,12 +132,20 @@ class Objective:
                 out += c * majority_scalar(n, q, derivative)
             return out + self._bernstein_at(q, derivative)
         qa = np.asarray(q, dtype=float)
-        out = np.zeros_like(qa)
-        for c, n in self._maj_float:
-            out = out + c * majority_polynomial(n, qa, derivative)
-        if len(self.bernstein):
-            out = out + bernstein_eval(self._bern_float, qa, derivative)
+        (out,) = self.evaluate_jet(qa, (derivative,))
         return out if qa.ndim else float(out)
+
+    def evaluate_jet(self, q, derivatives=(0, 1, 2)) -> list[np.ndarray]:
+        """g and its derivatives at the points ``q`` (the array path of :meth:`evaluate`)."""
+        qa = np.asarray(q, dtype=float)
+        out = [np.zeros_like(qa) for _ in derivatives]
+        for c, n in self._maj_float:
+            for i, v in enumerate(majority_polynomial_jet(n, qa, derivatives)):
+                out[i] = out[i] + c * v
+        if len(self.bernstein):
+            for i, d in enumerate(derivatives):
+                out[i] = out[i] + bernstein_eval(self._bern_float, qa, d)
+        return out
 
     __call__ = evaluate
 

@@ -96,3 +96,24 @@ def test_symmetry_and_half():
     for n in (1, 7, 500):
         np.testing.assert_allclose(majority_polynomial(n, q) + majority_polynomial(n, 1 - q), 1.0, atol=1e-14)
         assert majority_polynomial(n, 0.5) == pytest.approx(0.5, abs=1e-15)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 9, 50, 500])
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1), (1,), (2, 2)])
+def test_jet_against_mpmath_derivatives(n, order):
+    """The shared-log jet in any order against 50-digit derivatives of I_q(n+1, n+1), endpoints included."""
+    from certify._majority import majority_polynomial_jet
+
+    qs = [0.0, 1e-3, 0.3, 0.4999, 0.5, 0.73, 0.999, 1.0]
+    got = majority_polynomial_jet(n, np.array(qs), order)
+    assert len(got) == len(order)
+    with mpmath.workdps(50):
+        beta = mpmath.beta(n + 1, n + 1)
+        for q, *vals in zip(qs, *got):
+            x = mpmath.mpf(q)
+            ref = {0: mpmath.betainc(n + 1, n + 1, 0, x, regularized=True),
+                   1: x**n * (1 - x) ** n / beta,
+                   # d/dq of the density: n q^(n-1) (1-q)^(n-1) (1 - 2q) / B
+                   2: (n * x ** (n - 1) * (1 - x) ** (n - 1) * (1 - 2 * x) / beta) if n else mpmath.mpf(0)}
+            for d, v in zip(order, vals):
+                assert abs(v - float(ref[d])) <= 1e-11 * float(abs(ref[d])) + 2e-16, (n, q, d)

@@ -491,9 +491,12 @@ class _Piece:
         self.lo, self.hi, self.objective, self.constant = float(lo), float(hi), objective, float(constant)
 
     def values(self, q: np.ndarray, derivative: int = 0) -> np.ndarray:
+        return self.jet(q, (derivative,))[0]
+
+    def jet(self, q: np.ndarray, derivatives=(0, 1, 2)) -> list[np.ndarray]:
         if self.objective is None or len(q) == 0:
-            return np.full(q.shape, self.constant if derivative == 0 else 0.0)
-        return np.asarray(self.objective.evaluate(q, derivative=derivative), dtype=float)
+            return [np.full(q.shape, self.constant if d == 0 else 0.0) for d in derivatives]
+        return self.objective.evaluate_jet(q, derivatives)
 
 
 class _Target:
@@ -509,11 +512,13 @@ class _Target:
         self._grid_values: dict = {}
 
     def jet(self, q: np.ndarray, piece: np.ndarray, derivatives=(0, 1, 2)) -> list[np.ndarray]:
+        if len(self.pieces) == 1:
+            return self.pieces[0].jet(q, derivatives)
         out = [np.empty(len(q)) for _ in derivatives]
         for k in np.unique(piece):
             mask = piece == k
-            for o, d in zip(out, derivatives):
-                o[mask] = self.pieces[int(k)].values(q[mask], d)
+            for o, v in zip(out, self.pieces[int(k)].jet(q[mask], derivatives)):
+                o[mask] = v
         return out
 
     def grid_values(self, k: int, grid: np.ndarray) -> np.ndarray:
@@ -845,7 +850,8 @@ class _Problem:
 
     def _dpsi(self, pc: _Piece, lam: float, u: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d1, d2 = self.kernel_derivatives(x)
-        return pc.values(x, 1) - lam * (u @ d1), pc.values(x, 2) - lam * (u @ d2)
+        g1, g2 = pc.jet(x, (1, 2))
+        return g1 - lam * (u @ d1), g2 - lam * (u @ d2)
 
     def _psi(self, pc: _Piece, lam: float, u: np.ndarray, x: np.ndarray) -> np.ndarray:
         return pc.values(x, 0) - lam * (u @ self.kernel(x))
@@ -1235,9 +1241,9 @@ class _Problem:
         jac = np.zeros((size, size))
         jac[: m + f, : m + f] = lam * (tmat.T @ (v[:, None] * e))
         h2 = u @ b2
-        for j, i in enumerate(free):
-            jac[i, m + j] += g1[i] - lam * h1[i]
-            jac[m + j, m + j] += g2[i] - lam * h2[i]
+        cols = m + np.arange(f)
+        jac[free, cols] += g1[free] - lam * h1[free]
+        jac[cols, cols] += g2[free] - lam * h2[free]
         jac[m + f, :m] = 1.0
         jac[:m, -1] = -1.0  # d/da
         if level is not None:
