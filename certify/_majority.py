@@ -99,23 +99,21 @@ def majority_polynomial_jet(n: int, q, derivatives=(0, 1, 2)) -> list:
     q = np.asarray(q, dtype=float)
     out = []
     log4pq = t = None
-    for d in derivatives:
-        if d == 0:
-            out.append(special.betainc(n + 1, n + 1, q))
-            continue
-        if n == 0:
-            out.append(np.full_like(q, 1.0 if d == 1 else 0.0))
-            continue
-        if log4pq is None:
-            t = 1.0 - 2.0 * q
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log4pq = np.where(np.abs(t) <= 0.5, np.log1p(-t * t), np.log(4.0 * q) + np.log1p(-q))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if d == 1:
-                out.append(np.exp(_log_density_at_half(n) + n * log4pq))
+    with np.errstate(divide="ignore", invalid="ignore"):  # log 0 at q = 0, 1: density 0 there
+        for d in derivatives:
+            if d == 0:
+                out.append(special.betainc(n + 1, n + 1, q))
+            elif n == 0:
+                out.append(np.full_like(q, 1.0 if d == 1 else 0.0))
             else:
-                core = 4.0 * np.exp(_log_density_at_half(n) + ((n - 1) * log4pq if n > 1 else 0.0))
-                out.append(n * t * core)
+                if log4pq is None:
+                    t = 1.0 - 2.0 * q
+                    log4pq = np.where(np.abs(t) <= 0.5, np.log1p(-t * t), np.log(4.0 * q) + np.log1p(-q))
+                if d == 1:
+                    out.append(np.exp(_log_density_at_half(n) + n * log4pq))
+                else:
+                    core = 4.0 * np.exp(_log_density_at_half(n) + ((n - 1) * log4pq if n > 1 else 0.0))
+                    out.append(n * t * core)
     return out
 
 
