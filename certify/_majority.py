@@ -70,8 +70,6 @@ def majority_polynomial(n: int, q, derivative: int = 0):
         P_n(q) = I_q(n+1, n+1), or its derivative; the first derivative is the
         Beta(n+1, n+1) density, P_n'(q) = q^n (1-q)^n / B(n+1, n+1).
     """
-    if derivative not in (0, 1, 2):
-        raise InputError(f"derivative={derivative!r} must be 0, 1 or 2")
     return majority_polynomial_jet(n, q, (derivative,))[0]
 
 
@@ -96,6 +94,9 @@ def majority_polynomial_jet(n: int, q, derivatives=(0, 1, 2)) -> list:
     list of ndarray
         One array per requested derivative.
     """
+    bad = [d for d in derivatives if d not in (0, 1, 2)]
+    if bad:
+        raise InputError(f"derivative={bad[0]!r} must be 0, 1 or 2")
     q = np.asarray(q, dtype=float)
     out = []
     log4pq = t = None

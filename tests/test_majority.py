@@ -12,6 +12,7 @@ from certify._majority import (
     fair_tie_even_coefficients,
     majority_bernstein_coefficients,
     majority_monomial_coefficients,
+    majority_polynomial_jet,
 )
 from certify._bernstein import bernstein_to_monomial, monomial_to_bernstein
 
@@ -102,8 +103,6 @@ def test_symmetry_and_half():
 @pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1), (1,), (2, 2)])
 def test_jet_against_mpmath_derivatives(n, order):
     """The shared-log jet in any order against 50-digit derivatives of I_q(n+1, n+1), endpoints included."""
-    from certify._majority import majority_polynomial_jet
-
     qs = [0.0, 1e-3, 0.3, 0.4999, 0.5, 0.73, 0.999, 1.0]
     got = majority_polynomial_jet(n, np.array(qs), order)
     assert len(got) == len(order)
@@ -117,3 +116,9 @@ def test_jet_against_mpmath_derivatives(n, order):
                    2: (n * x ** (n - 1) * (1 - x) ** (n - 1) * (1 - 2 * x) / beta) if n else mpmath.mpf(0)}
             for d, v in zip(order, vals):
                 assert abs(v - float(ref[d])) <= 1e-11 * float(abs(ref[d])) + 2e-16, (n, q, d)
+
+
+@pytest.mark.parametrize("order", [(3,), (0, 1, -1)])
+def test_jet_rejects_a_derivative_it_does_not_have(order):
+    with pytest.raises(InputError, match=r"derivative=(3|-1) must be 0, 1 or 2"):
+        majority_polynomial_jet(2, [0.3], order)

@@ -512,8 +512,6 @@ class _Target:
         self._grid_values: dict = {}
 
     def jet(self, q: np.ndarray, piece: np.ndarray, derivatives=(0, 1, 2)) -> list[np.ndarray]:
-        if len(self.pieces) == 1:
-            return self.pieces[0].jet(q, derivatives)
         out = [np.empty(len(q)) for _ in derivatives]
         for k in np.unique(piece):
             mask = piece == k
