@@ -220,3 +220,32 @@ def test_cli_score_map_allow_incomplete_and_first_lines(logs, capsys):
     code = main(["analyze", str(logs["np.eval"]), "--score-map", "N"])
     out, err = capsys.readouterr()
     assert code == 2 and "--score-map 'N' must be VALUE=BIT" in err
+
+
+def test_builtin_reader_names_an_unsupported_zip_method(logs, tmp_path):
+    """An .eval member compressed with a method neither zstd nor the stdlib handles (PPMd, 98):
+    the built-in reader says which method and what to install, in one line."""
+    import struct
+
+    import zstandard
+
+    stored = tmp_path / "stored.eval"
+    with zipfile.ZipFile(logs["ok.eval"]) as src, zipfile.ZipFile(stored, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            with open(logs["ok.eval"], "rb") as fh:  # zipfile cannot decompress method 93: do it by hand
+                fh.seek(info.header_offset + 26)
+                name_len, extra_len = struct.unpack("<HH", fh.read(4))
+                fh.seek(info.header_offset + 30 + name_len + extra_len)
+                raw = zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True).read()
+            dst.writestr(info.filename, raw)
+    data = bytearray(stored.read_bytes())
+    for sig, at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # compression method in local and central headers
+        start = 0
+        while (i := data.find(sig, start)) >= 0:
+            data[i + at: i + at + 2] = struct.pack("<H", 98)
+            start = i + 4
+    bad = tmp_path / "ppmd.eval"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(DataError, match=r"uses zip compression method 98, which the built-in reader cannot read") as info:
+        read_inspect_log(bad, use_inspect=False)
+    assert "\n" not in str(info.value)
