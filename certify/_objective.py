@@ -138,13 +138,16 @@ class Objective:
     def evaluate_jet(self, q, derivatives=(0, 1, 2)) -> list[np.ndarray]:
         """g and its derivatives at the points ``q`` (the array path of :meth:`evaluate`)."""
         qa = np.asarray(q, dtype=float)
-        out = [np.zeros_like(qa) for _ in derivatives]
-        for c, n in self._maj_float:
-            for i, v in enumerate(majority_polynomial_jet(n, qa, derivatives)):
-                out[i] = out[i] + c * v
+        terms = [[c * v for v in majority_polynomial_jet(n, qa, derivatives)] for c, n in self._maj_float]
         if len(self.bernstein):
-            for i, d in enumerate(derivatives):
-                out[i] = out[i] + bernstein_eval(self._bern_float, qa, d)
+            terms.append([bernstein_eval(self._bern_float, qa, d) for d in derivatives])
+        if not terms:
+            return [np.zeros_like(qa) for _ in derivatives]
+        # summed term by term, the first term as it is (no zeros to start from: the one-term
+        # objective, V_k, is Newton's hot path)
+        out = terms[0]
+        for more in terms[1:]:
+            out = [a + b for a, b in zip(out, more)]
         return out
 
     __call__ = evaluate

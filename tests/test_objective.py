@@ -55,6 +55,23 @@ def test_high_degree_evaluation_is_stable():
     assert np.all(np.isfinite(vals)) and np.max(np.abs(vals)) < 0.05
 
 
+@pytest.mark.parametrize("text", ["V5 - 2*V3 + 3*q**2 - q", "V7", "-(V9)", "q**3 - q", "V3 - V3"])
+def test_jet_on_arrays_against_exact_derivatives(text):
+    """g, g' and g'' on an array (the path Newton uses) against sympy's exact monomial derivatives."""
+    o = parse_objective(text)
+    q = sympy.Symbol("q")
+    poly = sum(sympy.Rational(c.numerator, c.denominator) * q**i for i, c in enumerate(o.monomial_coefficients()))
+    points = np.array([0.0, 0.05, 0.3, 0.5, 0.77, 1.0])
+    jet = o.evaluate_jet(points)
+    assert len(jet) == 3 and all(v.shape == points.shape for v in jet)
+    for d, values in enumerate(jet):
+        exact = [float(sympy.diff(poly, q, d).subs(q, sympy.Rational(x))) for x in points.tolist()]
+        np.testing.assert_allclose(values, exact, rtol=0, atol=1e-12)
+    # any order and subset of derivatives gives the same arrays
+    d2, d0 = o.evaluate_jet(points, (2, 0))
+    assert np.array_equal(d2, jet[2]) and np.array_equal(d0, jet[0])
+
+
 @pytest.mark.parametrize(
     "text,fragment",
     [

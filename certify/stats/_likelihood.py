@@ -507,8 +507,12 @@ class _Target:
     continuous extension minimizes the lower semicontinuous envelope of sign * g (eq. (L12)).
     """
 
-    def __init__(self, name: str, pieces: list[_Piece], degree: int, kind: str, sign: int):
+    def __init__(self, name: str, pieces: list[_Piece], degree: int, kind: str, sign: int,
+                 mirror: "_Target | None" = None):
         self.name, self.pieces, self.degree, self.kind, self.sign = name, pieces, degree, kind, sign
+        # the other side's target, -g on the same pieces: its grid values, negated, are these
+        # (negation is exact), so the two ends of one objective evaluate g on the grid once
+        self.mirror = mirror
         self._grid_values: dict = {}
 
     def jet(self, q: np.ndarray, piece: np.ndarray, derivatives=(0, 1, 2)) -> list[np.ndarray]:
@@ -522,7 +526,8 @@ class _Target:
     def grid_values(self, k: int, grid: np.ndarray) -> np.ndarray:
         key = (k, len(grid))
         if key not in self._grid_values:
-            self._grid_values[key] = self.pieces[k].values(grid, 0)
+            self._grid_values[key] = (-self.mirror.grid_values(k, grid) if self.mirror is not None
+                                      else self.pieces[k].values(grid, 0))
         return self._grid_values[key]
 
     def scale(self) -> float:
@@ -551,7 +556,8 @@ def _objective(spec) -> Objective | VoteLimit:
     return parse_objective(spec)
 
 
-def _target(obj: Objective | VoteLimit, side: str) -> _Target:
+def _target(obj: Objective | VoteLimit, side: str, mirror: _Target | None = None) -> _Target:
+    """The target of one end; ``mirror``, the other end's target of the same objective, shares its grid values."""
     sign = 1 if side == "lower" else -1
     if obj is V_INF:
         if sign > 0:  # inf E[V_inf]: lsc envelope 1{q > 1/2}
@@ -560,7 +566,7 @@ def _target(obj: Objective | VoteLimit, side: str) -> _Target:
             pieces = [_Piece(0.0, 0.5, None, 0.0), _Piece(0.5, 1.0, None, -1.0)]
         return _Target("Vinf", pieces, 0, "vinf", sign)
     g = obj if sign > 0 else obj.scaled(-1, name=f"-({obj.name})")
-    return _Target(obj.name, [_Piece(0.0, 1.0, g)], obj.degree, "polynomial", sign)
+    return _Target(obj.name, [_Piece(0.0, 1.0, g)], obj.degree, "polynomial", sign, mirror)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1937,6 +1943,10 @@ def _ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upp
     threshold, and both its ends are solved again at it.
     """
     out = [dict() for _ in objectives]
+    targets = []
+    for obj in objectives:  # the second side mirrors the first: g is evaluated on the grid once
+        first = _target(obj, sides[0])
+        targets.append({sides[0]: first, **{side: _target(obj, side, first) for side in sides[1:]}})
     groups: dict[str, list[int]] = {}
     for i, obj in enumerate(objectives):
         groups.setdefault(ctx.calibration_of(obj), []).append(i)
@@ -1945,7 +1955,7 @@ def _ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upp
         for calibration, members in groups.items():
             ctx.calibrate(calibration)
             for i in members:
-                tgt = _target(objectives[i], side)
+                tgt = targets[i][side]
                 start = None if warm is None else _extrapolated(warm, before, tgt)
                 law, lam, scr = _solve_end(ctx, tgt, start)
                 out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
@@ -1961,7 +1971,7 @@ def _ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upp
             continue
         ctx.set_drop(drop)
         for side in ("lower", "upper"):
-            tgt = _target(objectives[i], side)
+            tgt = targets[i][side]
             end = out[i][side]
             start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam) if end.lam > 0 else None
             law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces

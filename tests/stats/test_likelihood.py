@@ -698,6 +698,9 @@ def test_batch_matches_single_and_ragged_counts():
         single = likelihood_interval(cells, obj, reference=b.reference)
         assert b.lower.value == pytest.approx(single.lower.value, abs=1e-10)
         assert b.upper.value == pytest.approx(single.upper.value, abs=1e-10)
+        # one side alone evaluates g on its own; in the batch the upper side reuses the lower's grid
+        alone = likelihood_bound(cells, obj, "upper", reference=b.reference)
+        assert alone.value == pytest.approx(b.upper.value, abs=1e-10)
     for k, b in zip([3, 5, 7, 9, 21], batch):
         for sign, end in ((1, b.lower), (-1, b.upper)):
             check_end(cells, end, vote(k), b.reference.loglik - b.c, grid_points=4001)
