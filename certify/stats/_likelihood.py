@@ -154,7 +154,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 from scipy.stats import chi2
 from scipy.stats import f as f_dist
 
@@ -790,7 +790,6 @@ class _Problem:
         k, s, v = np.concatenate(ks), np.concatenate(ss), np.concatenate(valid)
         self._s = s[:, None].astype(float)
         self._r = (k - s)[:, None].astype(float)
-        self._s_pos, self._r_pos = self._s > 0, self._r > 0
         # log C(k, s) correctly rounded from the exact integer (math.log takes big ints)
         self._logcoef = np.array([math.log(math.comb(int(a), int(b))) if ok else -math.inf for a, b, ok in zip(k, s, v)])[:, None]
         self._coef = np.array([float(math.comb(int(a), int(b))) if ok and not self.log_pmf else 0.0 for a, b, ok in zip(k, s, v)])[:, None]
@@ -801,13 +800,9 @@ class _Problem:
         """b_{K-dk}(S-ds; q) for the first ``rows`` stacked tables, by one exp of logs.
 
         Relative error ~ eps * |log b|, below 1e-14 where b is not negligible; exact zeros
-        and ones at q = 0 and 1 (the 0 * log 0 terms are masked).
+        and ones at q = 0 and 1 (``xlogy`` takes 0 log 0 as 0).
         """
-        s, r = self._s[:rows], self._r[:rows]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lq, l1 = np.log(q), np.log1p(-q)
-            e = self._logcoef[:rows] + np.where(self._s_pos[:rows], s * lq, 0.0) + np.where(self._r_pos[:rows], r * l1, 0.0)
-        return np.exp(e)
+        return np.exp(self._logcoef[:rows] + special.xlogy(self._s[:rows], q) + special.xlog1py(self._r[:rows], -q))
 
     def kernel(self, q: np.ndarray) -> np.ndarray:
         """B_c(q) for cells c (rows) and points q (columns)."""
