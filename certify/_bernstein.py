@@ -29,15 +29,17 @@ SCALAR_MAX_DEGREE = 256
 def monomial_to_bernstein(coeffs: Sequence[Fraction], degree: int | None = None) -> tuple[Fraction, ...]:
     """Exact Bernstein coefficients of sum_i a_i q^i in degree ``degree``.
 
-    Uses b_k = sum_{i<=k} C(k, i) / C(d, i) a_i.
+    Uses b_k = sum_{i <= min(k, m)} C(k, i) / C(d, i) a_i for a polynomial of degree m:
+    (d + 1)(m + 1) terms, so that a low-degree g at the degree of many calls (V_3 at
+    K = 2000) costs thousands of operations, not millions.
     """
     a = [Fraction(c) for c in coeffs]
     d = len(a) - 1 if degree is None else degree
     if d < len(a) - 1:
         raise ValueError("degree is below the polynomial's degree")
-    a += [Fraction(0)] * (d + 1 - len(a))
-    scaled = [a[i] / math.comb(d, i) for i in range(d + 1)]
-    return tuple(sum((math.comb(k, i) * scaled[i] for i in range(k + 1)), Fraction(0)) for k in range(d + 1))
+    scaled = [a[i] / math.comb(d, i) for i in range(len(a))]
+    top = len(a) - 1
+    return tuple(sum((math.comb(k, i) * scaled[i] for i in range(min(k, top) + 1)), Fraction(0)) for k in range(d + 1))
 
 
 def bernstein_to_monomial(bern: Sequence[Fraction]) -> tuple[Fraction, ...]:

@@ -1,5 +1,6 @@
 """Majority polynomials P_n: stable evaluation, exact coefficients, even-budget collapse."""
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -90,6 +91,18 @@ def test_bernstein_form_is_zero_one():
         b = majority_bernstein_coefficients(n)
         assert monomial_to_bernstein(majority_monomial_coefficients(n)) == tuple(Fraction(x) for x in b)
         assert bernstein_to_monomial(b) == tuple(Fraction(x) for x in majority_monomial_coefficients(n))
+
+
+@pytest.mark.parametrize("n,degree", [(1, 2000), (4, 700)])
+def test_bernstein_form_at_a_high_degree_is_a_hypergeometric_tail(n, degree):
+    """Degree elevation of the 0/1 coefficients: b_k = Pr{at least n+1 of 2n+1 draws without
+    replacement from k successes among ``degree``}, exact with Python integers."""
+    b = monomial_to_bernstein(majority_monomial_coefficients(n), degree)
+    assert len(b) == degree + 1
+    d = 2 * n + 1
+    for k in (0, 1, n + 1, degree // 3, degree // 2, degree - 1, degree):
+        tail = sum(math.comb(k, j) * math.comb(degree - k, d - j) for j in range(n + 1, d + 1))
+        assert b[k] == Fraction(tail, math.comb(degree, d))
 
 
 def test_symmetry_and_half():
