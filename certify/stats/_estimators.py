@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import comb
 
 from .._errors import InputError
 from .._moments import PairTable, pair_table, rho_from_nu
@@ -267,7 +266,11 @@ def all_call_estimates(data: CallBits, order: int | None = None) -> AllCallEstim
     n = len(k_i)
     if n < 2:
         raise InputError(f"{n} example(s): standard errors need at least 2 examples")
-    per = np.stack([comb(s_i, k, exact=False) / comb(k_i, k, exact=False) for k in range(1, order + 1)], axis=1)
+    # C(S, k) / C(K, k) = prod_{j < k} (S - j) / (K - j): a running product of ratios in
+    # [0, 1] (zero from j = S on), where the two binomials overflow beyond k ~ 1000
+    j = np.arange(order)
+    ratios = np.maximum(s_i[:, None] - j, 0) / (k_i[:, None] - j)
+    per = np.cumprod(ratios, axis=1)
     cov = np.atleast_2d(np.cov(per, rowvar=False, ddof=1))
     return AllCallEstimates(
         n=n, calls=(kmin, int(k_i.max())), order=order,

@@ -104,6 +104,19 @@ def test_u_statistic_ragged_uses_each_examples_own_calls():
         all_call_estimates(bits_from_array(b[:1]))
 
 
+def test_u_statistics_with_thousands_of_calls_are_exact_ratios():
+    """C(S, k) / C(K, k) for k where both binomials overflow a double: against exact integers."""
+    rng = np.random.default_rng(3)
+    K = 1500
+    b = (rng.random((6, K)) < rng.uniform(0.3, 0.95, 6)[:, None]).astype(int)
+    est = all_call_estimates(bits_from_array(b))
+    assert np.all(np.isfinite(est.moments)) and np.all(np.isfinite(est.cov))
+    s = b.sum(axis=1)
+    for k in (1, 2, 700, int(s.min()), int(s.max()) + 1, K):
+        exact = sum(math.comb(int(x), k) / math.comb(K, k) for x in s) / len(s)  # int / int: correctly rounded
+        assert est.moments[k - 1] == pytest.approx(exact, rel=1e-12, abs=1e-300)
+
+
 def test_u_statistic_se_is_calibrated():
     """Across simulated data sets the sd of nu-hat matches the reported SE (clustered by example)."""
     rng = np.random.default_rng(2)
