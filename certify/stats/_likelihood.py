@@ -1233,12 +1233,13 @@ class _Problem:
         if not jacobian:
             return r, sc
         m, f = len(atoms), len(free)
-        v = self.n / (p * p)
         e = np.concatenate([bm, b1[:, free] * w[free]], axis=1)  # dp / d(w, theta_free)
         tmat = np.concatenate([bm, b1[:, free]], axis=1)
         size = m + f + 1 + (1 if level is not None else 0)
         jac = np.zeros((size, size))
-        jac[: m + f, : m + f] = lam * (tmat.T @ (v[:, None] * e))
+        # n / p^2 as (n / p) (1 / p): p * p underflows when a cell is nearly impossible (K in
+        # the thousands), while u = n / p and e / p stay finite
+        jac[: m + f, : m + f] = lam * (tmat.T @ (u[:, None] * (e / p[:, None])))
         h2 = u @ b2
         cols = m + np.arange(f)
         jac[free, cols] += g1[free] - lam * h1[free]

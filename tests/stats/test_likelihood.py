@@ -61,6 +61,8 @@ def kernel(cells, x):
     """
     k, s = cells.calls[:, None], cells.successes[:, None]
     x = np.atleast_1d(np.asarray(x, dtype=float))[None, :]
+    if int(cells.calls.max()) > 1000:  # C(K, S) overflows a double: scipy's pmf, computed in logs
+        return stats.binom.pmf(s, k, x)
     coef = np.array([float(math.comb(int(a), int(b))) for a, b in zip(cells.calls, cells.successes)])[:, None]
     return coef * x**s * (1.0 - x) ** (k - s)
 
@@ -469,6 +471,45 @@ def check_end(cells, end, g, level, grid_points=20001):
     x = np.unique(np.concatenate([np.linspace(0, 1, grid_points), end.atoms]))
     psi = s * g(x) - end.lam * h_fun(cells, end.atoms, end.weights)(x)
     assert (psi - s * end.a).min() >= -1e-10 * (1 + end.lam * n)
+
+
+def test_thousands_of_calls_on_few_examples():
+    """K = 2000 on four examples: most cells nearly impossible under most laws (p ~ 1e-200), where
+    n / p^2 would overflow; the ends are finite, certified, and no floating-point warning escapes."""
+    rng = np.random.default_rng(0)
+    K = 2000
+    cells = cell_counts([K] * 4, rng.binomial(K, rng.beta(6, 2, 4)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        iv = likelihood_interval(cells, "V3")
+    assert 0.0 <= iv.lower.value <= iv.upper.value <= 1.0
+    level = iv.reference.loglik - iv.c
+    for end in (iv.lower, iv.upper):
+        check_end(cells, end, vote(3), level, grid_points=40001)
+
+
+def test_newton_jacobian_where_cell_probabilities_square_to_underflow():
+    """The weight block of the KKT Jacobian, lam sum_c n_c B_ci B_cj / p_c^2, for a law under which
+    every cell has probability 1e-110 to 1e-288 (p^2 underflows a double): finite, and equal to
+    the same sum at 50 digits."""
+    K = 2000
+    cells = cell_counts([K] * 4, [1388, 1080, 1592, 1546])
+    prob = lik._Problem(cells)
+    tgt = lik._target(lik._objective(3), "lower")
+    atoms, weights, lam = np.array([0.3, 0.97]), np.array([0.5, 0.5]), 0.01
+    law = lik._Law(atoms, weights, np.zeros(2, dtype=np.int64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, jac, _, free = prob._kkt(tgt, law, lam, 0.5, None, np.zeros(2), np.ones(2), 1.0, jacobian=True)
+    assert np.all(np.isfinite(jac)) and len(free) == 2
+    with mpmath.workdps(50):
+        B = [[mpmath.binomial(K, s) * mpmath.mpf(x) ** s * (1 - mpmath.mpf(x)) ** (K - s) for x in atoms]
+             for s in cells.successes]
+        p = [sum(b * w for b, w in zip(row, weights)) for row in B]
+        for i in range(2):
+            for j in range(2):
+                exact = lam * sum(n * row[i] * row[j] / pc**2 for n, row, pc in zip(cells.multiplicity, B, p))
+                assert jac[i, j] == pytest.approx(float(exact), rel=1e-12)
 
 
 def test_certificate_mpmath():
