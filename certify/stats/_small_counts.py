@@ -95,6 +95,10 @@ def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.nd
     lo, hi = barrier[:, pos].max(axis=1), barrier[:, neg].min(axis=1)
     lo_seen = np.where(seen[:, pos], barrier[:, pos], -np.inf).max(axis=1)
     hi_seen = np.where(seen[:, neg], barrier[:, neg], np.inf).min(axis=1)
+    # past the domain, only cells with examples enter phi and W: with thousands of calls and
+    # few examples most of the K + 1 cells are empty in every row, and are left out
+    cols = np.flatnonzero(seen.any(axis=0))
+    n, d, seen = n[:, cols], d[cols], seen[:, cols]
 
     def phi_and_slope(t, rows):
         """phi(t) = sum_S n_S d_S / (N + t d_S) and phi'(t) on the given rows."""
