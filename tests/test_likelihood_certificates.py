@@ -125,6 +125,19 @@ def _check_sound(cert, points: int) -> None:
 
 # -- layout -------------------------------------------------------------------------
 
+def test_provenance_seconds_is_the_time_taken(data):
+    """``provenance.seconds`` is the build's wall time, bracketed by a timer around the call (it
+    was once the clock reading itself, the objective's first piece starting at 0)."""
+    import time
+
+    cells, ref, level = data
+    lam, law = grid_optimum(cells, vote_accuracy(5).evaluate, "lower", level)
+    before = time.perf_counter()
+    cert = build_likelihood_certificate("V5", "lower", cells, C, ref, law, lam)
+    elapsed = time.perf_counter() - before
+    assert 0.0 <= cert.provenance.seconds <= elapsed + 1e-6
+
+
 def test_round_trip_and_schema(certs, tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     for cert in certs.values():

@@ -255,7 +255,7 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     SolverError
         The positivity proof did not succeed even with the largest margin.
     """
-    start = time.perf_counter()
+    started = time.perf_counter()
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
     if alpha is not None and not 0 < float(alpha) < 1:
@@ -312,7 +312,7 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         )
         result = verify_likelihood_dict(cert.to_dict())
         if result.ok:
-            seconds = round(time.perf_counter() - start, 6)
+            seconds = round(time.perf_counter() - started, 6)
             return replace(cert, provenance=replace(prov, seconds=seconds))
         failure = result.message
         if result.check != "lagrangian_sign":
