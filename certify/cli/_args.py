@@ -104,4 +104,4 @@ def open_run_store(path):
     """
     from ..experiment import RunStore
 
-    return RunStore(path)
+    return RunStore(path, read_only=True)

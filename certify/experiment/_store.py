@@ -172,21 +172,29 @@ class RunStore:
         Create the file if absent; otherwise a missing file is an :class:`InputError`.
     """
 
-    def __init__(self, path: str | Path, create: bool = False):
+    def __init__(self, path: str | Path, create: bool = False, read_only: bool = False):
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise InputError(f"store {str(self.path)!r}: no such file")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE.
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA busy_timeout = 10000")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = FULL")
-            self._db.executescript(_SCHEMA)
+            if read_only:
+                # statistics only read: a file that is not a store must come back unchanged
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                           isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA busy_timeout = 10000")
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE.
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA busy_timeout = 10000")
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.execute("PRAGMA synchronous = FULL")
+                self._db.executescript(_SCHEMA)
             version = self.meta("schema_version")
         except sqlite3.DatabaseError as exc:
             raise NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({exc})") from None
+        if version is None and read_only:
+            raise NotAStoreError(f"store {str(self.path)!r}: not a certify run store (no schema version)")
         if version is None:
             self.set_meta({"schema_version": str(SCHEMA_VERSION), "created_at": str(time.time())})
         elif version != str(SCHEMA_VERSION):
@@ -343,11 +351,14 @@ class RunStore:
         :class:`certify.stats.CallTable` through which statistics read a store
         (:func:`certify.stats.read_call_table`).
         """
-        return self.query(
-            """SELECT c.dataset, c.policy, c.example_id, c.repeat, c.correct
-               FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
-               ORDER BY c.dataset, c.policy, e.position, c.repeat"""
-        )
+        try:
+            return self.query(
+                """SELECT c.dataset, c.policy, c.example_id, c.repeat, c.correct
+                   FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
+                   ORDER BY c.dataset, c.policy, e.position, c.repeat"""
+            )
+        except sqlite3.DatabaseError as exc:  # a corrupted page shows only when it is read
+            raise NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({exc})") from None
 
     def _transaction(self):
         return _Transaction(self._db)

@@ -106,7 +106,10 @@ def _score_key(value):
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # an integer beyond any double is no score value
+            return None
         return v if math.isfinite(v) else None
     if isinstance(value, str):
         text = value.strip()

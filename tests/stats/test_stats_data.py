@@ -119,6 +119,47 @@ def test_run_store(tmp_path):
     _check(got["qnli/p1"])
 
 
+def test_reading_leaves_a_file_that_is_no_store_unchanged(tmp_path):
+    """The CLI opens stores read-only: a foreign database and an empty file come back byte for byte,
+    and a store corrupted inside a page is a one-line error, not a traceback."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from certify.experiment import CallRecord, RunStore
+
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE t(x)")
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    store = tmp_path / "s.sqlite"
+    with RunStore(store, create=True) as st:
+        st.bind_draw("qnli", "qnli", "draw.jsonl", "0" * 64, [(f"e{i}", "Yes") for i in range(400)])
+        st.save([CallRecord("qnli", "p1", f"e{i}", j, 1, "{}", "Yes", "json", True, bool((i * 7 + j) % 5), 0.1, None, None,
+                            "stop", "local", 1, 0.0) for i in range(400) for j in range(3)])
+    corrupt = tmp_path / "corrupt.sqlite"
+    data = bytearray(store.read_bytes())
+    data[-4096:-4088] = b"\xff" * 8  # the last page's header: the file opens, reading its rows fails
+    corrupt.write_bytes(bytes(data))
+    for path, message in ((foreign, "not a usable SQLite run store"), (empty, "not a usable SQLite run store"),
+                          (corrupt, "not a usable SQLite run store")):
+        before = path.read_bytes()
+        run = subprocess.run([sys.executable, "-c", "import sys; from certify.cli.main import main; sys.exit(main())",
+                              "analyze", str(path), "--votes", "3"], capture_output=True, text=True)
+        assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr, run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1
+        assert path.read_bytes() == before
+        if path != corrupt:  # (a store is a WAL database: SQLite may keep its -shm beside it)
+            assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(path.name)) == [path.name]
+
+
+def test_a_score_beyond_any_double_is_not_binary(tmp_path):
+    write_eval_json(tmp_path / "h.json", [eval_sample("a", 1, "C"), eval_sample("a", 2, 10**400)])
+    with pytest.raises(DataError, match=r"sample 2 \(id 'a', epoch 2\), column 'scores.match.value': value 1000.* is not binary"):
+        read_bits(tmp_path / "h.json")
+
+
 # ---- bad inputs: each names the row and the column ------------------------------------------
 
 
