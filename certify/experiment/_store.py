@@ -192,9 +192,9 @@ class RunStore:
                 self._db.executescript(_SCHEMA)
             version = self.meta("schema_version")
         except sqlite3.DatabaseError as exc:
-            raise NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({exc})") from None
+            raise self._unusable(exc) from None
         if version is None and read_only:
-            raise NotAStoreError(f"store {str(self.path)!r}: not a certify run store (no schema version)")
+            raise self._unusable("no schema version")
         if version is None:
             self.set_meta({"schema_version": str(SCHEMA_VERSION), "created_at": str(time.time())})
         elif version != str(SCHEMA_VERSION):
@@ -358,7 +358,11 @@ class RunStore:
                    ORDER BY c.dataset, c.policy, e.position, c.repeat"""
             )
         except sqlite3.DatabaseError as exc:  # a corrupted page shows only when it is read
-            raise NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({exc})") from None
+            raise self._unusable(exc) from None
+
+    def _unusable(self, why) -> NotAStoreError:
+        """The one message for a file that cannot be read as a run store."""
+        return NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({why})")
 
     def _transaction(self):
         return _Transaction(self._db)
