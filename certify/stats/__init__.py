@@ -38,12 +38,10 @@
 """
 
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
+from .._calls import CallBits, DataError, ReadInfo
 from ._data import (
-    CallBits,
     CallTable,
     ColumnMap,
-    DataError,
-    ReadInfo,
     bits_from_array,
     read_bits,
     read_call_table,

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._data import DataError
+from .._calls import DataError
 
 __all__ = ["Block", "CsvTable", "Encoded", "encode_values", "open_csv_table", "parse_delimiter"]
 

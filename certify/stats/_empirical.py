@@ -28,7 +28,7 @@ from scipy.stats import hypergeom, norm
 
 from .._objective import votes_label
 from .._errors import InputError
-from ._data import CallBits
+from .._calls import CallBits
 
 __all__ = ["EmpiricalVote", "PairedComparison", "per_example_vote_accuracy", "empirical_vote_accuracy",
            "compare_budgets", "compare_policies", "paired_comparison", "votes_label"]

@@ -26,7 +26,7 @@ import numpy as np
 from .._errors import InputError
 from .._moments import PairTable, pair_table, rho_from_nu
 from .._numbers import float_or_nan
-from ._data import CallBits
+from .._calls import CallBits
 
 __all__ = [
     "TwoCallEstimates",

@@ -55,7 +55,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._errors import InputError
-from ._data import CallBits, DataError, ReadInfo, _long
+from .._calls import CallBits, DataError, ReadInfo
+from ._data import _long
 
 __all__ = ["ZIP_ZSTD", "parse_score_map", "read_inspect_log"]
 

@@ -162,7 +162,7 @@ from .._errors import InputError, SolverError
 from .._bernstein import monomial_to_bernstein
 from .._objective import V_INF, Objective, VoteLimit, is_vote_limit, parse_objective, vote_accuracy
 from .._results import Law
-from ._data import CallBits
+from .._calls import CallBits
 from ._small_counts import on_lattice, small_count_drop
 
 __all__ = [

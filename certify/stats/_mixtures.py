@@ -45,7 +45,7 @@ from .._bounds import sharp_bound_arrays
 from .._errors import InputError
 from .._moments import rho_from_nu
 from ..certificates import Certificate, certify_bound
-from ._data import CallBits
+from .._calls import CallBits
 from ._estimators import TwoCallEstimates
 
 __all__ = [

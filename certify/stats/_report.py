@@ -36,7 +36,7 @@ from .._endpoint import endpoint_bounds
 from .._errors import CertifyError, InputError
 from .._objective import V_INF, budget_json, parse_vote_budget, parse_vote_budgets
 from ._completions import Completion, complete
-from ._data import CallBits
+from .._calls import CallBits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ._likelihood import CellCounts, likelihood_intervals

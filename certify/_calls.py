@@ -1,0 +1,150 @@
+"""The call types every reader produces and every statistic reads.
+
+:class:`CallBits` holds the correctness bits B_ij of one analysis (example i, call j; the
+hierarchy of eq. (hierarchy-main): B_ij ~ Bernoulli(q_i) given q_i), :class:`ReadInfo` says
+how a file was read, and :class:`DataError` is the one error of an unusable data file. This
+module sits below the readers (``certify.stats``' file readers) and below the statistics and
+the likelihood engine, so that both can name these types without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ._errors import InputError
+
+__all__ = ["CallBits", "DataError", "ReadInfo"]
+
+
+class DataError(InputError):
+    """A data file is unusable; the message names the file, row and column."""
+
+
+@dataclass(frozen=True)
+class ReadInfo:
+    """How a file was read: which column (or log field) gave what.
+
+    Attributes
+    ----------
+    form : str
+        ``"wide"``, ``"long"``, ``"inspect_ai log"`` or ``"run store"``.
+    id : str or None
+        The id column (``None``: examples numbered by row).
+    calls : tuple of str
+        Wide form: the call columns in call order.
+    call, correct : str or None
+        Long form (and logs, stores): the call-index and correct columns / fields.
+    groups, metadata, ignored : tuple of str
+        Group columns; columns read and not used; columns dropped on request.
+    reader : str
+        For logs: which reader read it (``"inspect_ai 0.3.285"`` or the built-in one).
+    status : str or None
+        For logs: the log's ``status``.
+    skipped : int
+        For logs read with ``allow_incomplete``: samples without a usable score.
+    notes : tuple of str
+        Anything else the user should know (skipped samples, mapped score values).
+    """
+
+    form: str
+    id: str | None = None
+    calls: tuple[str, ...] = ()
+    call: str | None = None
+    correct: str | None = None
+    groups: tuple[str, ...] = ()
+    metadata: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+    reader: str = ""
+    status: str | None = None
+    skipped: int = 0
+    notes: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line: ``id = doc_id; call = repeat; correct = exact_match (long form)``."""
+        parts = [f"id = {self.id if self.id is not None else 'row number' if self.form == 'wide' else 'none'}"]
+        if self.calls:
+            parts.append(f"calls = {abbreviate(self.calls)}")
+        if self.call is not None:
+            parts.append(f"call = {self.call}")
+        if self.correct is not None:
+            parts.append(f"correct = {self.correct}")
+        if self.groups:
+            parts.append(f"groups = {', '.join(self.groups)}")
+        if self.metadata:
+            parts.append(f"not used = {', '.join(self.metadata)}")
+        if self.ignored:
+            parts.append(f"ignored = {', '.join(self.ignored)}")
+        what = {"wide": "wide form", "long": "long form"}.get(self.form, self.form)
+        extra = [x for x in (f"status {self.status!r}" if self.status else "", f"read with {self.reader}" if self.reader else "") if x]
+        return "; ".join(parts) + f" ({', '.join([what] + extra)})"
+
+    def to_dict(self) -> dict:
+        return {
+            "form": self.form, "id": self.id, "calls": list(self.calls), "call": self.call, "correct": self.correct,
+            "groups": list(self.groups), "metadata": list(self.metadata), "ignored": list(self.ignored),
+            "reader": self.reader, "status": self.status, "skipped_samples": self.skipped, "notes": list(self.notes),
+            "text": self.describe(),
+        }
+
+
+def abbreviate(names, limit: int = 6) -> str:
+    """Names joined by commas, the middle elided past ``limit`` (for messages and read summaries)."""
+    names = list(names)
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:3]) + f", ..., {names[-1]} ({len(names)} columns)"
+
+
+@dataclass(frozen=True, eq=False)
+class CallBits:
+    """Correctness bits of one analysis (one policy on one data set).
+
+    Attributes
+    ----------
+    example_ids : tuple of str
+        One id per example (row).
+    bits : ndarray, shape (n, K_max)
+        B_ij as floats 0/1; entries past an example's K_i calls are NaN.
+    counts : ndarray of int, shape (n,)
+        K_i, recorded calls per example (all >= 2).
+    source : str
+        Where the bits came from.
+    group : str
+        ``dataset/policy`` (or task/model) label, ``""`` for a single-group file.
+    read_info : ReadInfo or None
+        Which columns were read as what (``None`` for arrays).
+    """
+
+    example_ids: tuple[str, ...]
+    bits: np.ndarray
+    counts: np.ndarray
+    source: str = ""
+    group: str = ""
+    read_info: ReadInfo | None = field(default=None, repr=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.example_ids)
+
+    @property
+    def calls(self) -> int:
+        """K = min_i K_i: the number of calls every example has (ragged rule)."""
+        return int(self.counts.min())
+
+    @property
+    def max_calls(self) -> int:
+        return int(self.counts.max())
+
+    @cached_property
+    def successes(self) -> np.ndarray:
+        """S_i, correct calls per example (computed once: the bits are never changed)."""
+        return np.nansum(self.bits, axis=1)
+
+    def first(self, k: int) -> np.ndarray:
+        """The first k calls of every example, an (n, k) 0/1 array (needs k <= K)."""
+        if k > self.calls:
+            raise InputError(f"{k} calls requested but some example has only {self.calls}")
+        return self.bits[:, :k]
