@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from .._errors import InputError
+from .._files import check_output
 from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int
 from .._objective import V_INF, parse_objective, parse_vote_budget, vote_accuracy
 from ..certificates import MAX_N, certify_bound, dump, to_json
@@ -42,14 +42,16 @@ def register(sub) -> None:
     p.add_argument("--digits", type=as_argument_type(parse_int, "digits", 1, 10**9), metavar="D",
                    help="enclosure width at most 10^-D (default 12)")
     p.add_argument("--method", default="exact", choices=["exact", "sos", "grid"], help="engine for the numerical solution")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the certificate here (default: JSON on stdout)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the certificate here (default: JSON on stdout); "
+                   "an existing file is kept unless --force, a device or pipe is written through")
+    p.add_argument("--force", action="store_true", help="replace an existing -o file")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
-    if args.output:
-        _check_output(Path(args.output))
+    if args.output is not None:
+        check_output(args.output, option="-o", force=args.force)
     votes = None if args.votes is None else parse_vote_budget(args.votes)
     if votes is V_INF:
         if args.digits is not None or args.method != "exact":
@@ -71,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 def _write(cert, args, what: str) -> int:
     lo, hi = cert.enclosure
     summary = f"{cert.side} bound of E[{cert.objective_name}]: {what} in [{float(lo):.17g}, {float(hi):.17g}] (width {float(hi - lo):.3g})"
-    if args.output:
+    if args.output is not None:
         try:
             dump(cert, args.output)
         except OSError as exc:
@@ -82,10 +84,3 @@ def _write(cert, args, what: str) -> int:
         print(summary, file=sys.stderr)
     return 0
 
-
-def _check_output(path: Path) -> None:
-    """Refuse an output path that cannot be written before the certificate is computed."""
-    if path.is_dir():
-        raise InputError(f"-o {str(path)!r} is a directory; give a file name")
-    if not path.parent.is_dir():
-        raise InputError(f"-o {str(path)!r}: the folder {str(path.parent)!r} does not exist")

@@ -36,7 +36,8 @@ def register(subparsers) -> None:
     ex.add_argument("--format", choices=("csv", "parquet"), default="csv")
     ex.add_argument("--layout", choices=("wide", "long"), default="wide",
                     help="wide: one row per example with bits b0..b{K-1}; long: one row per call")
-    ex.add_argument("-o", "--output", required=True, help="destination file (replaced atomically)")
+    ex.add_argument("-o", "--output", required=True, help="destination file (an existing one is kept unless --force)")
+    ex.add_argument("--force", action="store_true", help="replace an existing -o file")
     ex.set_defaults(run=_export)
 
     rp = sub.add_parser("report", help="tables, figures and certificates of a run store (Markdown, CSV, LaTeX)")
@@ -89,7 +90,7 @@ def _export(args) -> int:
     from ..experiment import RunStore, export_bits
 
     with RunStore(args.store) as store:
-        n = export_bits(store, args.output, fmt=args.format, layout=args.layout)
+        n = export_bits(store, args.output, fmt=args.format, layout=args.layout, force=args.force)
     print(f"wrote {n} rows to {args.output}", file=sys.stderr)
     return 0
 

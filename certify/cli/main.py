@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from pathlib import Path
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code = args.run(args)
+        sys.stdout.flush()  # inside the try: a full disk or a closed pipe on stdout is reported here
     except InputError as exc:
         print(f"certify {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -82,9 +84,29 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (``certify ... | head``): stop quietly, as Unix tools do.
+        _drop_stdout()
         sys.stderr.close()
         return 141
+    except OSError as exc:
+        # The system refused a read or a write the command had checked it could make (a full
+        # disk, a name too long, a permission): one line naming the file, not a traceback.
+        # An OSError without a file name comes from a write to standard output (a path the
+        # command opened is always named).
+        where = f"{exc.filename}: " if exc.filename else "standard output: "
+        _drop_stdout()
+        print(f"certify {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     return int(code or 0)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush of unwritable output is silent."""
+    try:
+        devnull = open(os.devnull, "w")
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
+        sys.stdout = devnull
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .._extras import require
 from ._errors import InputError
-from .._files import write_file_atomically
+from .._files import check_output, write_file_atomically
 from ._store import RunStore
 
 __all__ = ["StatusRow", "export_bits", "status"]
@@ -110,26 +110,19 @@ def _wide_rows(store: RunStore) -> tuple[list[str], list[tuple]]:
     return cols, rows
 
 
-def _output_file(out: str | Path) -> Path:
-    """``out`` as a path to a file that can be written, without creating any folder."""
-    out = Path(out)
-    if out.is_dir():
-        raise InputError(f"output {str(out)!r} is a directory; give a file name such as {str(out / 'bits.csv')!r}")
-    if not out.parent.is_dir():
-        raise InputError(f"output {str(out)!r}: no folder {str(out.parent)!r} (create it first)")
-    return out
-
-
-def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str = "wide") -> int:
+def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str = "wide", *, force: bool = False) -> int:
     """Write the store's correctness bits to ``out``.
 
     Parameters
     ----------
     store : RunStore
     out : str or Path
-        Destination file (replaced atomically).
+        Destination file: a new file, an existing one with ``force`` (replaced atomically), or a
+        device or pipe (written through; :mod:`certify._files`).
     fmt : {"csv", "parquet"}
     layout : {"wide", "long"}
+    force : bool
+        Replace an existing regular file.
 
     Returns
     -------
@@ -139,13 +132,14 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
     Raises
     ------
     InputError
-        ``out`` is a directory, or its folder does not exist (none is created).
+        ``out`` is a directory, an existing file without ``force``, or its folder does not exist
+        (none is created).
     """
     if fmt not in FORMATS:
         raise InputError(f"format {fmt!r}: must be one of {', '.join(FORMATS)}")
     if layout not in LAYOUTS:
         raise InputError(f"layout {layout!r}: must be one of {', '.join(LAYOUTS)}")
-    out = _output_file(out)
+    out = check_output(out, option="output", force=force)
     cols, rows = (_wide_rows if layout == "wide" else _long_rows)(store)
     if fmt == "csv":
         def write(tmp):
