@@ -186,6 +186,10 @@ def endpoint_bounds(mu=None, nu=None, rho=None, *, moments: Moments | None = Non
     if mom.order > 2:
         return _bounds_any_order(mom.values, mom.exact)
     vals = mom.values
+    if len(vals) == 2 and vals[1] == vals[0]:
+        # The edge nu = mu holds one law, on {0, 1}: V_inf = mu at both ends, exactly (the two
+        # formulas, 3 mu - 2 nu and its reflection, each round a few ulps away from mu).
+        return EndpointBounds(moments=vals, lower=vals[0], upper=vals[0], lower_attained=True, upper_attained=True)
     up, up_att, _ = _upper(vals)
     reflected = (1.0 - vals[0],) if len(vals) == 1 else (1.0 - vals[0], 1.0 - 2.0 * vals[0] + vals[1])
     # Reflection must keep exact boundary cases exact (nu = mu^2 stays a point mass).

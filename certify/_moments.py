@@ -89,7 +89,15 @@ class Moments:
 
     @property
     def rho(self) -> float:
-        return rho_from_nu(self.mu, self.nu)
+        """rho = (nu - mu^2) / (mu (1 - mu)) (eq. (rho-main)), from the exact moments when they were not snapped.
+
+        Given ``rho = 0.2``, nu = mu^2 + 0.2 mu (1 - mu) is exact, and rho computed back from
+        it in floating point reads 0.20000000000000043; the exact ratio gives back 0.2.
+        """
+        m, n = self.exact[0], self.exact[1] if self.order >= 2 else None
+        if n is None or not 0 < m < 1 or (float(m), float(n)) != self.values[:2]:
+            return rho_from_nu(self.mu, self.nu)
+        return float((n - m * m) / (m * (1 - m)))
 
     @property
     def theta(self) -> np.ndarray:

@@ -99,3 +99,25 @@ def test_console_script_runs_in_a_subprocess():
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("mu", ["0.3", "0.7", "0.1", "0.5", "0.9999", "1/3"])
+def test_v_inf_on_the_edge_nu_equals_mu_is_mu_at_both_ends(capsys, mu):
+    """nu = mu holds one law, on {0, 1}: V_inf = P(Q > 1/2) = mu exactly, never an upper end below the lower."""
+    from fractions import Fraction
+
+    code, out, _ = run_cli(capsys, "bounds", "--mu", mu, "--rho", "1", "--votes", "inf", "--json")
+    assert code == 0
+    (entry,) = json.loads(out)["results"]
+    assert entry["lower"] == entry["upper"] == float(Fraction(mu))
+    assert entry["lower_attained"] and entry["upper_attained"]
+
+
+@pytest.mark.parametrize("mu, rho", [("0.7", "0.2"), ("0.55", "0.05"), ("1/3", "1/7"), ("0.9", "0.01")])
+def test_the_reported_rho_is_the_given_rho(capsys, mu, rho):
+    """rho given, nu = mu^2 + rho mu (1 - mu) computed exactly: reading rho back gives the same number."""
+    from fractions import Fraction
+
+    code, out, _ = run_cli(capsys, "bounds", "--mu", mu, "--rho", rho, "--json")
+    assert code == 0
+    assert json.loads(out)["rho"] == float(Fraction(rho))
