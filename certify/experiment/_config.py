@@ -423,6 +423,11 @@ def _unique(where: str, names: list[str]) -> None:
         seen.add(n)
 
 
+#: Largest config file read. A config lists datasets, policies and backends in a few
+#: kilobytes; the cap bounds the work a mistaken path (a data file, a device) can cause.
+MAX_CONFIG_BYTES = 1 << 20
+
+
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate an experiment TOML file.
 
@@ -442,7 +447,13 @@ def load_config(path: str | Path) -> ExperimentConfig:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        if not p.is_file():
+            raise InputError(f"config {str(p)!r}: " + ("not a regular file" if p.exists() else "no such file"))
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise InputError(f"config {str(p)!r}: larger than the limit of {MAX_CONFIG_BYTES // 2**20} MiB for a config")
+        text = raw.decode("utf-8")
     except OSError as exc:
         raise InputError(f"config {str(p)!r}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:
@@ -451,4 +462,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"config {str(p)!r}: not valid TOML ({exc})") from None
+    except RecursionError:
+        # tomllib recurses once per nested array or inline table; a config nests 3 levels.
+        raise InputError(f"config {str(p)!r}: arrays or inline tables nested too deeply for a config") from None
     return ExperimentConfig.from_dict(doc)

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from .._extras import require
-from ._backends import Backend, CallRequest, CallResult, make_backend
+from ._backends import Backend, CallRequest, CallResult, check_requirements, make_backend
 from ._config import ExperimentConfig, PolicyConfig
 from ._datasets import Example, draw_examples
 from ._errors import BackendError
@@ -261,6 +261,8 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading
     """
     start = time.perf_counter()
     stop = stop or threading.Event()
+    for name in sorted({p.backend for p in cfg.policies}):
+        check_requirements(cfg.backend(name))  # before the store is created: nothing left behind
     with writer_lock(cfg.store), RunStore(cfg.store, create=True) as store:
         store.bind_experiment(cfg.name, cfg.to_dict())
         for p in cfg.policies:

@@ -176,6 +176,14 @@ class RunStore:
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise InputError(f"store {str(self.path)!r}: no such file")
+        # A file that exists is a store already, or it is not ours to write: another program's
+        # database comes back unchanged. A missing path or an empty file (SQLite's empty
+        # database, nothing in it to lose) becomes a new store.
+        if create and not read_only and self.path.exists() and self.path.stat().st_size > 0:
+            self._check_existing()
+        # SQLite creates -wal and -shm beside a WAL store even for a read-only connection, and
+        # only a writer removes them: those this reader made are removed again by close().
+        self._made = [] if not read_only else [f for f in _sidecars(self.path) if not f.exists()]
         try:
             if read_only:
                 # statistics only read: a file that is not a store must come back unchanged
@@ -201,8 +209,16 @@ class RunStore:
             raise StoreError(f"store {str(self.path)!r}: schema version {version}, this certify reads {SCHEMA_VERSION}")
 
     def close(self) -> None:
-        """Close the connection (the WAL is checkpointed by SQLite)."""
+        """Close the connection (the WAL is checkpointed by SQLite).
+
+        A read-only store removes the empty -wal and -shm files its own connection created,
+        unless a run holds the writer lock (its connection uses them).
+        """
         self._db.close()
+        wal = self.path.with_name(self.path.name + "-wal")
+        if self._made and wal.exists() and wal.stat().st_size == 0 and not _writer_active(self.path):
+            for f in self._made:
+                f.unlink(missing_ok=True)
 
     def __enter__(self) -> RunStore:
         return self
@@ -360,6 +376,18 @@ class RunStore:
         except sqlite3.DatabaseError as exc:  # a corrupted page shows only when it is read
             raise self._unusable(exc) from None
 
+    def _check_existing(self) -> None:
+        """Refuse to turn an existing file that is not a certify run store into one."""
+        if not self.path.is_file():
+            raise InputError(f"store {str(self.path)!r}: not a regular file")
+        try:
+            with RunStore(self.path, read_only=True):
+                pass
+        except NotAStoreError:
+            raise
+        except StoreError:
+            pass  # a store of another schema version: the writable open names the version
+
     def _unusable(self, why) -> NotAStoreError:
         """The one message for a file that cannot be read as a run store."""
         return NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({why})")
@@ -375,6 +403,29 @@ def _insert_sql(rec_type, table: str) -> str:
 
 def _row(record: _Record) -> tuple:
     return tuple(getattr(record, c) for c in record.columns())
+
+
+def _sidecars(path: Path) -> tuple[Path, Path]:
+    """SQLite's -wal and -shm files of a store."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def _writer_active(store: Path) -> bool:
+    """Whether a run holds the store's writer lock now (:func:`writer_lock`); never creates the lock file."""
+    lock = store.with_name(store.name + ".lock")
+    if fcntl is None or not lock.exists():
+        return False
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return True  # cannot tell: keep the files
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing the descriptor releases the shared lock
 
 
 @contextmanager

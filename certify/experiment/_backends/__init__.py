@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..._extras import require
 from .._config import BackendConfig
 
-__all__ = ["Backend", "CallRequest", "CallResult", "Latent", "make_backend"]
+__all__ = ["Backend", "CallRequest", "CallResult", "Latent", "REQUIREMENTS", "check_requirements", "make_backend"]
 
 
 @dataclass(frozen=True)
@@ -131,10 +131,27 @@ class Backend(abc.ABC):
         """Release connections or the model."""
 
 
+#: The optional packages each kind of backend needs: (import name, what needs it).
+REQUIREMENTS = {
+    "ollama": (("httpx", "the ollama backend"),),
+    "openai": (("httpx", "the openai backend"),),
+    "embedded": (("llama_cpp", "the embedded backend"),),
+}
+
+
+def check_requirements(cfg: BackendConfig) -> None:
+    """Stop with one line naming the missing package and its extra (:func:`certify._extras.require`).
+
+    Called for every backend of a run before its store is opened or created, so that a
+    missing extra never leaves a new store behind.
+    """
+    for module, what in REQUIREMENTS.get(cfg.kind, ()):
+        require(module, what)
+
+
 def make_backend(cfg: BackendConfig, endpoints: tuple[str, ...], stop: threading.Event) -> Backend:
     """The backend of kind ``cfg.kind`` (imported lazily: each kind has its own dependencies)."""
-    if cfg.kind in ("ollama", "openai"):
-        require("httpx", f"the {cfg.kind} backend")
+    check_requirements(cfg)
     if cfg.kind == "ollama":
         from ._ollama import OllamaBackend as cls
     elif cfg.kind == "openai":
