@@ -1,4 +1,4 @@
-"""Reading numbers exactly: the one parser behind moments and objective coefficients."""
+"""Reading numbers exactly (the one parser behind moments and objective coefficients), and showing them honestly."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from fractions import Fraction
 import numpy as np
 
 from ._errors import InputError
+
+__all__ = ["MAX_EXPONENT", "MAX_MAGNITUDE", "MAX_NUMBER_LENGTH", "exact_number", "float_or_nan", "percentage_points",
+           "pp_interval", "shown_value"]
 
 #: Longest number accepted as text. Far above any real input (a 60-digit fraction from a
 #: certificate is about 120 characters), and it bounds the digits ``Fraction`` is asked to read.
@@ -118,3 +121,29 @@ def _parse_text(value: str, what: str, error: type[InputError]) -> Fraction:
         return Fraction(text)
     except ZeroDivisionError:
         raise error(f"{what}={shown_value(value)} divides by zero") from None
+
+
+def percentage_points(value: float, rounding: str = "nearest", digits: int = 2) -> str:
+    """A signed difference of accuracies in percentage points, never ``-0.00``.
+
+    Parameters
+    ----------
+    value : float
+        A difference of probabilities (0.0123 is +1.23 pp).
+    rounding : {"nearest", "down", "up"}
+        ``"down"`` for the lower end of an interval and ``"up"`` for the upper end: the
+        printed interval then contains the computed one, so it never looks narrower (more
+        certain) than it is. ``"nearest"`` for point estimates.
+    digits : int
+        Decimals shown.
+    """
+    scaled = 100.0 * float(value) * 10**digits
+    if math.isfinite(scaled):
+        scaled = {"down": math.floor, "up": math.ceil}.get(rounding, round)(scaled)
+    shown = scaled / 10**digits + 0.0  # + 0.0 turns a negative zero into zero
+    return f"{shown:+.{digits}f}"
+
+
+def pp_interval(lower: float, upper: float, digits: int = 2) -> str:
+    """``[lower, upper]`` in percentage points, rounded outward (:func:`percentage_points`)."""
+    return f"[{percentage_points(lower, 'down', digits)}, {percentage_points(upper, 'up', digits)}]"

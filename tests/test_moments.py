@@ -61,3 +61,4 @@ def test_higher_order_feasible_from_a_law():
     atoms, w = np.array([0.1, 0.5, 0.9]), np.array([0.2, 0.5, 0.3])
     vals = [float(np.dot(w, atoms**k)) for k in range(1, 5)]
     assert moment_class(values=vals).order == 4
+

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from .._errors import InputError
+from .._numbers import percentage_points, pp_interval
 from ..stats import (
     METHODS,
     REPORT_SCHEMA_VERSION,
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     if comparisons:
         print(f"\nPaired comparisons with {args.baseline} (same examples, {100 * (1 - args.alpha):g}% CI):")
         for c in comparisons:
-            print(f"  {c.label_b} - {c.label_a}: {100 * c.difference:+.2f} pp [{100 * c.lower:+.2f}, {100 * c.upper:+.2f}] (n = {c.n})")
+            print(f"  {c.label_b} - {c.label_a}: {percentage_points(c.difference)} pp {pp_interval(c.lower, c.upper)} (n = {c.n})")
     return 0
 
 
@@ -216,6 +217,6 @@ def print_report(r: AnalysisReport) -> None:
     for v in r.verdicts:
         print(f"  {v.text}")
     for c in r.comparisons:
-        print(f"  empirical {c.label_b} vs {c.label_a}: {100 * c.difference:+.2f} pp [{100 * c.lower:+.2f}, {100 * c.upper:+.2f}]")
+        print(f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp {pp_interval(c.lower, c.upper)}")
     for note in r.notes:
         print(f"  note: {note}")

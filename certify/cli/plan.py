@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from .._errors import InputError
-from .._numbers import shown_value
+from .._numbers import percentage_points, shown_value
 from .._objective import is_vote_limit
 from ..stats import plan_study, read_bits
 from ._args import open_run_store, parse_alpha, parse_int
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"Plan for certifying that {plan.votes} votes beat one call ({level}), from a pilot of {plan.pilot_examples} "
           f"examples; {reps} simulated studies per cell (Monte Carlo, not a guarantee)")
     for name, sc in plan.scenarios.items():
-        print(f"  scenario {name}: true gain V{plan.votes} - V1 = {100 * sc['gain']:+.2f} pp")
+        print(f"  scenario {name}: true gain V{plan.votes} - V1 = {percentage_points(sc['gain'])} pp")
     print()
     rows = [[r.scenario, r.examples, r.calls, f"{r.mean_width:.4f}", f"{r.p_certified:.2f} +- {r.se_certified:.2f}"]
             for r in plan.rows]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._errors import InputError
+from .._numbers import pp_interval
 from ._build import analyze_store, write_report
 
 __all__ = ["DemoResult", "default_config_path", "run_demo", "summary_lines"]
@@ -112,7 +113,7 @@ def summary_lines(result: DemoResult) -> list[str]:
     for r in result.summary:
         emp = "-" if r["v3_empirical"] is None else f"{r['v3_empirical']:.3f}"
         iv = f"[{r['v3_lower']:.3f}, {r['v3_upper']:.3f}]"
-        gain = "-" if r.get("gain_lower") is None else f"[{100 * r['gain_lower']:+.2f}, {100 * r['gain_upper']:+.2f}]"
+        gain = "-" if r.get("gain_lower") is None else pp_interval(r['gain_lower'], r['gain_upper'])
         lines.append(f"{r['group']:<28} {r['mu']:>7.3f} {r['rho']:>8.3f} {iv:>21} {emp:>9} {gain:>22}  {r['verdict'] or '-'}")
     s = result.seconds
     lines.append(f"calls: {result.recorded} recorded now, {result.skipped} already in {result.store}; "

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._endpoint import endpoint_bounds
+from .._numbers import percentage_points, pp_interval
 from .._errors import CertifyError, InputError
 from .._objective import V_INF, budget_json, parse_vote_budget, parse_vote_budgets
 from ._completions import Completion, complete
@@ -90,12 +91,13 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
     if calls_agree and lower <= 0 <= upper:
         return "the calls of every example agree, so a vote returns what one call returns: voting changes nothing"
     if lower > 0:
-        return f"every latent law the calls allow gains at least {100 * lower:.2f} pp"
+        return f"every latent law the calls allow gains at least {percentage_points(lower, 'down')[1:]} pp"
     if verdict_status(lower, upper) == "negligible":
-        return (f"every latent law the calls allow changes the accuracy by {100 * lower:+.2f} to {100 * upper:+.2f} pp: "
+        return (f"every latent law the calls allow changes the accuracy by {percentage_points(lower, 'down')} to "
+                f"{percentage_points(upper, 'up')} pp: "
                 f"less than {100 * NEGLIGIBLE_GAIN:g} pp either way")
     if upper < 0:
-        return (f"every latent law the calls allow loses at least {-100 * upper:.2f} pp: too many examples are "
+        return (f"every latent law the calls allow loses at least {percentage_points(-upper, 'down')[1:]} pp: too many examples are "
                 f"answered correctly less than half the time, and a vote amplifies their errors")
     mu = min(max(float(mean), 0.0), 1.0)
     span = sharp_bounds(f"V{votes} - V1", mu=mu)
@@ -224,7 +226,7 @@ class Verdict:
 
     @property
     def text(self) -> str:
-        pp = f"gain in [{100 * self.gain_lower:+.2f}, {100 * self.gain_upper:+.2f}] pp"
+        pp = f"gain in {pp_interval(self.gain_lower, self.gain_upper)} pp"
         why = f"; {self.reason}" if self.reason else ""
         if self.status == "better":
             return f"{self.votes} votes: CERTIFIED better than one call ({pp}){why}"
