@@ -16,7 +16,14 @@ import numpy as np
 
 from ._errors import InputError
 
-__all__ = ["CallBits", "DataError", "ReadInfo"]
+__all__ = ["CORRECT", "CallBits", "DataError", "NO_ANSWER", "NO_CALL", "ReadInfo"]
+
+#: Answer code of a correct call (:attr:`CallBits.answers`).
+CORRECT = 0
+#: Answer code of a call that produced no answer: no vote, and incorrect as one call.
+NO_ANSWER = -1
+#: Answer code past an example's recorded calls (ragged data).
+NO_CALL = -2
 
 
 class DataError(InputError):
@@ -116,6 +123,14 @@ class CallBits:
         ``dataset/policy`` (or task/model) label, ``""`` for a single-group file.
     read_info : ReadInfo or None
         Which columns were read as what (``None`` for arrays).
+    answers : ndarray of int32, shape (n, K_max), or None
+        The answer of every call, as codes that keep exactly what a vote over answers needs:
+        :data:`CORRECT` (0) for a correct call, 1, 2, ... for distinct wrong answers (equal
+        codes in one row are the same answer after normalization; codes are not comparable
+        across rows), :data:`NO_ANSWER` (-1) for a call that produced no answer (it casts no
+        vote and is incorrect) and :data:`NO_CALL` (-2) past an example's K_i calls.
+        ``None`` when the source records correctness only. ``answers == CORRECT`` is ``bits == 1``
+        wherever a call exists (checked on construction).
     """
 
     example_ids: tuple[str, ...]
@@ -124,6 +139,31 @@ class CallBits:
     source: str = ""
     group: str = ""
     read_info: ReadInfo | None = field(default=None, repr=False)
+    answers: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.answers is None:
+            return
+        codes = np.asarray(self.answers)
+        if codes.shape != self.bits.shape or not np.issubdtype(codes.dtype, np.integer):
+            raise InputError(f"answers: an integer array of shape {self.bits.shape} is needed, got {codes.dtype} {codes.shape}")
+        called = ~np.isnan(self.bits)
+        if not np.array_equal(codes == NO_CALL, ~called) or not np.array_equal(codes[called] == CORRECT, self.bits[called] == 1):
+            raise InputError("answers: the codes disagree with the bits (code 0 must mark exactly the correct calls, "
+                             "-2 exactly the missing ones)")
+        if (codes < NO_CALL).any():
+            raise InputError(f"answers: codes below {NO_CALL} are not defined")
+        object.__setattr__(self, "answers", codes.astype(np.int32, copy=False))
+
+    @property
+    def has_answers(self) -> bool:
+        """Whether the answers of the calls were recorded (a plurality vote needs them)."""
+        return self.answers is not None
+
+    @property
+    def abstentions(self) -> int:
+        """Calls that produced no answer (0 without answers)."""
+        return 0 if self.answers is None else int((self.answers == NO_ANSWER).sum())
 
     @property
     def n(self) -> int:
