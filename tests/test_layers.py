@@ -160,13 +160,13 @@ def test_imports_only_lower_layers_and_public_names():
     "importer, source, expected",
     [
         ("report/_x.py", "from ..stats._empirical import _paired\n", 2),
-        ("cli/_x.py", "from ..readers._read import read_groups\n", 1),
+        ("cli/_x.py", "from ..readers._registry import read_groups\n", 1),
         ("stats/_x.py", "from ..experiment import RunStore\n", 1),
         ("stats/_x.py", "from ..solvers._batch import batch_upper\n", 1),
         ("stats/_x.py", "from .._bounds import sharp_bounds\nfrom ._empirical import paired\n", 0),
         ("stats/_x.py", "from ..readers import read_groups\n", 0),
-        ("stats/_x.py", "from ..readers._read import read_groups\n", 1),
-        ("readers/_x.py", "from .._calls import CallBits\nfrom ._read import read_groups\n", 0),
+        ("stats/_x.py", "from ..readers._registry import read_groups\n", 1),
+        ("readers/_x.py", "from .._calls import CallBits\nfrom ._registry import read_groups\n", 0),
         ("readers/_x.py", "from ..stats import analyze\n", 1),
         ("readers/_x.py", "from ..solvers import batch_upper\n", 1),
         ("readers/_x.py", "import certify.experiment\n", 1),
@@ -183,7 +183,7 @@ def test_the_rules_catch_what_they_should(tmp_path, monkeypatch, importer, sourc
     for sub in ("", *LAYERS, "experiment/_backends"):
         (fake / sub).mkdir(parents=True, exist_ok=True)
         (fake / sub / "__init__.py").write_text("")
-    for name in ("stats/_empirical.py", "readers/_read.py", "solvers/_batch.py", "_bounds.py", "_calls.py", "experiment/_config.py",
+    for name in ("stats/_empirical.py", "readers/_registry.py", "solvers/_batch.py", "_bounds.py", "_calls.py", "experiment/_config.py",
                  "report/_demo.py"):
         (fake / name).write_text("")
     (fake / importer).write_text(source)

@@ -6,8 +6,9 @@ nothing above the math core: statistics, the likelihood engine, the experiment, 
 and the CLI all build on the readers, never the other way round.
 
 **What reads what.** :func:`read_groups` (one :class:`CallBits` per group) and
-:func:`read_bits` (one group) choose the reader by the file's suffix and, where a suffix
-is shared, by its content (:mod:`certify.readers._read`):
+:func:`read_bits` (one group) ask the registry (:mod:`certify.readers._registry`:
+:class:`Reader`, :data:`READERS`, :func:`reader_for`) which reader handles a file, by its
+suffix and, where a suffix is shared, by its content:
 
 * ``.csv`` / ``.tsv`` / ``.txt`` (UTF-8 with or without a byte-order mark, ``\n`` or
   ``\r\n`` line ends; comma, semicolon or tab, given with ``delimiter=`` / ``--delimiter``
@@ -43,7 +44,7 @@ the column and the rule: non-binary and missing values, examples with fewer than
 calls, empty files, duplicated (example, call) keys, columns without a role, a
 directory, a file that is not UTF-8 text, more than ``MAX_CALL_INDICES`` distinct
 call indices (:mod:`~certify.readers._cells`), a keyword that does not apply to the
-file's kind (:mod:`~certify.readers._read`). A value error in a call or correct
+file's kind (:mod:`~certify.readers._registry`). A value error in a call or correct
 column also says which columns were read as what and how to map them.
 """
 
@@ -51,20 +52,24 @@ from .._calls import CallBits, DataError, ReadInfo
 from ._columns import ColumnMap
 from ._csv import parse_delimiter
 from ._inspect import parse_score_map
-from ._read import read_bits, read_groups
+from ._registry import READERS, Reader, ReadOptions, read_bits, read_groups, reader_for
 from ._store import CallTable, read_call_table
 from ._tables import bits_from_array
 
 __all__ = [
+    "READERS",
     "CallBits",
     "CallTable",
     "ColumnMap",
     "DataError",
     "ReadInfo",
+    "ReadOptions",
+    "Reader",
     "bits_from_array",
     "parse_delimiter",
     "parse_score_map",
     "read_bits",
     "read_call_table",
     "read_groups",
+    "reader_for",
 ]

@@ -59,7 +59,7 @@ from .._calls import CallBits, DataError, ReadInfo
 from .._errors import InputError
 from ._tables import read_long
 
-__all__ = ["ZIP_ZSTD", "parse_score_map", "read_inspect_log"]
+__all__ = ["ZIP_ZSTD", "is_inspect_log", "parse_score_map", "read_inspect_log"]
 
 #: Zip compression method of zstd-compressed members (APPNOTE 4.4.5).
 ZIP_ZSTD = 93
@@ -411,6 +411,17 @@ def _to_bits(log: _Log, source: str, scorer, allow_incomplete: bool, table: dict
     info = ReadInfo("inspect_ai log", "sample id", (), "epoch", column, reader=log.reader, status=log.status,
                     skipped=len(unscored), notes=tuple(notes))
     return {group: CallBits(tuple(bits.example_ids[r] for r in order), bits.bits[order], bits.counts[order], source, group, info)}
+
+
+def is_inspect_log(path) -> bool:
+    """Whether ``path`` (a ``.eval`` or ``.json`` file) is read as an inspect_ai log.
+
+    Every ``.eval`` file is (one that is no zip archive is then refused as such); a ``.json``
+    file is when it is not empty: an empty one is reported as an empty file, not as a
+    broken log.
+    """
+    p = Path(path)
+    return p.suffix.lower() == ".eval" or p.stat().st_size > 0
 
 
 def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
