@@ -50,7 +50,6 @@ column also says which columns were read as what and how to map them.
 
 from .._calls import CallBits, DataError, ReadInfo
 from ._columns import ColumnMap
-from ._csv import parse_delimiter
 from ._inspect import parse_score_map
 from ._registry import READERS, Reader, ReadOptions, read_bits, read_groups, reader_for
 from ._store import CallTable, read_call_table
@@ -66,7 +65,6 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "bits_from_array",
-    "parse_delimiter",
     "parse_score_map",
     "read_bits",
     "read_call_table",
