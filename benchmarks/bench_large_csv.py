@@ -1,11 +1,11 @@
-"""Reading a large long-form CSV: seconds and peak memory of ``certify.stats.read_bits``.
+"""Reading a large long-form CSV: seconds and peak memory of ``certify.readers.read_bits``.
 
 Writes a long-form CSV (``example_id,call,correct``; default 300,000 examples x 10
 calls = 3,000,000 rows, 40 MB) to a temporary folder, then reads it in fresh child
 processes, one per reader, so that each peak resident set size (``ru_maxrss``) is that
 reader's alone (taken when the reader returns, before the counts are checked):
 
-* ``pyarrow``: the streaming reader (:mod:`certify.stats._csv_read`) with pyarrow parsing;
+* ``pyarrow``: the streaming reader (:mod:`certify.readers._csv`) with pyarrow parsing;
 * ``python``: the same reader with Python's csv module parsing (the base install
   without pyarrow);
 * ``pandas``: ``pandas.read_csv`` of the whole file and a pivot to an examples x calls
@@ -72,11 +72,12 @@ def child(reader: str, path: str) -> dict:
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         peak = _rss_mb()
     else:
-        from certify.stats._data import ColumnMap, _read_csv
+        from certify.readers import ColumnMap
+        from certify.readers._csv import read_csv
 
         before = _rss_mb()
         t0, c0 = time.perf_counter(), time.process_time()
-        out, _ = _read_csv(Path(path), ColumnMap(), None, engine=reader)
+        out, _ = read_csv(Path(path), ColumnMap(), None, engine=reader)
         (bits,) = out.values()
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         # the reader's peak, before the check below (np.nansum copies the float bits: +24 MB)

@@ -25,21 +25,20 @@ Public namespace (everything else lives in private ``_module.py`` files):
 
 import importlib as _importlib
 
-# Statistics and certificates load scipy.stats and the checker on first use
-# (PEP 562), so that `import certify` and `certify bounds` start fast.
+# Readers, statistics and certificates load numpy, scipy.stats and the checker on
+# first use (PEP 562), so that `import certify` and `certify bounds` start fast.
 _LAZY = {
     **{name: ("certify.certificates", name) for name in ("BatchItem", "Certificate", "VerificationResult", "certify_bound", "certify_many")},
     "dump_certificate": ("certify.certificates", "dump"),
     "load_certificate": ("certify.certificates", "load"),
     "verify_certificate": ("certify.certificates", "verify"),
+    **{name: ("certify.readers", name) for name in ("CallBits", "DataError", "read_bits", "read_groups")},
     **{
         name: ("certify.stats", name)
         for name in (
             "AllCallEstimates",
             "AnalysisReport",
-            "CallBits",
             "Completion",
-            "DataError",
             "EmptyRegionError",
             "ProjectedInterval",
             "TwoCallEstimates",
@@ -58,8 +57,6 @@ _LAZY = {
             "cell_counts",
             "project",
             "project_many",
-            "read_bits",
-            "read_groups",
             "two_call_estimates",
             "two_call_from_summary",
             "wald_region",

@@ -425,7 +425,7 @@ _add("verify", "{dir}/binary.json", code=2, says="UNREADABLE", verdict_on_stdout
 _add("verify", "{dir}/json_array.json", code=1, says="FAILED")
 _add("verify", "{dir}/deep.json", code=1, says="deep")
 
-# analyze (certify/cli/analyze.py and certify/stats/_data.py are another engineer's)
+# analyze (certify/cli/analyze.py and the readers, certify/readers/)
 for name, path in {"missing": "no_such.csv", "directory": "sub", "empty": "empty.csv", "binary": "binary.csv",
                    "unknown suffix": "notes.txt", "header only": "header_only.csv", "empty json": "empty.json",
                    "binary sqlite": "binary.sqlite", "fake sqlite": "not_sqlite.sqlite"}.items():

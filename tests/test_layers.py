@@ -1,16 +1,19 @@
 """The package's layers are one-way (issue 14).
 
-Lowest first: the math core (``certify/_*.py``, ``certify/solvers``) <- certificates
-<- statistics <- experiments <- report <- CLI. This test parses every module under
-``certify/`` with :mod:`ast` (nothing is imported), resolves relative imports, and
-checks two rules for every ``import`` / ``from ... import`` statement, wherever it
-sits (module level or inside a function):
+Lowest first: the math core (``certify/_*.py``, ``certify/solvers``) <- readers
+<- certificates <- statistics <- experiments <- report <- CLI. This test parses every
+module under ``certify/`` with :mod:`ast` (nothing is imported), resolves relative
+imports, and checks three rules for every ``import`` / ``from ... import`` statement,
+wherever it sits (module level or inside a function):
 
 (a) a module imports its own layer or lower layers only;
 (b) a module imports no other package's private module (a dotted path with a
     component starting with ``_`` whose parent package is neither the importer's
     package nor one of its ancestors) and no other package's private name
-    (``from certify.stats import _paired``, ``from ..stats._empirical import _x``).
+    (``from certify.stats import _paired``, ``from ..stats._empirical import _x``);
+(c) the readers import the math core (``certify/_*.py``) and themselves only: they
+    produce the call types everything else consumes, so they need none of the rest
+    (not even the solvers, on a lower layer number).
 
 The public namespaces (``certify``, ``certify.stats``, ``certify.solvers``, ...) are
 what one package offers another; a package's private ``_module`` files are free
@@ -27,7 +30,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "certify"
 
 #: Layer of each top-level subpackage of ``certify``; anything else is the math core.
-LAYERS = {"solvers": 0, "certificates": 1, "stats": 2, "experiment": 3, "report": 4, "cli": 5}
+LAYERS = {"solvers": 0, "readers": 1, "certificates": 2, "stats": 3, "experiment": 4, "report": 5, "cli": 6}
+
+#: Packages that may import only the math core (``certify/_*.py``) besides themselves (rule (c)).
+CORE_ONLY = {"readers"}
 
 #: Violations accepted for now, as ``(importer, imported module)`` pairs, each with its reason.
 KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
@@ -95,6 +101,12 @@ def _within(package: str, owner: str) -> bool:
     return package == owner or package.startswith(owner + ".")
 
 
+def _top(module: str) -> str | None:
+    """The top-level subpackage of ``certify`` that *module* is in; None for the math core and ``certify`` itself."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and (ROOT / parts[1]).is_dir() else None
+
+
 def _is_package(module: str) -> bool:
     return (ROOT.parent / Path(*module.split(".")) / "__init__.py").is_file()
 
@@ -117,6 +129,9 @@ def violations() -> list[str]:
                     continue
                 if _layer(target) > _layer(importer):
                     found.append(f"{where}: {importer} (layer {_layer(importer)}) imports higher layer {target} (layer {_layer(target)})")
+                elif _top(importer) in CORE_ONLY and (target == "certify" or _top(target) not in (None, _top(importer))):
+                    # `certify` itself counts: its lazy names reach every layer
+                    found.append(f"{where}: {importer} imports {target}; certify.{_top(importer)} imports the math core only")
                 owner = _private_owner(target)
                 if owner is not None and not _within(package, owner):
                     found.append(f"{where}: {importer} imports {target}, a private module of {owner}")
@@ -130,7 +145,7 @@ def violations() -> list[str]:
 
 def test_the_walk_sees_every_layer():
     layers = {_layer(_module_name(p)[0]) for p in _modules()}
-    assert layers == set(range(6))
+    assert layers == set(range(7))
     # and it resolves relative imports (certify.stats._region imports certify._bounds)
     region = ROOT / "stats" / "_region.py"
     assert any(imported == "certify._bounds" for _, imported, _ in _imports(region))
@@ -145,10 +160,18 @@ def test_imports_only_lower_layers_and_public_names():
     "importer, source, expected",
     [
         ("report/_x.py", "from ..stats._empirical import _paired\n", 2),
-        ("cli/_x.py", "from ..stats._data import read_groups\n", 1),
+        ("cli/_x.py", "from ..readers._registry import read_groups\n", 1),
         ("stats/_x.py", "from ..experiment import RunStore\n", 1),
         ("stats/_x.py", "from ..solvers._batch import batch_upper\n", 1),
-        ("stats/_x.py", "from .._bounds import sharp_bounds\nfrom ._data import CallBits\n", 0),
+        ("stats/_x.py", "from .._bounds import sharp_bounds\nfrom ._empirical import paired\n", 0),
+        ("stats/_x.py", "from ..readers import read_groups\n", 0),
+        ("stats/_x.py", "from ..readers._registry import read_groups\n", 1),
+        ("readers/_x.py", "from .._calls import CallBits\nfrom ._registry import read_groups\n", 0),
+        ("readers/_x.py", "from ..stats import analyze\n", 1),
+        ("readers/_x.py", "from ..solvers import batch_upper\n", 1),
+        ("readers/_x.py", "import certify.experiment\n", 1),
+        ("readers/_x.py", "import certify\n", 1),
+        ("certificates/_x.py", "from ..readers import CallBits\n", 0),
         ("experiment/_backends/_x.py", "from .._config import BackendConfig\n", 0),
         ("cli/_x.py", "from certify.stats import read_groups\nimport certify.report\n", 0),
         ("cli/_x.py", "import certify.report._demo\n", 1),
@@ -160,7 +183,8 @@ def test_the_rules_catch_what_they_should(tmp_path, monkeypatch, importer, sourc
     for sub in ("", *LAYERS, "experiment/_backends"):
         (fake / sub).mkdir(parents=True, exist_ok=True)
         (fake / sub / "__init__.py").write_text("")
-    for name in ("stats/_empirical.py", "stats/_data.py", "solvers/_batch.py", "_bounds.py", "experiment/_config.py", "report/_demo.py"):
+    for name in ("stats/_empirical.py", "readers/_registry.py", "solvers/_batch.py", "_bounds.py", "_calls.py", "experiment/_config.py",
+                 "report/_demo.py"):
         (fake / name).write_text("")
     (fake / importer).write_text(source)
     monkeypatch.setitem(globals(), "ROOT", fake)

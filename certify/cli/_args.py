@@ -98,7 +98,7 @@ def as_argument_type(parse, *options):
 
 
 def open_run_store(path):
-    """Open a certify run store for statistics (``open_store=`` of :func:`certify.stats.read_groups`).
+    """Open a certify run store for statistics (``open_store=`` of :func:`certify.readers.read_groups`).
 
     The experiment package is imported only when a command reads a run store.
     """

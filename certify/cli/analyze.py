@@ -19,18 +19,8 @@ from pathlib import Path
 
 from .._errors import InputError
 from .._numbers import percentage_points, pp_interval
-from ..stats import (
-    METHODS,
-    REPORT_SCHEMA_VERSION,
-    AnalysisReport,
-    ColumnMap,
-    analyze,
-    compare_policies,
-    parse_score_map,
-    read_groups,
-    verdict_budgets,
-    votes_label,
-)
+from ..readers import ColumnMap, parse_score_map, read_groups
+from ..stats import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, compare_policies, verdict_budgets, votes_label
 from .._json import schema_id
 from .._objective import V_INF, parse_vote_budgets
 from ._args import open_run_store, parse_alpha
@@ -65,7 +55,7 @@ def register(sub) -> None:
                          "a response without a match counts as incorrect (default: the whole response)")
     lm.add_argument("--answer-ignore-case", action="store_true", help="compare answer and target ignoring case")
     cols = p.add_argument_group("table columns", "CSV/TSV/JSONL/Parquet: roles of columns the documented names do not "
-                                "cover (see certify.stats._data); every other column must be documented or ignored")
+                                "cover (see certify.readers); every other column must be documented or ignored")
     cols.add_argument("--id-col", metavar="COL", help="the example id column")
     cols.add_argument("--call-cols", nargs="+", metavar="COL", help="wide form: the call columns, in call order")
     cols.add_argument("--call-col", metavar="COL", help="long form: the call-index column")

@@ -14,7 +14,8 @@ import sys
 from .._errors import InputError
 from .._numbers import percentage_points, shown_value
 from .._objective import is_vote_limit
-from ..stats import plan_study, read_bits
+from ..readers import read_bits
+from ..stats import plan_study
 from ._args import open_run_store, parse_alpha, parse_int
 from ._output import print_json, print_table
 

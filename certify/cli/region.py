@@ -12,7 +12,8 @@ import argparse
 
 from .._errors import InputError
 from .._results import SCHEMA_VERSION
-from ..stats import project_many, read_bits, two_call_estimates, two_call_from_summary, votes_label, wald_region
+from ..readers import read_bits
+from ..stats import project_many, two_call_estimates, two_call_from_summary, votes_label, wald_region
 from .._json import schema_id
 from .._numbers import exact_number
 from .._objective import budget_json, parse_objective, parse_vote_budgets

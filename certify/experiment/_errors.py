@@ -5,7 +5,7 @@ configuration mistake (:class:`~certify._errors.InputError`) to exit code 2 and
 an operational failure (:class:`BackendError`, :class:`StoreError`,
 :class:`DatasetError`) to exit code 1, each as a single line on stderr.
 
-A data *file* the statistics cannot read is :class:`certify.stats.DataError` (an
+A data *file* the readers cannot read is :class:`certify.readers.DataError` (an
 input error, exit 2); a data *set* the experiment cannot fetch or read is
 :class:`DatasetError` (operational, exit 1): one class per meaning.
 """
@@ -70,5 +70,5 @@ class NotAStoreError(StoreError, InputError):
 class DatasetError(CertifyError, RuntimeError):
     """A data set could not be read or fetched (hub unreachable, file damaged): exit code 1.
 
-    Not an input error: the statistics' unreadable-file error is :class:`certify.stats.DataError`.
+    Not an input error: the readers' unreadable-file error is :class:`certify.readers.DataError`.
     """

@@ -364,8 +364,8 @@ class RunStore:
         """Every recorded call as ``(dataset, policy, example_id, repeat, correct)``.
 
         Ordered by dataset, policy, the example's position in the draw and repeat: the
-        :class:`certify.stats.CallTable` through which statistics read a store
-        (:func:`certify.stats.read_call_table`).
+        :class:`certify.readers.CallTable` through which the readers read a store
+        (:func:`certify.readers.read_call_table`).
         """
         try:
             return self.query(

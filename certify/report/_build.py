@@ -32,6 +32,7 @@ from .._objective import V_INF, budget_json
 from ..certificates import certify_bound
 from ..certificates import dump as dump_certificate
 from .._json import schema_id, to_json
+from ..readers import read_groups
 from ..stats import (
     EmptyRegionError,
     analyze,
@@ -39,7 +40,6 @@ from ..stats import (
     find_overtaking,
     mixture_data,
     optimize_mixture,
-    read_groups,
     search_mixtures,
     unit_mixture,
     wald_region,
@@ -126,7 +126,7 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
         likelihood-ratio intervals (all recorded calls) of every budget of the vote curve,
         V_inf and the gains V_k - V_1.
     """
-    from ..experiment import RunStore  # statistics read a run store through the experiment's CallTable
+    from ..experiment import RunStore  # the readers read a run store through the experiment's CallTable
 
     groups = read_groups(store_path, open_store=RunStore)
     items = list(groups.items())
@@ -328,7 +328,7 @@ def write_report(store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05
     Parameters
     ----------
     store_path : str or Path
-        A certify run store (``.sqlite``) or any file :func:`certify.stats.read_groups` reads.
+        A certify run store (``.sqlite``) or any file :func:`certify.readers.read_groups` reads.
     out_dir : str or Path
         Created if needed; files inside are replaced.
     alpha : float

@@ -1,11 +1,11 @@
 """Statistics on correctness bits: from repeated-call data to certified vote accuracy.
 
-* data: :func:`read_bits`, :func:`read_groups`, :func:`bits_from_array`, :class:`CallBits`;
-  :class:`CallTable` / :func:`read_call_table` take the bits of a higher layer's source
-  (a :class:`certify.experiment.RunStore`: statistics never import the experiment);
-  :class:`ColumnMap`, :class:`ReadInfo`, :class:`DataError` (formats, column roles and the
-  ragged-count rule in :mod:`certify.stats._data`; inspect_ai logs, their status rule and
-  score mapping in :mod:`certify.stats._inspect_log`);
+* data, re-exported from :mod:`certify.readers` (formats, column roles, the ragged-count
+  rule, inspect_ai logs and their score mapping are documented there): :func:`read_bits`,
+  :func:`read_groups`, :func:`bits_from_array`, :class:`CallBits`; :class:`CallTable` /
+  :func:`read_call_table` take the bits of a higher layer's source (a
+  :class:`certify.experiment.RunStore`: readers and statistics never import the experiment);
+  :class:`ColumnMap`, :class:`ReadInfo`, :class:`DataError`;
 * estimators: :func:`two_call_estimates` (paper Section 4.4), :func:`two_call_from_summary`,
   :func:`all_call_estimates` (U-statistics from every call), with
   :class:`TwoCallEstimates`, :class:`AllCallEstimates`;
@@ -39,10 +39,11 @@
 
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
 from .._calls import CallBits, DataError, ReadInfo
-from ._data import (
+from ..readers import (
     CallTable,
     ColumnMap,
     bits_from_array,
+    parse_score_map,
     read_bits,
     read_call_table,
     read_groups,
@@ -113,7 +114,6 @@ from ._report import (
     parse_votes,
     verdict_budgets,
 )
-from ._inspect_log import parse_score_map
 from ._interval_certificates import certified_intervals
 from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 

@@ -12,7 +12,7 @@ average over examples is unbiased for V_n, with the ordinary standard error of
 a mean of independent per-example values. Even m uses fair coin-flip ties
 (half the tie probability), unbiased for the even-budget accuracy, which equals
 V of the odd budget below (Sec. 2). By the ragged-count rule of
-:mod:`certify.stats._data`, m must not exceed the smallest K_i.
+:mod:`certify.readers._cells`, m must not exceed the smallest K_i.
 
 Paired comparisons (two budgets on the same examples, or two policies on the
 same example ids) use per-example differences, so example difficulty cancels

@@ -1,7 +1,7 @@
 """The compact bookkeeping of the streaming table reader (issue 16: a large CSV in bounded memory).
 
-Example ids are found through a sorted array of their hashes (:class:`_TextCodes`), examples of
-grouped files through a sorted array of keys (:class:`_SortedIndex`), and the result is built
+Example ids are found through a sorted array of their hashes (:class:`TextCodes`), examples of
+grouped files through a sorted array of keys (:class:`SortedIndex`), and the result is built
 after the row numbers are dropped. These tests read files cut into many small blocks, so that
 ids recur across blocks, with both parsers, and compare every count with one computed here.
 """
@@ -9,8 +9,10 @@ ids recur across blocks, with both parsers, and compare every count with one com
 import numpy as np
 import pytest
 
-import certify.stats._csv_read as csv_read
-from certify.stats._data import ColumnMap, DataError, _read_csv, _SortedIndex, _TextCodes, _trim_heap
+import certify.readers._csv as csv_read
+from certify.readers import ColumnMap, DataError
+from certify.readers._csv import read_csv
+from certify.readers._memory import SortedIndex, TextCodes, trim_heap
 
 ENGINES = ["pyarrow", "python"]
 
@@ -23,7 +25,7 @@ class Colliding(str):
 
 
 def test_text_codes_tell_apart_texts_with_the_same_hash():
-    codes = _TextCodes()
+    codes = TextCodes()
     first = [Colliding(t) for t in ("a", "b", "c")]
     codes.add(first)
     assert codes.codes([Colliding("c"), Colliding("a"), Colliding("z"), Colliding("b")]).tolist() == [2, 0, -1, 1]
@@ -33,7 +35,7 @@ def test_text_codes_tell_apart_texts_with_the_same_hash():
 
 
 def test_text_codes_many_texts_and_none():
-    codes = _TextCodes()
+    codes = TextCodes()
     texts = [f"id{i}" for i in range(5000)]
     codes.add(texts[:3000])
     got = codes.codes([*texts[::-1], None])
@@ -43,7 +45,7 @@ def test_text_codes_many_texts_and_none():
 
 
 def test_sorted_index_get_and_add():
-    index = _SortedIndex()
+    index = SortedIndex()
     assert index.get(np.array([3], dtype=np.int64)).tolist() == [-1]
     index.add(np.array([5, 1 << 40, -2], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64))
     index.add(np.array([7], dtype=np.int64), np.array([3], dtype=np.int64))
@@ -56,8 +58,8 @@ def test_sorted_index_get_and_add():
 
 
 def test_trim_heap_runs_anywhere():
-    _trim_heap()
-    _trim_heap()
+    trim_heap()
+    trim_heap()
 
 
 @pytest.fixture
@@ -84,7 +86,7 @@ def test_many_examples_ids_across_blocks(tmp_path, small_blocks, engine):
     n, k = 3000, 4
     path = tmp_path / "long.csv"
     b, cells = write_long(path, rng, n, k)
-    out, info = _read_csv(path, ColumnMap(), None, engine)
+    out, info = read_csv(path, ColumnMap(), None, engine)
     (bits,) = out.values()
     order = list(dict.fromkeys(i for i, _ in cells))  # examples in order of first appearance
     assert bits.example_ids == tuple(f"x{i * 7919 % 100003}" for i in order)
@@ -99,7 +101,7 @@ def test_groups_across_blocks(tmp_path, small_blocks, engine):
     n, k = 2000, 3
     path = tmp_path / "groups.csv"
     b, cells = write_long(path, rng, n, k, groups=True)
-    out, _ = _read_csv(path, ColumnMap(), None, engine)
+    out, _ = read_csv(path, ColumnMap(), None, engine)
     order = list(dict.fromkeys(i for i, _ in cells))
     assert list(out) == list(dict.fromkeys(f"t{i % 3}" for i in order))
     for g, bits in out.items():
@@ -123,7 +125,7 @@ def test_calls_out_of_order_and_ragged_across_blocks(tmp_path, small_blocks, eng
             rows.setdefault(i, len(lines) - 1)
     path = tmp_path / "ragged.csv"
     path.write_text("\n".join(lines) + "\n")
-    out, info = _read_csv(path, ColumnMap(), None, engine)
+    out, info = read_csv(path, ColumnMap(), None, engine)
     (bits,) = out.values()
     ids = sorted(range(n), key=rows.__getitem__)
     assert bits.example_ids == tuple(f"e{i}" for i in ids)
@@ -142,5 +144,5 @@ def test_duplicate_across_blocks_names_both_rows(tmp_path, small_blocks, engine)
     path = tmp_path / "dup.csv"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataError) as err:
-        _read_csv(path, ColumnMap(), None, engine)
+        read_csv(path, ColumnMap(), None, engine)
     assert str(err.value) == f"{path}: row 801 duplicates row 124: (example, call) = ('e123', 0) appears twice"

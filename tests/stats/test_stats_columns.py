@@ -13,8 +13,8 @@ from stats_helpers import eval_header, eval_sample, write_eval_json, write_eval_
 from certify import InputError
 from certify.cli.main import main
 from certify.stats import DataError, read_bits, read_groups
-from certify.stats._data import ColumnMap
-from certify.stats._inspect_log import ZIP_ZSTD, read_inspect_log
+from certify.readers import ColumnMap
+from certify.readers._inspect import ZIP_ZSTD, read_inspect_log
 
 BITS = np.array([[1, 0, 1], [1, 1, 1], [0, 0, 1], [0, 1, 0]], dtype=float)
 

@@ -3,7 +3,7 @@
 Byte-order marks, CRLF, semicolon and tab delimiters, quoted fields, blank lines, rows
 that end early, directories, binary files, a JSON file that is not a log, and a
 streamed file of 200,000 rows. Every count is computed here from the bits the test
-wrote; both parsers of :mod:`certify.stats._csv_read` (pyarrow and Python's csv module)
+wrote; both parsers of :mod:`certify.readers._csv` (pyarrow and Python's csv module)
 must give the same result.
 """
 
@@ -15,8 +15,9 @@ import pytest
 
 from certify.cli.main import main
 from certify.stats import read_bits, read_groups
-from certify.stats._csv_read import open_csv_table, parse_delimiter
-from certify.stats._data import MAX_CALL_INDICES, ColumnMap, DataError, _read_csv
+from certify.readers import ColumnMap, DataError
+from certify.readers._cells import MAX_CALL_INDICES
+from certify.readers._csv import open_csv_table, parse_delimiter, read_csv
 
 ENGINES = ["pyarrow", "python"]
 
@@ -38,7 +39,7 @@ def cli_error(capsys, *args) -> str:
 
 def read(path, engine, delimiter=None, columns=None):
     """One group's CallBits and the notes, read with the given parser."""
-    out, info = _read_csv(path, ColumnMap.coerce(columns), delimiter, engine)
+    out, info = read_csv(path, ColumnMap.coerce(columns), delimiter, engine)
     (bits,) = out.values()
     return bits, info.notes
 
@@ -323,7 +324,7 @@ def large_long(tmp_path_factory):
 def test_streamed_counts_equal_numpy(large_long, engine):
     path, b, calls, first_row, rows = large_long
     assert rows > 100_000
-    out, info = _read_csv(path, ColumnMap(), None, engine)
+    out, info = read_csv(path, ColumnMap(), None, engine)
     assert list(out) == sorted(out, key=lambda g: min(first_row[i] for i in range(int(g[1]), len(b), 2)))
     for g, bits in out.items():
         members = np.arange(int(g[1]), len(b), 2)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inspect
 
 from certify.cli.main import main  # noqa: E402
 from certify.stats import DataError, read_bits  # noqa: E402
-from certify.stats._inspect_log import ZIP_ZSTD, read_inspect_log  # noqa: E402
+from certify.readers._inspect import ZIP_ZSTD, read_inspect_log  # noqa: E402
 
 IDS = [f"q{i}" for i in range(5)]
 EPOCHS = 3

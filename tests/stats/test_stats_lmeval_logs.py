@@ -9,7 +9,6 @@ program, not by the reader's rule. Nothing reaches the network: DNS lookups rais
 Hugging Face libraries are told to stay offline.
 """
 
-import inspect
 import json
 import random
 import socket
@@ -20,7 +19,7 @@ import pytest
 pytest.importorskip("lm_eval")
 
 from certify.stats import DataError  # noqa: E402
-from certify.stats._lmeval_log import is_lmeval_samples, read_lmeval_samples  # noqa: E402
+from certify.readers._lmeval import is_lmeval_samples, read_lmeval_samples  # noqa: E402
 
 N_DOCS = 8
 REPEATS = 5
@@ -214,10 +213,10 @@ def test_answer_regex_without_group_uses_the_whole_match(samples):
 
 
 def test_last_number_regex_from_the_docstring():
-    from certify.stats import _lmeval_log
+    from certify.readers import _lmeval
 
-    assert r"(?s).*(?<![0-9-])(-?[0-9]+)" in _lmeval_log.__doc__
-    assert _lmeval_log._answer("First 12, then 3 and finally\n-457.", _lmeval_log._compile(r"(?s).*(?<![0-9-])(-?[0-9]+)")) == "-457"
+    assert r"(?s).*(?<![0-9-])(-?[0-9]+)" in _lmeval.__doc__
+    assert _lmeval._answer("First 12, then 3 and finally\n-457.", _lmeval._compile(r"(?s).*(?<![0-9-])(-?[0-9]+)")) == "-457"
 
 
 def test_several_filters_read_once(samples):
@@ -335,16 +334,9 @@ def test_recognized_by_content_not_by_name(samples, tmp_path):
     assert is_lmeval_samples(renamed)
 
 
-# ---- through certify analyze: enable once _data.read_groups and analyze.py are wired ---------------
+# ---- through certify analyze ---------------------------------------------------------------------
 
 
-def _wired() -> bool:
-    from certify.stats._data import read_groups
-
-    return "answer_regex" in inspect.signature(read_groups).parameters
-
-
-@pytest.mark.skipif(not _wired(), reason="CLI wiring pending: read_groups(answer_regex=) and analyze --answer-regex")
 def test_cli_analyze_reads_lm_eval_samples(samples, capsys, tmp_path):
     from certify.cli.main import main
     from certify.stats import read_bits

@@ -20,7 +20,7 @@ give the same bits.
 error message, and so is a sample without a score for the scorer (a sample error, an
 invalidated sample), unless ``allow_incomplete=True`` (``--allow-incomplete``). Then
 only the scored samples are used, examples left with fewer than two scored calls are
-dropped, and :class:`~certify.stats._data.ReadInfo` (``skipped``, ``notes``) says how
+dropped, and :class:`~certify.readers.ReadInfo` (``skipped``, ``notes``) says how
 many samples were skipped, how many planned samples are missing and which examples
 were dropped.
 
@@ -52,13 +52,14 @@ import zlib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
-from .._errors import InputError
 from .._calls import CallBits, DataError, ReadInfo
-from ._data import _long
+from .._errors import InputError
+from ._tables import read_long
 
-__all__ = ["ZIP_ZSTD", "parse_score_map", "read_inspect_log"]
+__all__ = ["ZIP_ZSTD", "is_inspect_log", "parse_score_map", "read_inspect_log"]
 
 #: Zip compression method of zstd-compressed members (APPNOTE 4.4.5).
 ZIP_ZSTD = 93
@@ -171,9 +172,7 @@ def _why(value, key) -> str:
 
 def _inspect_version() -> str:
     try:
-        from importlib.metadata import version
-
-        return version("inspect_ai")
+        return metadata.version("inspect_ai")
     except Exception:  # metadata missing in an odd install: the reader still works
         return "(unknown version)"
 
@@ -241,7 +240,7 @@ def _member(zf: zipfile.ZipFile, fh, name: str, path: Path):
     info = zf.getinfo(name)  # the last entry of that name, as every zip reader does
     if info.compress_type == ZIP_ZSTD:
         try:
-            import zstandard
+            import zstandard  # optional: only zstd members need it
         except ImportError:
             raise DataError(
                 f"{path}: the log is compressed with zstd (zip method 93); reading it needs the package 'zstandard' "
@@ -405,13 +404,24 @@ def _to_bits(log: _Log, source: str, scorer, allow_incomplete: bool, table: dict
     for (key, bit), count in sorted(mapped.items(), key=lambda t: str(t[0][0])):
         notes.append(f"score value {key!r} read as {int(bit)} (score map, {count} sample{'s' if count != 1 else ''})")
 
-    (bits,) = _long(records, "example_id", "call", "correct", [], source, "sample", labels=labels).values()
+    (bits,) = read_long(records, "example_id", "call", "correct", [], source, "sample", labels=labels).values()
     rank = {str(sid): k for k, sid in enumerate(log.sample_ids or [])}
     order = sorted(range(bits.n), key=lambda r: (rank.get(bits.example_ids[r], len(rank)), _natural(bits.example_ids[r])))
     group = "/".join(str(x) for x in (log.task, log.model) if x is not None)
     info = ReadInfo("inspect_ai log", "sample id", (), "epoch", column, reader=log.reader, status=log.status,
                     skipped=len(unscored), notes=tuple(notes))
     return {group: CallBits(tuple(bits.example_ids[r] for r in order), bits.bits[order], bits.counts[order], source, group, info)}
+
+
+def is_inspect_log(path) -> bool:
+    """Whether ``path`` (a ``.eval`` or ``.json`` file) is read as an inspect_ai log.
+
+    Every ``.eval`` file is (one that is no zip archive is then refused as such); a ``.json``
+    file is when it is not empty: an empty one is reported as an empty file, not as a
+    broken log.
+    """
+    p = Path(path)
+    return p.suffix.lower() == ".eval" or p.stat().st_size > 0
 
 
 def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
@@ -423,7 +433,7 @@ def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool 
     path : str or Path
         A ``.eval`` or ``.json`` log.
     scorer, allow_incomplete, score_map
-        As in :func:`certify.stats.read_groups`.
+        As in :func:`certify.readers.read_groups`.
     use_inspect : bool, optional
         ``None``: inspect_ai's reader when it is importable, else the built-in one;
         ``True``: inspect_ai's (a DataError when it is not installed); ``False``: the built-in one.
@@ -437,7 +447,7 @@ def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool 
     read_eval_log = None
     if use_inspect is not False:
         try:
-            from inspect_ai.log import read_eval_log
+            from inspect_ai.log import read_eval_log  # optional: the built-in reader gives the same bits
         except ImportError:
             if use_inspect:
                 raise DataError(f"{p}: use_inspect=True but inspect_ai is not installed: pip install inspect-ai") from None

@@ -10,12 +10,12 @@ header with two or more of them is an error asking for ``--delimiter`` (never a 
 Rows are numbered as data rows (1-based, header excluded, a blank line counts). A row
 with fewer fields than the header is padded with empty cells (spreadsheets drop
 trailing empty cells); a row with more fields is an error. Every cell is read as text;
-what a cell means is decided by :mod:`certify.stats._data`.
+what a cell means is decided by :mod:`certify.readers._cells`.
 
 The file is read in blocks of rows and only the columns asked for are kept, so memory
 grows with the block size, not the file. Each block gives, per column, the distinct
-cell texts of the block and one code per row (:class:`Encoded`): the caller converts
-each distinct text once instead of every cell. pyarrow's CSV reader
+cell texts of the block and one code per row (:class:`~certify.readers._blocks.Encoded`):
+the caller converts each distinct text once instead of every cell. pyarrow's CSV reader
 (``pyarrow.csv.open_csv``) does the parsing when pyarrow is installed (the
 ``parquet`` extra); otherwise Python's :mod:`csv` module does, with the same rules
 (both are checked against each other in ``tests/stats/test_stats_files.py``).
@@ -27,14 +27,17 @@ import bisect
 import csv
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from .._calls import DataError
+from .._calls import CallBits, DataError, ReadInfo
+from ._blocks import Block, Encoded, encode_arrow, encode_texts
+from ._columns import ColumnMap
+from ._tables import read_table
 
-__all__ = ["Block", "CsvTable", "Encoded", "encode_values", "open_csv_table", "parse_delimiter"]
+__all__ = ["CsvTable", "DELIMITERS", "open_csv_table", "parse_delimiter", "read_csv"]
 
 DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab"}
 _DELIMITER_NAMES = {",": ",", "comma": ",", ";": ";", "semicolon": ";", "\t": "\t", "\\t": "\t", "tab": "\t"}
@@ -42,95 +45,6 @@ _DELIMITER_NAMES = {",": ",", "comma": ",", ";": ";", "semicolon": ";", "\t": "\
 BLOCK_BYTES = 1 << 19
 #: Rows per block when Python's csv module parses.
 BLOCK_ROWS = 1 << 16
-
-
-@dataclass(frozen=True)
-class Encoded:
-    """One column of a block: ``values[codes[r]]`` is the cell of row r.
-
-    Attributes
-    ----------
-    values : list
-        The distinct cell values of the block (texts for CSV; any JSON or Parquet
-        value for other tables), each converted once by the reader of bits.
-    codes : ndarray of intp
-        One index into ``values`` per row of the block.
-    texts : bool
-        Every value is a ``str`` (CSV cells), so text rules can run over ``values`` at C speed.
-    """
-
-    values: list
-    codes: np.ndarray
-    texts: bool = False
-
-
-@dataclass(frozen=True)
-class Block:
-    """Consecutive rows of a table.
-
-    Attributes
-    ----------
-    rows : ndarray of int64
-        The 1-based data-row number of every row of the block (increasing within a
-        block only up to padded short rows, which come last; row numbers of one block
-        are all larger than those of the blocks before it).
-    columns : dict
-        Column name -> :class:`Encoded`.
-    """
-
-    rows: np.ndarray
-    columns: dict
-
-
-def _hashable(value):
-    """A dict key that tells values apart exactly as they are (``1``, ``1.0`` and ``True`` differ)."""
-    try:
-        hash(value)
-    except TypeError:
-        return ("unhashable", repr(value))
-    return (type(value), value)
-
-
-def encode_values(values: list) -> Encoded:
-    """:class:`Encoded` of a list of Python values (JSON records, padded CSV rows)."""
-    index: dict = {}
-    distinct: list = []
-    codes = np.empty(len(values), dtype=np.intp)
-    for r, v in enumerate(values):
-        key = _hashable(v)
-        c = index.get(key)
-        if c is None:
-            c = index[key] = len(distinct)
-            distinct.append(v)
-        codes[r] = c
-    return Encoded(distinct, codes)
-
-
-def encode_texts(values: list[str]) -> Encoded:
-    """:class:`Encoded` of a list of strings (CSV cells): one dict lookup per cell."""
-    distinct = list(dict.fromkeys(values))
-    index = dict(zip(distinct, range(len(distinct))))
-    return Encoded(distinct, np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values)), True)
-
-
-def encode_arrow(array, memory_pool=None) -> Encoded:
-    """:class:`Encoded` of a pyarrow array (a null is the value ``None``)."""
-    import pyarrow.compute as pc
-
-    try:
-        d = pc.dictionary_encode(array, null_encoding="encode", memory_pool=memory_pool)
-    except Exception:  # types without a dictionary kernel (lists, structs): one value at a time
-        return encode_values(array.to_pylist())
-    if hasattr(d, "combine_chunks"):
-        d = d.combine_chunks(memory_pool=memory_pool)
-    values = d.dictionary.to_pylist()
-    texts = (str(d.dictionary.type) in ("string", "large_string")) and d.dictionary.null_count == 0
-    indices = d.indices  # int32 without nulls (nulls are encoded as a value)
-    if str(indices.type) != "int32":
-        return encode_values(array.to_pylist())
-    # read the index buffer directly: Array.to_numpy / __array__ import pandas (100 MB of memory)
-    codes = np.frombuffer(indices.buffers()[1], dtype=np.int32, count=len(indices), offset=4 * indices.offset)
-    return Encoded(values, codes.astype(np.intp), texts)
 
 
 def _merge(a: Encoded, b: Encoded) -> Encoded:
@@ -232,6 +146,7 @@ class CsvTable:
                 yield self._python_block(names, index, rows, records)
 
     def _arrow_blocks(self, names, index) -> Iterator[Block]:
+        # optional (the parquet extra): open_csv_table chose this engine only when pyarrow imports
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
@@ -249,7 +164,7 @@ class CsvTable:
         # The C library's allocator, not pyarrow's default (mimalloc): mimalloc kept the pages
         # of the freed blocks resident, about 20 MB more peak memory over a large file
         # (benchmarks/bench_large_csv.py); malloc's freed pages are reused by the reader's own
-        # arrays and given back by _data._trim_heap.
+        # arrays and given back by _memory.trim_heap.
         pool = pa.system_memory_pool()
         try:
             reader = pacsv.open_csv(
@@ -373,3 +288,18 @@ def open_csv_table(path, delimiter: str | None = None, engine: str | None = None
             raise DataError(f"{p}: column {h!r} appears twice in the header")
         seen.add(h)
     return CsvTable(p, delimiter, tuple(stripped), tuple(header), engine)
+
+
+_DEFAULT_DELIMITER = {".tsv": "\t"}
+
+
+def read_csv(path: Path, cmap: ColumnMap, delimiter: str | None,
+             engine: str | None = None) -> tuple[dict[str, CallBits], ReadInfo]:
+    """A delimited table, streamed block by block (module docstring), and how its columns were read."""
+    table = open_csv_table(path, delimiter, engine)
+    out, info = read_table(table.header, cmap, str(path), "row", table.blocks, skip_blank=True)
+    if delimiter is None and table.delimiter != _DEFAULT_DELIMITER.get(path.suffix.lower(), ","):
+        # said because a semicolon file read as commas would be one column: the reader decided
+        info = replace(info, notes=(f"fields separated by {DELIMITERS[table.delimiter]}s (found in the header line)",
+                                    *info.notes))
+    return out, info

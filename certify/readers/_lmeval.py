@@ -68,9 +68,8 @@ from pathlib import Path
 
 import numpy as np
 
-# only the public types: the table readers' helpers in _data are private and may change
 from .._calls import CallBits, DataError, ReadInfo
-from ._data import jsonl_objects
+from ._jsonl import jsonl_objects
 
 __all__ = ["LMEVAL_KEYS", "is_lmeval_samples", "read_lmeval_samples"]
 

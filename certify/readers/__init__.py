@@ -1,0 +1,73 @@
+r"""Readers: per-example, per-call correctness bits B_ij (paper eq. (hierarchy-main)) from files.
+
+Every reader produces the call types of :mod:`certify._calls` (:class:`CallBits`, how the
+file was read in :class:`ReadInfo`, :class:`DataError` for an unusable file) and imports
+nothing above the math core: statistics, the likelihood engine, the experiment, the report
+and the CLI all build on the readers, never the other way round.
+
+**What reads what.** :func:`read_groups` (one :class:`CallBits` per group) and
+:func:`read_bits` (one group) ask the registry (:mod:`certify.readers._registry`:
+:class:`Reader`, :data:`READERS`, :func:`reader_for`) which reader handles a file, by its
+suffix and, where a suffix is shared, by its content:
+
+* ``.csv`` / ``.tsv`` / ``.txt`` (UTF-8 with or without a byte-order mark, ``\n`` or
+  ``\r\n`` line ends; comma, semicolon or tab, given with ``delimiter=`` / ``--delimiter``
+  or found in the header line): :mod:`~certify.readers._csv`, streamed in blocks, parsed by
+  pyarrow when installed, else by Python's :mod:`csv`;
+* ``.jsonl`` / ``.ndjson``, one JSON object per line: :mod:`~certify.readers._jsonl`;
+* ``.parquet`` (the ``parquet`` extra): :mod:`~certify.readers._parquet`;
+* inspect_ai eval logs, ``.eval`` and (non-empty) ``.json``: :mod:`~certify.readers._inspect`
+  (its two readers, the ``status`` rule, ``allow_incomplete`` and the score mapping,
+  :func:`parse_score_map`);
+* lm-evaluation-harness samples files (``samples_<task>_<date>.jsonl`` of
+  ``lm_eval --log_samples``, a ``generate_until`` task with ``repeats``), recognized by
+  the keys of their first line before the JSON-lines table reader is tried:
+  :mod:`~certify.readers._lmeval` (the exact-match rule, ``answer_regex``, ``ignore_case``);
+* the project's run store (``.sqlite``, ``.sqlite3``, ``.db``; ``certify/experiment/README.md``):
+  :mod:`~certify.readers._store`, through the :class:`CallTable` protocol and an
+  ``open_store=`` the caller passes (:class:`certify.experiment.RunStore`), so that the
+  readers never import the experiment; :func:`read_call_table` reads any CallTable.
+
+**How a table becomes CallBits.** The header's columns get their roles, by name or by an
+explicit :class:`ColumnMap` (:mod:`~certify.readers._columns`: wide or long form, ids,
+groups; the reader never guesses); the role columns then stream in blocks of rows
+(:mod:`~certify.readers._blocks`: each distinct cell value of a block once) into one
+accumulator (:mod:`~certify.readers._cells`: bit values, ragged call counts, duplicates,
+kept compact by :mod:`~certify.readers._memory`), which gives one :class:`CallBits` per
+group and the notes of :attr:`ReadInfo.notes` (:mod:`~certify.readers._tables`). Logs and
+run stores hand their records (one per call) to the same accumulator, and
+:func:`bits_from_array` an (examples x calls) array.
+
+**Errors** (:class:`DataError`, an :class:`~certify.InputError`) are one line naming
+the file, the row (1-based data row, header excluded, a blank line counts; JSONL: line),
+the column and the rule: non-binary and missing values, examples with fewer than two
+calls, empty files, duplicated (example, call) keys, columns without a role, a
+directory, a file that is not UTF-8 text, more than ``MAX_CALL_INDICES`` distinct
+call indices (:mod:`~certify.readers._cells`), a keyword that does not apply to the
+file's kind (:mod:`~certify.readers._registry`). A value error in a call or correct
+column also says which columns were read as what and how to map them.
+"""
+
+from .._calls import CallBits, DataError, ReadInfo
+from ._columns import ColumnMap
+from ._inspect import parse_score_map
+from ._registry import READERS, Reader, ReadOptions, read_bits, read_groups, reader_for
+from ._store import CallTable, read_call_table
+from ._tables import bits_from_array
+
+__all__ = [
+    "READERS",
+    "CallBits",
+    "CallTable",
+    "ColumnMap",
+    "DataError",
+    "ReadInfo",
+    "ReadOptions",
+    "Reader",
+    "bits_from_array",
+    "parse_score_map",
+    "read_bits",
+    "read_call_table",
+    "read_groups",
+    "reader_for",
+]
