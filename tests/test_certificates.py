@@ -30,7 +30,7 @@ from certify.certificates import (
     to_json,
     verify,
 )
-from certify.certificates._verify import positive_on_closed_unit_interval
+from certify.certificates._proofs import positive_on_closed_unit_interval
 
 MU, RHO = Fraction(7, 10), Fraction(1, 5)
 NU = MU * MU + RHO * MU * (1 - MU)
@@ -322,16 +322,37 @@ def test_positivity_prover_on_near_double_roots():
     assert not positive_on_closed_unit_interval(sq - eps, [])[0]
 
 
-def test_verifier_imports_only_stdlib_and_flint():
-    src = Path(__file__).resolve().parent.parent / "certify" / "certificates" / "_verify.py"
-    mods = set()
-    for node in ast.walk(ast.parse(src.read_text())):
-        if isinstance(node, ast.Import):
-            mods.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "the checker must not import from the package"
-            mods.add(node.module.split(".")[0])
-    assert mods <= {"__future__", "re", "dataclasses", "fractions", "itertools", "math", "flint"}, mods
+#: The three checkers (schemas 1, 2, 3) and the kernel modules they share: the whole trusted base.
+TRUSTED = {"_verify", "_verify_likelihood", "_verify_endpoint", "_kernel", "_checking", "_objective_check", "_proofs"}
+#: What the trusted base may import from outside certify.certificates: a few standard modules and python-flint.
+TRUSTED_OUTSIDE = {"__future__", "re", "dataclasses", "datetime", "decimal", "fractions", "itertools", "math", "flint"}
+
+
+def test_the_checkers_import_only_stdlib_flint_and_the_kernel():
+    """No solver, builder or record module is reachable from a checker, and nothing but flint outside the standard library."""
+    folder = Path(__file__).resolve().parent.parent / "certify" / "certificates"
+    seen, todo = set(), ["_verify", "_verify_likelihood", "_verify_endpoint"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        outside = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                outside.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                assert node.level == 1 and node.module, f"{name}: only sibling modules of certify.certificates"
+                todo.append(node.module)
+            elif isinstance(node, ast.ImportFrom):
+                outside.add(node.module.split(".")[0])
+        if name == "_kernel":  # the package version for provenance, and nothing else of the package
+            outside.discard("certify")
+            uses = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "certify"}
+            assert uses == {"__version__"}, uses
+        assert outside <= TRUSTED_OUTSIDE, (name, outside - TRUSTED_OUTSIDE)
+    assert seen == TRUSTED, seen ^ TRUSTED
 
 
 # -- batch -------------------------------------------------------------------------------

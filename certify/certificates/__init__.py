@@ -10,7 +10,8 @@ Public API:
   (schema version 3) of the supremum or infimum of E[V_inf], for any moment order up to 20;
 * :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
   solver-free exact checker of its version (:mod:`certify.certificates._verify`,
-  :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`);
+  :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`,
+  on the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_objective_check``, ``_proofs``);
 * :func:`dump` / :func:`load` -- JSON files (atomic write), schemas
   ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json``;
 * the checker's limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
@@ -30,18 +31,21 @@ from .._errors import InputError
 from .._files import write_atomically
 from .._objective import is_vote_limit
 from ._batch import BatchItem, certify_many
-from ._build import DEFAULT_DIGITS, build_certificate, describe_inputs
-from ._certificate import SCHEMA_VERSION, Certificate, Provenance
+from ._build import DEFAULT_DIGITS, build_certificate
+from ._certificate import Certificate, Provenance, describe_inputs
+from ._checking import VerificationResult
 from ._endpoint_build import build_endpoint_certificate
-from ._endpoint_certificate import ENDPOINT_SCHEMA_VERSION, EndpointCertificate
+from ._endpoint_certificate import EndpointCertificate
+from ._kernel import ENDPOINT_KIND, ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION, SHARP_KIND
 from ._likelihood_build import build_likelihood_certificate
+from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
+from ._objective_check import MAX_N
 from ._reading import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text
-from ._likelihood_certificate import LIKELIHOOD_SCHEMA_VERSION, LikelihoodCertificate, LikelihoodProvenance
-from ._verify import CHECKS, MAX_N, VerificationResult, verify_dict
-from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
-from ._verify_likelihood import verify_likelihood_dict
+from ._verify import CHECKS, verify_dict
 from ._verify_endpoint import CHECKS as ENDPOINT_CHECKS
 from ._verify_endpoint import verify_endpoint_dict
+from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
+from ._verify_likelihood import verify_likelihood_dict
 
 __all__ = [
     "CHECKS",
@@ -81,8 +85,7 @@ SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 SCHEMA_PATH = SCHEMA_DIR / "certificate-v1.json"
 
 #: The kind of record each schema version holds (a record's kind must match its version).
-_KINDS = {SCHEMA_VERSION: "sharp-bound-certificate", LIKELIHOOD_SCHEMA_VERSION: "likelihood-bound-certificate",
-          ENDPOINT_SCHEMA_VERSION: "endpoint-bound-certificate"}
+_KINDS = {SCHEMA_VERSION: SHARP_KIND, LIKELIHOOD_SCHEMA_VERSION: LIKELIHOOD_KIND, ENDPOINT_SCHEMA_VERSION: ENDPOINT_KIND}
 def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact") -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 

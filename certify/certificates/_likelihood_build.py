@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import math
 import time
-from math import comb
 from dataclasses import replace
-from datetime import UTC, datetime
 from fractions import Fraction
+from math import comb
 
 import flint
 import numpy as np
@@ -39,18 +38,9 @@ from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
 from .._objective import is_vote_limit
+from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, to_fraction, version, workprec
 from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
-from ._verify_likelihood import (
-    ENDPOINT_NAME,
-    INFINITE_PIECES,
-    PRECISIONS,
-    cell_probabilities,
-    lagrangian_polynomial,
-    likelihood_gap,
-    narrow,
-    precision,
-    verify_likelihood_dict,
-)
+from ._verify_likelihood import INFINITE_PIECES, cell_probabilities, lagrangian_polynomial, likelihood_ball, verify_likelihood_dict
 
 __all__ = ["build_likelihood_certificate"]
 
@@ -183,8 +173,8 @@ def _pieces(obj) -> list[tuple[float, float, flint.fmpq_poly, object]]:
     """(start, end, exact g, float g(q, d)) covering [0, 1]: one piece for a polynomial
     objective, the two constant pieces ``INFINITE_PIECES`` for V_inf (``obj`` None)."""
     if obj is not None:
-        return [(0.0, 1.0, flint.fmpq_poly([_fmpq(x) for x in obj.monomial_coefficients()]), obj.evaluate)]
-    return [(float(lo), float(hi), flint.fmpq_poly([_fmpq(v)]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
+        return [(0.0, 1.0, poly(obj.monomial_coefficients()), obj.evaluate)]
+    return [(float(lo), float(hi), poly([v]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
             for lo, hi, v in INFINITE_PIECES]
 
 
@@ -192,19 +182,15 @@ def _exact_minimum(f: flint.fmpq_poly, points) -> Fraction:
     """min of f over the given float points, exactly (each point is read as its exact binary value)."""
     best = None
     for x in set(points.tolist()):
-        v = f(flint.fmpq(*Fraction(x).as_integer_ratio()))
+        v = f(to_fmpq(Fraction(x)))
         best = v if best is None or v < best else best
-    return Fraction(int(best.p), int(best.q))
+    return to_fraction(best)
 
 
 def _margins(m: Fraction) -> list[Fraction]:
     """MARGINS, then the same relative to |m| where that is larger (|m| >> 1: badly scaled)."""
     scale = abs(m)
     return list(MARGINS) + [x * scale for x in MARGINS if x * scale > MARGINS[-1]]
-
-
-def _fmpq(x: Fraction) -> flint.fmpq:
-    return flint.fmpq(x.numerator, x.denominator)
 
 
 def _floor(x: Fraction, unit: Fraction) -> Fraction:
@@ -288,21 +274,17 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         jet = _float_lagrangian(g_float, s, float(lam), cells, u)
         piece_min = _exact_minimum(f, _minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))
         m = piece_min if m is None else min(m, piece_min)
-    for bits in PRECISIONS:
-        with precision(bits):
-            b = likelihood_gap(cells, p_ref, p_star, c)
-            if narrow(b):
-                break
-    else:
+    bits, b, narrow = likelihood_ball(cells, p_ref, p_star, c)
+    if not narrow:
         raise SolverError("certificate", "wide ball", f"b = l(pi_ref) - c - l(pi*) + N is not narrow: {b}")
 
     failure = "no margin tried"
     for margin in _margins(m):
         unit = margin / 16
         sa = _floor(m - margin, unit)
-        with precision(bits):  # s a + lambda b rounded down; s a stays exact (it may be huge)
-            s_bound = _floor(sa + _arb_lower(flint.arb(_fmpq(lam)) * b), unit)
-        prov = LikelihoodProvenance(_version(), float(margin), 0.0, _now())
+        with workprec(bits):  # s a + lambda b rounded down; s a stays exact (it may be huge)
+            s_bound = _floor(sa + _arb_lower(flint.arb(to_fmpq(lam)) * b), unit)
+        prov = LikelihoodProvenance(version(), float(margin), 0.0, now())
         cert = LikelihoodCertificate(
             side=side, objective_name=name, majority=() if obj is None else tuple(obj.majority),
             bernstein=() if obj is None else tuple(obj.bernstein), degree=0 if obj is None else obj.degree,
@@ -318,13 +300,3 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         if result.check != "lagrangian_sign":
             break
     raise SolverError("certificate", "not certified", f"{name}, {side} side: {failure}")
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
