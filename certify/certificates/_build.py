@@ -36,6 +36,7 @@ from .._moments import Moments
 from ..solvers import kkt_system
 from ._certificate import Certificate, Provenance, moments_given
 from ._kernel import coefficients, now, poly, solve, to_fmpq, value_at, version, workprec
+from ._minimize import newton_minimum
 from ._verify import verify_dict
 
 __all__ = ["DEFAULT_DIGITS", "build_certificate"]
@@ -213,25 +214,6 @@ def _hermite(g, atoms, m1, p0: list[Fraction], s: int, margin: Fraction):
     return coeffs, contacts
 
 
-def _minimum_near(h: flint.fmpq_poly, starts: list[Fraction], bits: int) -> Fraction:
-    """min of h over 0, 1 and Newton-refined critical points near ``starts`` (exact values)."""
-    h1, h2 = h.derivative(), h.derivative().derivative()
-    best = min(value_at(h, Fraction(0)), value_at(h, Fraction(1)))
-    scale = 2**bits
-    for x in starts:
-        for _ in range(60):
-            curv = value_at(h2, x)
-            if curv <= 0:
-                break
-            nxt = x - value_at(h1, x) / curv
-            nxt = Fraction(round(nxt * scale), scale)
-            if not 0 <= nxt <= 1 or nxt == x:
-                break
-            x = nxt
-        best = min(best, value_at(h, x))
-    return best
-
-
 def _lifted(g, atoms, p0: list[Fraction], s: int, m1: int, margin: Fraction, bits: int):
     """Rationalized dual made exact at atoms 0 and 1, lifted by delta * B (module docstring)."""
     p = poly(p0)
@@ -251,7 +233,7 @@ def _lifted(g, atoms, p0: list[Fraction], s: int, m1: int, margin: Fraction, bit
     h, rem = divmod((p - g) * s, B)
     if not rem.is_zero():
         return None
-    delta = max(Fraction(0), -_minimum_near(h, [x for x in atoms if 0 < x < 1], bits)) + margin
+    delta = max(Fraction(0), -newton_minimum(h, [x for x in atoms if 0 < x < 1], bits)) + margin
     unit = margin / 16
     delta = -((-delta) // unit) * unit  # rounded up to a short rational
     p += B * poly([s * delta])

@@ -9,7 +9,8 @@ Steps, for side s = +1 (lower) or -1 (upper):
 2. The minimum m of f = s g - lambda h' over [0, 1] (h' the polynomial the checker
    uses, see :func:`~certify.certificates._verify_likelihood.lagrangian_polynomial`)
    is located in floats -- a dense grid, then safeguarded Newton on f' from every
-   grid local minimum and every atom of pi* -- and evaluated exactly at those points;
+   grid local minimum and every atom of pi* (:func:`~._minimize.grid_minimizers`) --
+   and evaluated exactly at those points;
    for V_inf, on each of its pieces (``INFINITE_PIECES``: g = 0 on [0, 1/2], 1 on [1/2, 1]).
 3. a is set so that s a = m - margin, rounded down to a multiple of margin / 16:
    f - s a is then strictly positive, its near-double roots (at the atoms of pi*)
@@ -38,8 +39,9 @@ from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
 from .._objective import is_vote_limit
-from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, to_fraction, version, workprec
+from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, version, workprec
 from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
+from ._minimize import exact_minimum, grid_minimizers
 from ._verify_likelihood import INFINITE_PIECES, cell_probabilities, lagrangian_polynomial, likelihood_ball, verify_likelihood_dict
 
 __all__ = ["build_likelihood_certificate"]
@@ -62,15 +64,6 @@ LAW_TOL = 1e-9
 #: positivity proof in near-degenerate cases. For badly scaled problems (a p_c(pi*)
 #: near 0 makes |f| huge) they are then tried relative to |min f| (see :func:`_margins`).
 MARGINS = (Fraction(1, 10**12), Fraction(1, 10**10), Fraction(1, 10**8), Fraction(1, 10**6))
-#: Grid points per unit of the polynomial's degree (and at least MIN_GRID): every
-#: local minimum of a degree-d polynomial on [0, 1] is resolved by a grid of ~ 20 d points.
-GRID_PER_DEGREE = 20
-MIN_GRID = 2001
-#: Safeguarded Newton steps on f' (quadratic convergence needs ~5; bisection fallback).
-NEWTON_STEPS = 60
-#: A Newton iterate has converged when it moves less than this (a few float spacings
-#: at 1): the exact value there exceeds the minimum by ~ f'' STEP_TOL^2, far below MARGINS.
-STEP_TOL = 1e-15
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -140,35 +133,6 @@ def _float_lagrangian(g, s: int, lam: float, cells, u: list[float]):
     return jet
 
 
-def _minimizers(jet, degree: int, starts, start: float = 0.0, end: float = 1.0) -> np.ndarray:
-    """Float local minimizers of f on [start, end]: grid local minima and ``starts``, refined by safeguarded Newton on f'."""
-    grid = np.linspace(start, end, max(MIN_GRID, GRID_PER_DEGREE * degree + 1))
-    f0 = jet(grid)[0]
-    inner = np.flatnonzero((f0[1:-1] <= f0[:-2]) & (f0[1:-1] <= f0[2:])) + 1
-    idx = np.concatenate([inner, [0, len(grid) - 1]])
-    lo, hi = grid[np.maximum(idx - 1, 0)], grid[np.minimum(idx + 1, len(grid) - 1)]
-    step = (end - start) / len(grid)
-    starts = np.clip(np.asarray(starts, dtype=float), start, end)
-    lo = np.concatenate([lo, np.clip(starts - step, start, end)])
-    hi = np.concatenate([hi, np.clip(starts + step, start, end)])
-    x = np.concatenate([grid[idx], starts])
-    active = np.arange(len(x))
-    for _ in range(NEWTON_STEPS):
-        xa, la, ha = x[active], lo[active], hi[active]
-        _, d1, d2 = jet(xa)
-        la, ha = np.where(d1 < 0, xa, la), np.where(d1 > 0, xa, ha)  # f' < 0: the minimum lies to the right
-        with np.errstate(all="ignore"):  # f'' ~ 0: a huge or undefined step, replaced by bisection below
-            step = np.where(d2 > 0, xa - d1 / d2, np.nan)
-        new = np.where((step > la) & (step < ha), step, (la + ha) / 2)
-        x[active], lo[active], hi[active] = new, la, ha
-        # Converged: Newton stopped moving, or the bracket (e.g. towards an end) is at float resolution.
-        moving = (np.abs(new - xa) > STEP_TOL) & (ha - la > STEP_TOL)
-        active = active[moving]
-        if not len(active):
-            break
-    return np.concatenate([x, grid[[0, -1]]])
-
-
 def _pieces(obj) -> list[tuple[float, float, flint.fmpq_poly, object]]:
     """(start, end, exact g, float g(q, d)) covering [0, 1]: one piece for a polynomial
     objective, the two constant pieces ``INFINITE_PIECES`` for V_inf (``obj`` None)."""
@@ -176,15 +140,6 @@ def _pieces(obj) -> list[tuple[float, float, flint.fmpq_poly, object]]:
         return [(0.0, 1.0, poly(obj.monomial_coefficients()), obj.evaluate)]
     return [(float(lo), float(hi), poly([v]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
             for lo, hi, v in INFINITE_PIECES]
-
-
-def _exact_minimum(f: flint.fmpq_poly, points) -> Fraction:
-    """min of f over the given float points, exactly (each point is read as its exact binary value)."""
-    best = None
-    for x in set(points.tolist()):
-        v = f(to_fmpq(Fraction(x)))
-        best = v if best is None or v < best else best
-    return to_fraction(best)
 
 
 def _margins(m: Fraction) -> list[Fraction]:
@@ -272,7 +227,7 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     for start, end, g, g_float in _pieces(obj):
         f = lagrangian_polynomial(g, s, Fraction(0), lam, cells, p_star)  # s g - lambda h' on the piece
         jet = _float_lagrangian(g_float, s, float(lam), cells, u)
-        piece_min = _exact_minimum(f, _minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))
+        piece_min = exact_minimum(f, grid_minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))
         m = piece_min if m is None else min(m, piece_min)
     bits, b, narrow = likelihood_ball(cells, p_ref, p_star, c)
     if not narrow:
