@@ -22,6 +22,7 @@ from certify import InputError
 from certify.certificates import (
     CHECKS,
     Certificate,
+    build_likelihood_certificate,
     certify_bound,
     certify_many,
     dump,
@@ -31,6 +32,7 @@ from certify.certificates import (
     verify,
 )
 from certify.certificates._proofs import positive_on_closed_unit_interval
+from certify.certificates._registry import SCHEMAS
 
 MU, RHO = Fraction(7, 10), Fraction(1, 5)
 NU = MU * MU + RHO * MU * (1 - MU)
@@ -194,6 +196,55 @@ def test_from_dict_rejects_unknown_version(upper101):
     data["schema_version"] = "2"
     with pytest.raises(InputError, match="schema_version"):
         Certificate.from_dict(data)
+
+
+# -- the registry of schema versions --------------------------------------------------
+
+def _one_of_each():
+    """A certificate of every schema: a sharp bound (1), a likelihood bound (2), a V_inf bound (3)."""
+    cells = [(3, 0, 2), (3, 1, 5), (3, 2, 9), (3, 3, 4)]
+    law = ([Fraction(1, 4), Fraction(3, 4)], [Fraction(1, 2), Fraction(1, 2)])
+    return {
+        "1": certify_bound(3, "upper", mu="0.7", rho="0.2"),
+        "2": build_likelihood_certificate(3, "lower", cells, "1.92", law, law, 0.0),
+        "3": certify_bound("inf", "lower", mu="0.7", rho="0.2"),
+    }
+
+
+def test_every_schema_version_is_one_registry_row(tmp_path):
+    certs = _one_of_each()
+    assert [row.version for row in SCHEMAS] == sorted(certs) and len({row.kind for row in SCHEMAS}) == len(SCHEMAS)
+    for row in SCHEMAS:
+        cert = certs[row.version]
+        assert type(cert) is row.record and row.build.__module__.startswith("certify.certificates")
+        data = json.loads(to_json(cert))
+        assert (data["schema_version"], data["kind"]) == (row.version, row.kind)
+        assert schema(row.version) == json.loads(row.path.read_text())
+        assert schema(row.version)["properties"]["kind"]["const"] == row.kind
+        assert row.verify(data).ok and verify(data).ok and row.verify(data) == verify(data)
+        assert load(dump(cert, tmp_path / f"v{row.version}.json")) == cert
+        # each checker refuses the other rows' files at its first checks
+        for other in SCHEMAS:
+            if other is not row:
+                assert other.verify(data).check in ("schema_version", "structure")
+                assert verify({**data, "kind": other.kind}).check == "schema_version"
+
+
+def test_unknown_versions_and_kinds_are_one_line_errors(tmp_path, upper101):
+    data = upper101.to_dict()
+    for version, kind in (("4", "sharp-bound-certificate"), ("1", "bounds"), ("2", "sharp-bound-certificate"), (None, None)):
+        path = tmp_path / "c.json"
+        path.write_text(json.dumps({**data, "schema_version": version, "kind": kind}))
+        with pytest.raises(InputError, match=r"is not a known certificate \(known: '1' \(sharp-bound-certificate\), "
+                                             r"'2' \(likelihood-bound-certificate\), '3' \(endpoint-bound-certificate\)\)$") as err:
+            load(path)
+        assert "\n" not in str(err.value) and repr(version) in str(err.value)
+    with pytest.raises(InputError, match="schema_version='4' is not a certificate schema version"):
+        schema("4")
+    with pytest.raises(InputError, match="dict is not a certificate"):
+        to_json(data)
+    result = verify({**data, "schema_version": "4"})
+    assert (result.ok, result.check) == (False, "schema_version") and "'1', '2', '3'" in result.message
 
 
 # -- tampering ----------------------------------------------------------------------

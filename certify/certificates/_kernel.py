@@ -46,8 +46,8 @@ __all__ = [
 ]
 
 # -- schema identifiers ------------------------------------------------------------
-# Each file states its schema version and kind; a reader dispatches on them and each
-# checker insists on its own pair.
+# Each file states its schema version and kind; a reader dispatches on them
+# (certify.certificates._registry) and each checker insists on its own pair.
 
 #: Sharp bound of E[g(Q)] over a moment class (Theorem 4.1): certificate-v1.json.
 SCHEMA_VERSION = "1"
