@@ -22,6 +22,7 @@ from certify import InputError
 from certify.certificates import (
     CHECKS,
     Certificate,
+    build_likelihood_certificate,
     certify_bound,
     certify_many,
     dump,
@@ -30,7 +31,8 @@ from certify.certificates import (
     to_json,
     verify,
 )
-from certify.certificates._verify import positive_on_closed_unit_interval
+from certify.certificates._proofs import positive_on_closed_unit_interval
+from certify.certificates._registry import SCHEMAS
 
 MU, RHO = Fraction(7, 10), Fraction(1, 5)
 NU = MU * MU + RHO * MU * (1 - MU)
@@ -196,6 +198,55 @@ def test_from_dict_rejects_unknown_version(upper101):
         Certificate.from_dict(data)
 
 
+# -- the registry of schema versions --------------------------------------------------
+
+def _one_of_each():
+    """A certificate of every schema: a sharp bound (1), a likelihood bound (2), a V_inf bound (3)."""
+    cells = [(3, 0, 2), (3, 1, 5), (3, 2, 9), (3, 3, 4)]
+    law = ([Fraction(1, 4), Fraction(3, 4)], [Fraction(1, 2), Fraction(1, 2)])
+    return {
+        "1": certify_bound(3, "upper", mu="0.7", rho="0.2"),
+        "2": build_likelihood_certificate(3, "lower", cells, "1.92", law, law, 0.0),
+        "3": certify_bound("inf", "lower", mu="0.7", rho="0.2"),
+    }
+
+
+def test_every_schema_version_is_one_registry_row(tmp_path):
+    certs = _one_of_each()
+    assert [row.version for row in SCHEMAS] == sorted(certs) and len({row.kind for row in SCHEMAS}) == len(SCHEMAS)
+    for row in SCHEMAS:
+        cert = certs[row.version]
+        assert type(cert) is row.record and row.build.__module__.startswith("certify.certificates")
+        data = json.loads(to_json(cert))
+        assert (data["schema_version"], data["kind"]) == (row.version, row.kind)
+        assert schema(row.version) == json.loads(row.path.read_text())
+        assert schema(row.version)["properties"]["kind"]["const"] == row.kind
+        assert row.verify(data).ok and verify(data).ok and row.verify(data) == verify(data)
+        assert load(dump(cert, tmp_path / f"v{row.version}.json")) == cert
+        # each checker refuses the other rows' files at its first checks
+        for other in SCHEMAS:
+            if other is not row:
+                assert other.verify(data).check in ("schema_version", "structure")
+                assert verify({**data, "kind": other.kind}).check == "schema_version"
+
+
+def test_unknown_versions_and_kinds_are_one_line_errors(tmp_path, upper101):
+    data = upper101.to_dict()
+    for version, kind in (("4", "sharp-bound-certificate"), ("1", "bounds"), ("2", "sharp-bound-certificate"), (None, None)):
+        path = tmp_path / "c.json"
+        path.write_text(json.dumps({**data, "schema_version": version, "kind": kind}))
+        with pytest.raises(InputError, match=r"is not a known certificate \(known: '1' \(sharp-bound-certificate\), "
+                                             r"'2' \(likelihood-bound-certificate\), '3' \(endpoint-bound-certificate\)\)$") as err:
+            load(path)
+        assert "\n" not in str(err.value) and repr(version) in str(err.value)
+    with pytest.raises(InputError, match="schema_version='4' is not a certificate schema version"):
+        schema("4")
+    with pytest.raises(InputError, match="dict is not a certificate"):
+        to_json(data)
+    result = verify({**data, "schema_version": "4"})
+    assert (result.ok, result.check) == (False, "schema_version") and "'1', '2', '3'" in result.message
+
+
 # -- tampering ----------------------------------------------------------------------
 
 def _set(data: dict, path: tuple, value: Fraction) -> None:
@@ -322,16 +373,37 @@ def test_positivity_prover_on_near_double_roots():
     assert not positive_on_closed_unit_interval(sq - eps, [])[0]
 
 
-def test_verifier_imports_only_stdlib_and_flint():
-    src = Path(__file__).resolve().parent.parent / "certify" / "certificates" / "_verify.py"
-    mods = set()
-    for node in ast.walk(ast.parse(src.read_text())):
-        if isinstance(node, ast.Import):
-            mods.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "the checker must not import from the package"
-            mods.add(node.module.split(".")[0])
-    assert mods <= {"__future__", "re", "dataclasses", "fractions", "itertools", "math", "flint"}, mods
+#: The three checkers (schemas 1, 2, 3) and the kernel modules they share: the whole trusted base.
+TRUSTED = {"_verify", "_verify_likelihood", "_verify_endpoint", "_kernel", "_checking", "_objective_check", "_proofs"}
+#: What the trusted base may import from outside certify.certificates: a few standard modules and python-flint.
+TRUSTED_OUTSIDE = {"__future__", "re", "dataclasses", "datetime", "decimal", "fractions", "itertools", "math", "flint"}
+
+
+def test_the_checkers_import_only_stdlib_flint_and_the_kernel():
+    """No solver, builder or record module is reachable from a checker, and nothing but flint outside the standard library."""
+    folder = Path(__file__).resolve().parent.parent / "certify" / "certificates"
+    seen, todo = set(), ["_verify", "_verify_likelihood", "_verify_endpoint"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        outside = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                outside.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                assert node.level == 1 and node.module, f"{name}: only sibling modules of certify.certificates"
+                todo.append(node.module)
+            elif isinstance(node, ast.ImportFrom):
+                outside.add(node.module.split(".")[0])
+        if name == "_kernel":  # the package version for provenance, and nothing else of the package
+            outside.discard("certify")
+            uses = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "certify"}
+            assert uses == {"__version__"}, uses
+        assert outside <= TRUSTED_OUTSIDE, (name, outside - TRUSTED_OUTSIDE)
+    assert seen == TRUSTED, seen ^ TRUSTED
 
 
 # -- batch -------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ import pytest
 from certify._bounds import as_objective
 from certify._objective import parse_objective
 from certify.certificates import CHECKS, LIKELIHOOD_CHECKS, build_likelihood_certificate, certify_bound, verify
-from certify.certificates._verify import MAX_NAME_LENGTH, _majority, _Fail, name_polynomial
+from certify.certificates._checking import CheckFailed
+from certify.certificates._objective_check import MAX_NAME_LENGTH, majority_polynomial, name_polynomial
 
 from ._likelihood_inputs import em_reference, lagrangian_law, simulate
 
@@ -174,7 +175,7 @@ def test_name_not_a_string_is_structure(v3):
 def test_checker_reads_names_as_the_objective_parser_does(text):
     # Two independent readings of the same syntax: the checker's (stdlib + flint) and the project's (sympy).
     terms, rest = name_polynomial(text)
-    mine = rest + sum((flint.fmpq_poly([flint.fmpq(c.numerator, c.denominator)]) * _majority(n, {}) for n, c in terms.items()), flint.fmpq_poly([]))
+    mine = rest + sum((flint.fmpq_poly([flint.fmpq(c.numerator, c.denominator)]) * majority_polynomial(n, {}) for n, c in terms.items()), flint.fmpq_poly([]))
     coeffs = [Fraction(int(c.p), int(c.q)) for c in mine.coeffs()] or [Fraction(0)]
     assert coeffs == list(parse_objective(text).monomial_coefficients())
 
@@ -183,7 +184,7 @@ def test_large_vote_terms_stay_unexpanded():
     # Sums of vote terms are never expanded: V20001 - V1 reads at once, as P_10000 - P_0.
     terms, rest = name_polynomial("V20001 - V1")
     assert terms == {10000: 1, 0: -1} and rest.is_zero()
-    with pytest.raises(_Fail):
+    with pytest.raises(CheckFailed):
         name_polynomial("V20001*q")
 
 

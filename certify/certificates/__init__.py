@@ -10,9 +10,11 @@ Public API:
   (schema version 3) of the supremum or infimum of E[V_inf], for any moment order up to 20;
 * :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
   solver-free exact checker of its version (:mod:`certify.certificates._verify`,
-  :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`);
+  :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`,
+  on the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_objective_check``, ``_proofs``);
 * :func:`dump` / :func:`load` -- JSON files (atomic write), schemas
-  ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json``;
+  ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json`` (:func:`schema`);
+  each schema version is one row of :data:`certify.certificates._registry.SCHEMAS`;
 * the checker's limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
   and its guarded reading :func:`read_text` / :func:`parse_json` (errors :class:`Unreadable`,
   :class:`NotJson`), for callers such as ``certify verify``.
@@ -30,18 +32,20 @@ from .._errors import InputError
 from .._files import write_atomically
 from .._objective import is_vote_limit
 from ._batch import BatchItem, certify_many
-from ._build import DEFAULT_DIGITS, build_certificate, describe_inputs
-from ._certificate import SCHEMA_VERSION, Certificate, Provenance
+from ._build import DEFAULT_DIGITS, build_certificate
+from ._certificate import Certificate, Provenance, describe_inputs
+from ._checking import VerificationResult
 from ._endpoint_build import build_endpoint_certificate
-from ._endpoint_certificate import ENDPOINT_SCHEMA_VERSION, EndpointCertificate
+from ._endpoint_certificate import EndpointCertificate
+from ._kernel import ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION
 from ._likelihood_build import build_likelihood_certificate
+from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
+from ._objective_check import MAX_N
 from ._reading import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text
-from ._likelihood_certificate import LIKELIHOOD_SCHEMA_VERSION, LikelihoodCertificate, LikelihoodProvenance
-from ._verify import CHECKS, MAX_N, VerificationResult, verify_dict
-from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
-from ._verify_likelihood import verify_likelihood_dict
+from ._registry import SCHEMA_DIR, SCHEMAS, for_data, for_record, for_version, verify_record
+from ._verify import CHECKS
 from ._verify_endpoint import CHECKS as ENDPOINT_CHECKS
-from ._verify_endpoint import verify_endpoint_dict
+from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
 
 __all__ = [
     "CHECKS",
@@ -52,6 +56,7 @@ __all__ = [
     "LIKELIHOOD_SCHEMA_VERSION",
     "MAX_FILE_BYTES",
     "MAX_N",
+    "SCHEMA_DIR",
     "SCHEMA_VERSION",
     "BatchItem",
     "Certificate",
@@ -77,12 +82,7 @@ __all__ = [
 _PAIR = re.compile(r'\[\s+("-?\d+/\d+"),\s+([^\s\]]+)\s+\]')
 _CELL = re.compile(r'\{\s+"calls": (\d+),\s+"successes": (\d+),\s+"count": (\d+)\s+\}')
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
-SCHEMA_PATH = SCHEMA_DIR / "certificate-v1.json"
 
-#: The kind of record each schema version holds (a record's kind must match its version).
-_KINDS = {SCHEMA_VERSION: "sharp-bound-certificate", LIKELIHOOD_SCHEMA_VERSION: "likelihood-bound-certificate",
-          ENDPOINT_SCHEMA_VERSION: "endpoint-bound-certificate"}
 def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact") -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 
@@ -126,16 +126,17 @@ def verify(certificate) -> VerificationResult:
 
     Parameters
     ----------
-    certificate : Certificate, LikelihoodCertificate, dict, str or os.PathLike
+    certificate : Certificate, LikelihoodCertificate, EndpointCertificate, dict, str or os.PathLike
         A certificate object, its ``to_dict()``, JSON text, or a path to a JSON file.
 
     Returns
     -------
     VerificationResult
-        ``ok`` and what was proven (the certified interval for version 1, the bound for
-        version 2), or the name of the first failed check (``json`` for text that is not JSON).
+        ``ok`` and what was proven (the certified interval for versions 1 and 3, the bound
+        for version 2), or the name of the first failed check (``json`` for text that is not
+        JSON, ``schema_version`` for a version the registry does not know).
     """
-    if isinstance(certificate, (Certificate, LikelihoodCertificate, EndpointCertificate)):
+    if isinstance(certificate, tuple(entry.record for entry in SCHEMAS)):
         certificate = certificate.to_dict()
     try:  # text is read within the limits of certify.certificates._reading: no hostile input can stall it
         if isinstance(certificate, os.PathLike):
@@ -146,22 +147,7 @@ def verify(certificate) -> VerificationResult:
             certificate = parse_json(certificate)
     except (NotJson, Unreadable, UnicodeDecodeError) as exc:
         return VerificationResult(False, "json", f"json: {exc}")
-    return _verify_record(certificate)
-
-
-def _verify_record(data) -> VerificationResult:
-    """Dispatch on ``schema_version``; a version whose kind belongs to another version fails."""
-    if not isinstance(data, dict) or "schema_version" not in data:
-        return verify_dict(data)  # reports structure / schema_version as before
-    version, kind = data["schema_version"], data.get("kind")
-    if not isinstance(version, str) or version not in _KINDS:
-        known = ", ".join(repr(v) for v in _KINDS)
-        return VerificationResult(False, "schema_version", f"schema_version: schema_version={version!r} is unknown (supported: {known})")
-    if kind in _KINDS.values() and kind != _KINDS[version]:
-        return VerificationResult(False, "schema_version", f"schema_version: schema_version={version!r} does not hold kind {kind!r}")
-    if version == LIKELIHOOD_SCHEMA_VERSION:
-        return verify_likelihood_dict(data)
-    return verify_endpoint_dict(data) if version == ENDPOINT_SCHEMA_VERSION else verify_dict(data)
+    return verify_record(certificate)
 
 
 def dump(certificate: Certificate | LikelihoodCertificate | EndpointCertificate, path) -> Path:
@@ -170,27 +156,29 @@ def dump(certificate: Certificate | LikelihoodCertificate | EndpointCertificate,
 
 
 def to_json(certificate: Certificate | LikelihoodCertificate | EndpointCertificate) -> str:
-    """JSON text of a certificate, one ``["p/q", float]`` pair (or one data cell) per line."""
+    """JSON text of a certificate, one ``["p/q", float]`` pair (or one data cell) per line.
+
+    InputError for an object that is not one of the registered certificate classes.
+    """
+    for_record(certificate)
     text = json.dumps(certificate.to_dict(), indent=1, allow_nan=False)
     text = _CELL.sub(r'{"calls": \1, "successes": \2, "count": \3}', text)
     return _PAIR.sub(r"[\1, \2]", text) + "\n"
 
 
 def load(path) -> Certificate | LikelihoodCertificate | EndpointCertificate:
-    """Read a certificate file of any version (layout only; call :func:`verify` for the mathematics)."""
+    """Read a certificate file of any version (layout only; call :func:`verify` for the mathematics).
+
+    The file's ``schema_version`` and ``kind`` choose the record class; InputError naming
+    them and listing the known ones when they are no registered schema's.
+    """
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
-    if isinstance(data, dict) and data.get("schema_version") == LIKELIHOOD_SCHEMA_VERSION:
-        return LikelihoodCertificate.from_dict(data)
-    if isinstance(data, dict) and data.get("schema_version") == ENDPOINT_SCHEMA_VERSION:
-        return EndpointCertificate.from_dict(data)
-    return Certificate.from_dict(data)
+    return for_data(data).record.from_dict(data)
 
 
 def schema(version: str = SCHEMA_VERSION) -> dict:
     """The JSON Schema of certificate files of one version (``certify/schemas/certificate-v<version>.json``)."""
-    if str(version) not in _KINDS:
-        raise InputError(f"version={version!r} is not a certificate schema version (known: {', '.join(_KINDS)})")
-    return json.loads((SCHEMA_DIR / f"certificate-v{version}.json").read_text())
+    return json.loads(for_version(str(version)).path.read_text())

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from .._bounds import as_moments, as_objective
 from .._errors import CertifyError, InputError
 from .._moments import Moments
-from ._build import build_certificate, describe_inputs
-from ._certificate import Certificate
+from ._build import build_certificate
+from ._certificate import Certificate, describe_inputs
 
 __all__ = ["BatchItem", "certify_many"]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from datetime import UTC, datetime
+from dataclasses import replace
 from fractions import Fraction
 
 import flint
@@ -34,7 +34,9 @@ from .._bounds import as_objective, sharp_bound
 from .._errors import InputError, SolverError
 from .._moments import Moments
 from ..solvers import kkt_system
-from ._certificate import Certificate, Provenance
+from ._certificate import Certificate, Provenance, moments_given
+from ._kernel import coefficients, now, poly, solve, to_fmpq, value_at, version, workprec
+from ._minimize import newton_minimum
 from ._verify import verify_dict
 
 __all__ = ["DEFAULT_DIGITS", "build_certificate"]
@@ -45,27 +47,6 @@ DEFAULT_DIGITS = 12
 #: Longest numerator or denominator (decimal digits) written to a certificate;
 #: Python refuses to convert integers above 4300 digits to or from text.
 MAX_DIGITS = 1000
-
-
-def _fmpq(x: Fraction) -> flint.fmpq:
-    return flint.fmpq(x.numerator, x.denominator)
-
-
-def _frac(v) -> Fraction:
-    return Fraction(int(v.p), int(v.q))
-
-
-def _poly(coeffs) -> flint.fmpq_poly:
-    return flint.fmpq_poly([_fmpq(Fraction(c)) for c in coeffs])
-
-
-def _eval(p: flint.fmpq_poly, x: Fraction) -> Fraction:
-    return _frac(p(_fmpq(x)))
-
-
-def _coeffs(p: flint.fmpq_poly, length: int) -> list[Fraction]:
-    out = [_frac(c) for c in p.coeffs()]
-    return out + [Fraction(0)] * (length - len(out))
 
 
 def _mpf_fraction(x) -> Fraction:
@@ -94,26 +75,6 @@ def _rationalize(x, digits: int) -> Fraction:
     return Fraction(x).limit_denominator(10 ** (digits // 2 + 8))
 
 
-def _solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | None:
-    """Exact solution of a consistent full-column-rank system, else None (Gauss-Jordan)."""
-    ncol = len(rows[0])
-    a = [[*r, b] for r, b in zip(rows, rhs)]
-    for col in range(ncol):
-        piv = next((i for i in range(col, len(a)) if a[i][col] != 0), None)
-        if piv is None:
-            return None
-        a[col], a[piv] = a[piv], a[col]
-        inv = 1 / a[col][col]
-        a[col] = [v * inv for v in a[col]]
-        for i in range(len(a)):
-            if i != col and a[i][col] != 0:
-                f = a[i][col]
-                a[i] = [v - f * u for v, u in zip(a[i], a[col])]
-    if any(row[-1] != 0 for row in a[ncol:]):
-        return None
-    return [a[i][-1] for i in range(ncol)]
-
-
 # -- step 1: high-precision polishing ----------------------------------------------
 
 def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], digits: int):
@@ -122,7 +83,8 @@ def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], dig
     derivs = [g, g.derivative(), g.derivative().derivative()]
     inner = [j for j, x in enumerate(atoms) if 0 < x < 1]
     n = len(atoms)
-    with mpmath.workdps(digits + 15):
+    # mpmath's own conversion of digits + 15 decimal digits to bits: mpmath.mp.dps is digits + 15 inside.
+    with workprec(mpmath.libmp.dps_to_prec(digits + 15), mpmath.mp):
         x = [mpmath.mpf(a) for a in atoms]
         w = [mpmath.mpf(v) for v in weights]
         c = [mpmath.mpf(v) for v in dual] + [mpmath.mpf(0)] * (m1 - len(dual))
@@ -130,7 +92,7 @@ def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], dig
         tol = mpmath.mpf(10) ** (-(digits + 10))
 
         def gk(k, xx):
-            v = derivs[k](_fmpq(_mpf_fraction(xx)))
+            v = derivs[k](to_fmpq(_mpf_fraction(xx)))
             return mpmath.mpf(int(v.p)) / int(v.q)
 
         for _ in range(40):
@@ -171,20 +133,20 @@ def _merge_clusters(atoms, weights, tol: float = 2e-3):
 def _laws_on(xs: list[Fraction], theta: list[Fraction]):
     n, m1 = len(xs), len(theta)
     if n == m1:
-        w = _solve([[x**k for x in xs] for k in range(m1)], theta)
+        w = solve([[x**k for x in xs] for k in range(m1)], theta)
         if w is not None:
             yield xs, w
         return
     order = sorted(range(n), key=lambda i: xs[i] in (0, 1))  # free an interior atom first
     for i in order:
         fixed = xs[:i] + xs[i + 1:]
-        pi = _coeffs(flint.fmpq_poly([1]) if not fixed else _prod(fixed), n)
+        pi = coefficients(flint.fmpq_poly([1]) if not fixed else _prod(fixed), n)
         e0 = sum(p * theta[k] for k, p in enumerate(pi))
         e1 = sum(p * theta[k + 1] for k, p in enumerate(pi))
         if e0 == 0:
             continue
         atoms = fixed + [e1 / e0]
-        w = _solve([[x**k for x in atoms] for k in range(m1)], theta)
+        w = solve([[x**k for x in atoms] for k in range(m1)], theta)
         if w is not None:
             yield atoms, w
 
@@ -192,7 +154,7 @@ def _laws_on(xs: list[Fraction], theta: list[Fraction]):
 def _prod(points: list[Fraction]) -> flint.fmpq_poly:
     out = flint.fmpq_poly([1])
     for x in points:
-        out *= _poly([-x, 1])
+        out *= poly([-x, 1])
     return out
 
 
@@ -228,73 +190,54 @@ def _hermite(g, atoms, m1, p0: list[Fraction], s: int, margin: Fraction):
     rows, rhs = [], []
     for x in atoms:
         rows.append([x**k for k in range(m1)])
-        rhs.append(_eval(g, x))
+        rhs.append(value_at(g, x))
         if 0 < x < 1:
             rows.append([k * x ** (k - 1) if k else Fraction(0) for k in range(m1)])
-            rhs.append(_eval(g1, x))
+            rhs.append(value_at(g1, x))
     free = m1 - len(rows)
     if free <= 0 and margin:
         return None
     for k in range(m1 - 1, m1 - 1 - free, -1):
         rows.append([Fraction(int(i == k)) for i in range(m1)])
         rhs.append(p0[k] if k < len(p0) else Fraction(0))
-    coeffs = _solve(rows, rhs)
+    coeffs = solve(rows, rhs)
     if coeffs is None:
         return None
     contacts = [(x, 2 if 0 < x < 1 else 1) for x in atoms]
     if free > 0 and margin:
-        B = _poly([1])
+        B = poly([1])
         for x, k in contacts:
-            B *= (_poly([-x, 1]) ** k) if x < 1 else _poly([1, -1])
+            B *= (poly([-x, 1]) ** k) if x < 1 else poly([1, -1])
         if B.degree() >= m1:
             return None
-        coeffs = _coeffs(_poly(coeffs) + B * _poly([s * margin]), m1)
+        coeffs = coefficients(poly(coeffs) + B * poly([s * margin]), m1)
     return coeffs, contacts
-
-
-def _minimum_near(h: flint.fmpq_poly, starts: list[Fraction], bits: int) -> Fraction:
-    """min of h over 0, 1 and Newton-refined critical points near ``starts`` (exact values)."""
-    h1, h2 = h.derivative(), h.derivative().derivative()
-    best = min(_eval(h, Fraction(0)), _eval(h, Fraction(1)))
-    scale = 2**bits
-    for x in starts:
-        for _ in range(60):
-            curv = _eval(h2, x)
-            if curv <= 0:
-                break
-            nxt = x - _eval(h1, x) / curv
-            nxt = Fraction(round(nxt * scale), scale)
-            if not 0 <= nxt <= 1 or nxt == x:
-                break
-            x = nxt
-        best = min(best, _eval(h, x))
-    return best
 
 
 def _lifted(g, atoms, p0: list[Fraction], s: int, m1: int, margin: Fraction, bits: int):
     """Rationalized dual made exact at atoms 0 and 1, lifted by delta * B (module docstring)."""
-    p = _poly(p0)
+    p = poly(p0)
     # Only end atoms the numerical dual really touches (not atoms added to absorb rounding).
-    ends = [x for x in atoms if x in (0, 1) and abs(_eval(p - g, x)) < Fraction(1, 10**8)]
+    ends = [x for x in atoms if x in (0, 1) and abs(value_at(p - g, x)) < Fraction(1, 10**8)]
     if len(ends) > m1 - 1:
         ends = []
-    B = _poly([1])
+    B = poly([1])
     for e in ends:
-        B *= _poly([0, 1]) if e == 0 else _poly([1, -1])
+        B *= poly([0, 1]) if e == 0 else poly([1, -1])
     if len(ends) == 1:
-        p += _poly([_eval(g, ends[0]) - _eval(p, ends[0])])
+        p += poly([value_at(g, ends[0]) - value_at(p, ends[0])])
     elif len(ends) == 2:
-        a = _eval(g, Fraction(0)) - _eval(p, Fraction(0))
-        b = _eval(g, Fraction(1)) - _eval(p, Fraction(1)) - a
-        p += _poly([a, b])
+        a = value_at(g, Fraction(0)) - value_at(p, Fraction(0))
+        b = value_at(g, Fraction(1)) - value_at(p, Fraction(1)) - a
+        p += poly([a, b])
     h, rem = divmod((p - g) * s, B)
     if not rem.is_zero():
         return None
-    delta = max(Fraction(0), -_minimum_near(h, [x for x in atoms if 0 < x < 1], bits)) + margin
+    delta = max(Fraction(0), -newton_minimum(h, [x for x in atoms if 0 < x < 1], bits)) + margin
     unit = margin / 16
     delta = -((-delta) // unit) * unit  # rounded up to a short rational
-    p += B * _poly([s * delta])
-    return _coeffs(p, m1), [(e, 1) for e in ends]
+    p += B * poly([s * delta])
+    return coefficients(p, m1), [(e, 1) for e in ends]
 
 
 def _duals(g, atoms, p0, s, m1, target, bits):
@@ -307,37 +250,6 @@ def _duals(g, atoms, p0, s, m1, target, bits):
 
 # -- assembly ----------------------------------------------------------------------
 
-def _given(mom: Moments, given) -> tuple[tuple[str, str, str], ...]:
-    if given is not None:
-        return tuple(given)
-    names = ["mu", "nu"] if mom.order == 2 else ["mu"] if mom.order == 1 else [f"m{k + 1}" for k in range(mom.order)]
-    return tuple((n, f"{x.numerator}/{x.denominator}", "text") for n, x in zip(names, mom.exact))
-
-
-def describe_inputs(mu=None, nu=None, rho=None, moments=None) -> tuple[tuple[str, str, str], ...] | None:
-    """The inputs as given, for the certificate: (name, text, exact_from) per number."""
-
-    def one(name, v):
-        if isinstance(v, str):
-            return (name, v.strip(), "text")
-        if isinstance(v, Fraction):
-            return (name, f"{v.numerator}/{v.denominator}", "text")
-        if isinstance(v, int) and not isinstance(v, bool):
-            return (name, str(v), "text")
-        return (name, repr(float(v)), "binary64")
-
-    if isinstance(moments, Moments):
-        return None
-    if moments is not None:
-        return tuple(one(f"m{k + 1}", v) for k, v in enumerate(moments))
-    out = [one("mu", mu)]
-    if nu is not None:
-        out.append(one("nu", nu))
-    if rho is not None:
-        out.append(one("rho", rho))
-    return tuple(out)
-
-
 def build_certificate(objective, mom: Moments, side: str, *, given=None, digits: int | None = None, method: str = "exact") -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 
@@ -348,7 +260,7 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
         Validated moments; their exact values are what the certificate proves for.
     side : {"lower", "upper"}
     given : tuple of (name, text, exact_from), optional
-        The inputs as the user gave them (see :func:`describe_inputs`).
+        The inputs as the user gave them (see :func:`~certify.certificates._certificate.describe_inputs`).
     digits : int, optional
         Enclosure width at most 10^-digits (default 12, reached without polishing
         when the float solution suffices).
@@ -366,7 +278,7 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
         raise InputError(f"digits={digits!r} must be an integer from 1 to 200")
     start = time.perf_counter()
     obj = as_objective(objective)
-    g = _poly(obj.monomial_coefficients())
+    g = poly(obj.monomial_coefficients())
     theta = [Fraction(1)] + list(mom.exact)
     s = 1 if side == "upper" else -1
     bound = sharp_bound(obj, side, moments=mom, method=method)
@@ -382,7 +294,7 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
         else:
             atoms, weights, dual = _polish(g, start_x, start_w, bound.dual, theta, dps)
         law_x, law_w = _exact_law([_rationalize(a, dps or DEFAULT_DIGITS) for a in atoms], weights, theta)
-        exact_primal = sum(w * _eval(g, x) for x, w in zip(law_x, law_w))
+        exact_primal = sum(w * value_at(g, x) for x, w in zip(law_x, law_w))
         # Outward rounding keeps the file short: upper side P <= U, so round P down.
         primal = _round_toward(exact_primal, side == "upper", dps or DEFAULT_DIGITS)
         bits = int(3.33 * ((dps or 16) + 20))
@@ -390,8 +302,8 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
             if made is None:
                 continue
             coeffs, contacts = made
-            gap = (_poly(coeffs) - g) * s
-            contacts = sorted(contacts + [(e, 1) for e in (Fraction(0), Fraction(1)) if e not in {c for c, _ in contacts} and _eval(gap, e) == 0])
+            gap = (poly(coeffs) - g) * s
+            contacts = sorted(contacts + [(e, 1) for e in (Fraction(0), Fraction(1)) if e not in {c for c, _ in contacts} and value_at(gap, e) == 0])
             while len(coeffs) > 1 and coeffs[-1] == 0:
                 coeffs.pop()
             if not all(_short(c) for c in coeffs):
@@ -404,7 +316,7 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
                 majority=tuple(obj.majority),
                 bernstein=tuple(obj.bernstein),
                 degree=obj.degree,
-                moments_given=_given(mom, given),
+                moments_given=moments_given(mom, given),
                 moments=tuple(mom.exact),
                 atoms=tuple(law_x),
                 weights=tuple(law_w),
@@ -413,7 +325,7 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
                 primal_value=primal,
                 dual_value=dual_value,
                 value=primal,
-                provenance=Provenance(method, construction, _version(), 0.0, digits, _now()),
+                provenance=Provenance(method, construction, version(), 0.0, digits, now()),
             )
             result = verify_dict(cert.to_dict())
             if not result.ok:
@@ -422,22 +334,6 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
             if cert.width > target:
                 failure = f"width {float(cert.width):.3g} exceeds 10^-{digits or DEFAULT_DIGITS}"
                 continue
-            prov = Provenance(method, construction, _version(), round(time.perf_counter() - start, 6), digits, _now())
-            return _replace_provenance(cert, prov)
+            prov = Provenance(method, construction, version(), round(time.perf_counter() - start, 6), digits, now())
+            return replace(cert, provenance=prov)
     raise SolverError("certificate", "not certified", f"{obj.name}, {side} side: {failure}")
-
-
-def _replace_provenance(cert: Certificate, prov: Provenance) -> Certificate:
-    from dataclasses import replace
-
-    return replace(cert, provenance=prov)
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -15,30 +15,56 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .._errors import InputError
+from .._moments import Moments
+from ._kernel import SCHEMA_VERSION, SHARP_KIND, exact_pair, is_ratio
 
-__all__ = ["SCHEMA_VERSION", "Certificate", "MomentBoundProperties", "Provenance", "bound_fields", "bound_record", "exact_pair", "parse_pair"]
-
-SCHEMA_VERSION = "1"
-
-
-def exact_pair(x: Fraction) -> list:
-    """``["p/q", float]`` for an exact rational (float is None when it overflows)."""
-    x = Fraction(x)
-    try:
-        readable = float(x)
-    except OverflowError:
-        readable = None
-    return [f"{x.numerator}/{x.denominator}", readable]
+__all__ = ["Certificate", "MomentBoundProperties", "Provenance", "bound_fields", "bound_record", "describe_inputs", "moments_given",
+           "parse_pair"]
 
 
 def parse_pair(pair, where: str) -> Fraction:
-    """The exact value of a ``["p/q", float]`` pair; InputError naming ``where`` otherwise."""
+    """The exact value of a ``["p/q", float]`` pair (layout only: the float is not compared); InputError naming ``where`` otherwise."""
     try:
-        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+        if not (isinstance(pair, list) and len(pair) == 2 and is_ratio(pair[0])):
             raise ValueError
-        return Fraction(pair[0])
-    except (ValueError, ZeroDivisionError):
+        return Fraction(pair[0])  # ValueError beyond the digits Python converts (sys.get_int_max_str_digits())
+    except ValueError:
         raise InputError(f"{where}={pair!r} must be a pair [\"p/q\", float]") from None
+
+
+def describe_inputs(mu=None, nu=None, rho=None, moments=None) -> tuple[tuple[str, str, str], ...] | None:
+    """The inputs as given, for the certificate: (name, text, exact_from) per number.
+
+    None for a :class:`~certify.Moments` object (:func:`moments_given` then writes its exact values).
+    """
+
+    def one(name, v):
+        if isinstance(v, str):
+            return (name, v.strip(), "text")
+        if isinstance(v, Fraction):
+            return (name, f"{v.numerator}/{v.denominator}", "text")
+        if isinstance(v, int) and not isinstance(v, bool):
+            return (name, str(v), "text")
+        return (name, repr(float(v)), "binary64")
+
+    if isinstance(moments, Moments):
+        return None
+    if moments is not None:
+        return tuple(one(f"m{k + 1}", v) for k, v in enumerate(moments))
+    out = [one("mu", mu)]
+    if nu is not None:
+        out.append(one("nu", nu))
+    if rho is not None:
+        out.append(one("rho", rho))
+    return tuple(out)
+
+
+def moments_given(mom: Moments, given) -> tuple[tuple[str, str, str], ...]:
+    """The record's ``moments_given``: ``given`` (from :func:`describe_inputs`), else the exact moments as text."""
+    if given is not None:
+        return tuple(given)
+    names = ["mu", "nu"] if mom.order == 2 else ["mu"] if mom.order == 1 else [f"m{k + 1}" for k in range(mom.order)]
+    return tuple((n, f"{x.numerator}/{x.denominator}", "text") for n, x in zip(names, mom.exact))
 
 
 @dataclass(frozen=True)
@@ -188,7 +214,7 @@ class Certificate(MomentBoundProperties):
     def to_dict(self) -> dict:
         return {
             "schema_version": self.schema_version,
-            "kind": "sharp-bound-certificate",
+            "kind": SHARP_KIND,
             "side": self.side,
             "objective": {
                 "name": self.objective_name,

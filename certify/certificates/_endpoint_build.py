@@ -31,9 +31,9 @@ import flint
 from .._canonical import canonical_law, is_interior
 from .._errors import InputError, SolverError
 from .._moments import Moments
-from ._build import _given, _now, _version
-from ._certificate import Provenance
+from ._certificate import Provenance, moments_given
 from ._endpoint_certificate import EndpointCertificate
+from ._kernel import coefficients, now, poly, solve, version
 from ._verify_endpoint import endpoint_value, verify_endpoint_dict
 
 __all__ = ["build_endpoint_certificate"]
@@ -56,23 +56,12 @@ MAX_ORDER = 20
 _HALF = Fraction(1, 2)
 
 
-def _fmpq(x: Fraction) -> flint.fmpq:
-    return flint.fmpq(x.numerator, x.denominator)
-
-
-def _frac(v: flint.fmpq) -> Fraction:
-    return Fraction(int(v.p), int(v.q))
-
-
 def _solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction]:
-    n = len(rows)
-    a = flint.fmpq_mat(n, n, [_fmpq(x) for r in rows for x in r])
-    b = flint.fmpq_mat(n, 1, [_fmpq(x) for x in rhs])
-    try:
-        x = a.solve(b)
-    except ZeroDivisionError:
-        raise SolverError("canonical", "singular", "the exact interpolation system of the V_inf certificate") from None
-    return [_frac(x[i, 0]) for i in range(n)]
+    """The exact solution of a square interpolation system; SolverError when it is singular."""
+    x = solve(rows, rhs)
+    if x is None:
+        raise SolverError("canonical", "singular", "the exact interpolation system of the V_inf certificate")
+    return x
 
 
 def _round(x: Fraction) -> Fraction:
@@ -144,9 +133,8 @@ def _reflected(c: list[Fraction]) -> list[Fraction]:
 
 def _reflect_poly(coeffs: list[Fraction]) -> list[Fraction]:
     """Coefficients of 1 - p(1 - q)."""
-    p = flint.fmpq_poly([_fmpq(c) for c in coeffs])
-    r = 1 - p(flint.fmpq_poly([1, -1]))
-    return [_frac(r[k]) for k in range(len(coeffs))]
+    r = 1 - poly(coeffs)(flint.fmpq_poly([1, -1]))
+    return coefficients(r, len(coeffs))
 
 
 def build_endpoint_certificate(mom: Moments, side: str, *, given=None) -> EndpointCertificate:
@@ -158,7 +146,7 @@ def build_endpoint_certificate(mom: Moments, side: str, *, given=None) -> Endpoi
         The moment class (any order; interior to the moment space).
     side : {"lower", "upper"}
     given : tuple of (str, str, str), optional
-        The inputs as given (:func:`certify.certificates.describe_inputs`).
+        The inputs as given (:func:`~certify.certificates._certificate.describe_inputs`).
 
     Returns
     -------
@@ -193,9 +181,9 @@ def build_endpoint_certificate(mom: Moments, side: str, *, given=None) -> Endpoi
         estimate = 1 - estimate
     dual_value = sum(k * t for k, t in zip(coeffs, [Fraction(1)] + c))
     lo, hi = (primal, dual_value) if side == "upper" else (dual_value, primal)
-    prov = Provenance(method="canonical", construction="hermite", version=_version(),
-                      seconds=round(time.perf_counter() - start, 6), digits=None, created=_now())
-    cert = EndpointCertificate(side=side, moments_given=_given(mom, given), moments=tuple(c), atoms=tuple(atoms),
+    prov = Provenance(method="canonical", construction="hermite", version=version(),
+                      seconds=round(time.perf_counter() - start, 6), digits=None, created=now())
+    cert = EndpointCertificate(side=side, moments_given=moments_given(mom, given), moments=tuple(c), atoms=tuple(atoms),
                                weights=tuple(weights), dual=tuple(coeffs), contacts=tuple(sorted(contacts)),
                                primal_value=primal, dual_value=dual_value, value=min(max(estimate, lo), hi),
                                provenance=prov)

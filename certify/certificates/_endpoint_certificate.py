@@ -24,11 +24,9 @@ from fractions import Fraction
 
 from .._errors import InputError
 from ._certificate import MomentBoundProperties, Provenance, bound_fields, bound_record
-from ._verify import ENDPOINT_DEFINITION, ENDPOINT_NAME
+from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_KIND, ENDPOINT_NAME, ENDPOINT_SCHEMA_VERSION
 
-__all__ = ["ENDPOINT_DEFINITION", "ENDPOINT_NAME", "ENDPOINT_SCHEMA_VERSION", "EndpointCertificate"]
-
-ENDPOINT_SCHEMA_VERSION = "3"
+__all__ = ["EndpointCertificate"]
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class EndpointCertificate(MomentBoundProperties):
     def to_dict(self) -> dict:
         return {
             "schema_version": self.schema_version,
-            "kind": "endpoint-bound-certificate",
+            "kind": ENDPOINT_KIND,
             "side": self.side,
             "objective": {"name": ENDPOINT_NAME, "definition": ENDPOINT_DEFINITION},
             **bound_record(self),

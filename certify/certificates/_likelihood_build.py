@@ -9,7 +9,8 @@ Steps, for side s = +1 (lower) or -1 (upper):
 2. The minimum m of f = s g - lambda h' over [0, 1] (h' the polynomial the checker
    uses, see :func:`~certify.certificates._verify_likelihood.lagrangian_polynomial`)
    is located in floats -- a dense grid, then safeguarded Newton on f' from every
-   grid local minimum and every atom of pi* -- and evaluated exactly at those points;
+   grid local minimum and every atom of pi* (:func:`~._minimize.grid_minimizers`) --
+   and evaluated exactly at those points;
    for V_inf, on each of its pieces (``INFINITE_PIECES``: g = 0 on [0, 1/2], 1 on [1/2, 1]).
 3. a is set so that s a = m - margin, rounded down to a multiple of margin / 16:
    f - s a is then strictly positive, its near-double roots (at the atoms of pi*)
@@ -26,10 +27,9 @@ from __future__ import annotations
 
 import math
 import time
-from math import comb
 from dataclasses import replace
-from datetime import UTC, datetime
 from fractions import Fraction
+from math import comb
 
 import flint
 import numpy as np
@@ -39,18 +39,10 @@ from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
 from .._objective import is_vote_limit
+from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, version, workprec
 from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
-from ._verify_likelihood import (
-    ENDPOINT_NAME,
-    INFINITE_PIECES,
-    PRECISIONS,
-    cell_probabilities,
-    lagrangian_polynomial,
-    likelihood_gap,
-    narrow,
-    precision,
-    verify_likelihood_dict,
-)
+from ._minimize import exact_minimum, grid_minimizers
+from ._verify_likelihood import INFINITE_PIECES, cell_probabilities, lagrangian_polynomial, likelihood_ball, verify_likelihood_dict
 
 __all__ = ["build_likelihood_certificate"]
 
@@ -72,15 +64,6 @@ LAW_TOL = 1e-9
 #: positivity proof in near-degenerate cases. For badly scaled problems (a p_c(pi*)
 #: near 0 makes |f| huge) they are then tried relative to |min f| (see :func:`_margins`).
 MARGINS = (Fraction(1, 10**12), Fraction(1, 10**10), Fraction(1, 10**8), Fraction(1, 10**6))
-#: Grid points per unit of the polynomial's degree (and at least MIN_GRID): every
-#: local minimum of a degree-d polynomial on [0, 1] is resolved by a grid of ~ 20 d points.
-GRID_PER_DEGREE = 20
-MIN_GRID = 2001
-#: Safeguarded Newton steps on f' (quadratic convergence needs ~5; bisection fallback).
-NEWTON_STEPS = 60
-#: A Newton iterate has converged when it moves less than this (a few float spacings
-#: at 1): the exact value there exceeds the minimum by ~ f'' STEP_TOL^2, far below MARGINS.
-STEP_TOL = 1e-15
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -150,61 +133,19 @@ def _float_lagrangian(g, s: int, lam: float, cells, u: list[float]):
     return jet
 
 
-def _minimizers(jet, degree: int, starts, start: float = 0.0, end: float = 1.0) -> np.ndarray:
-    """Float local minimizers of f on [start, end]: grid local minima and ``starts``, refined by safeguarded Newton on f'."""
-    grid = np.linspace(start, end, max(MIN_GRID, GRID_PER_DEGREE * degree + 1))
-    f0 = jet(grid)[0]
-    inner = np.flatnonzero((f0[1:-1] <= f0[:-2]) & (f0[1:-1] <= f0[2:])) + 1
-    idx = np.concatenate([inner, [0, len(grid) - 1]])
-    lo, hi = grid[np.maximum(idx - 1, 0)], grid[np.minimum(idx + 1, len(grid) - 1)]
-    step = (end - start) / len(grid)
-    starts = np.clip(np.asarray(starts, dtype=float), start, end)
-    lo = np.concatenate([lo, np.clip(starts - step, start, end)])
-    hi = np.concatenate([hi, np.clip(starts + step, start, end)])
-    x = np.concatenate([grid[idx], starts])
-    active = np.arange(len(x))
-    for _ in range(NEWTON_STEPS):
-        xa, la, ha = x[active], lo[active], hi[active]
-        _, d1, d2 = jet(xa)
-        la, ha = np.where(d1 < 0, xa, la), np.where(d1 > 0, xa, ha)  # f' < 0: the minimum lies to the right
-        with np.errstate(all="ignore"):  # f'' ~ 0: a huge or undefined step, replaced by bisection below
-            step = np.where(d2 > 0, xa - d1 / d2, np.nan)
-        new = np.where((step > la) & (step < ha), step, (la + ha) / 2)
-        x[active], lo[active], hi[active] = new, la, ha
-        # Converged: Newton stopped moving, or the bracket (e.g. towards an end) is at float resolution.
-        moving = (np.abs(new - xa) > STEP_TOL) & (ha - la > STEP_TOL)
-        active = active[moving]
-        if not len(active):
-            break
-    return np.concatenate([x, grid[[0, -1]]])
-
-
 def _pieces(obj) -> list[tuple[float, float, flint.fmpq_poly, object]]:
     """(start, end, exact g, float g(q, d)) covering [0, 1]: one piece for a polynomial
     objective, the two constant pieces ``INFINITE_PIECES`` for V_inf (``obj`` None)."""
     if obj is not None:
-        return [(0.0, 1.0, flint.fmpq_poly([_fmpq(x) for x in obj.monomial_coefficients()]), obj.evaluate)]
-    return [(float(lo), float(hi), flint.fmpq_poly([_fmpq(v)]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
+        return [(0.0, 1.0, poly(obj.monomial_coefficients()), obj.evaluate)]
+    return [(float(lo), float(hi), poly([v]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
             for lo, hi, v in INFINITE_PIECES]
-
-
-def _exact_minimum(f: flint.fmpq_poly, points) -> Fraction:
-    """min of f over the given float points, exactly (each point is read as its exact binary value)."""
-    best = None
-    for x in set(points.tolist()):
-        v = f(flint.fmpq(*Fraction(x).as_integer_ratio()))
-        best = v if best is None or v < best else best
-    return Fraction(int(best.p), int(best.q))
 
 
 def _margins(m: Fraction) -> list[Fraction]:
     """MARGINS, then the same relative to |m| where that is larger (|m| >> 1: badly scaled)."""
     scale = abs(m)
     return list(MARGINS) + [x * scale for x in MARGINS if x * scale > MARGINS[-1]]
-
-
-def _fmpq(x: Fraction) -> flint.fmpq:
-    return flint.fmpq(x.numerator, x.denominator)
 
 
 def _floor(x: Fraction, unit: Fraction) -> Fraction:
@@ -286,23 +227,19 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     for start, end, g, g_float in _pieces(obj):
         f = lagrangian_polynomial(g, s, Fraction(0), lam, cells, p_star)  # s g - lambda h' on the piece
         jet = _float_lagrangian(g_float, s, float(lam), cells, u)
-        piece_min = _exact_minimum(f, _minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))
+        piece_min = exact_minimum(f, grid_minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))
         m = piece_min if m is None else min(m, piece_min)
-    for bits in PRECISIONS:
-        with precision(bits):
-            b = likelihood_gap(cells, p_ref, p_star, c)
-            if narrow(b):
-                break
-    else:
+    bits, b, narrow = likelihood_ball(cells, p_ref, p_star, c)
+    if not narrow:
         raise SolverError("certificate", "wide ball", f"b = l(pi_ref) - c - l(pi*) + N is not narrow: {b}")
 
     failure = "no margin tried"
     for margin in _margins(m):
         unit = margin / 16
         sa = _floor(m - margin, unit)
-        with precision(bits):  # s a + lambda b rounded down; s a stays exact (it may be huge)
-            s_bound = _floor(sa + _arb_lower(flint.arb(_fmpq(lam)) * b), unit)
-        prov = LikelihoodProvenance(_version(), float(margin), 0.0, _now())
+        with workprec(bits):  # s a + lambda b rounded down; s a stays exact (it may be huge)
+            s_bound = _floor(sa + _arb_lower(flint.arb(to_fmpq(lam)) * b), unit)
+        prov = LikelihoodProvenance(version(), float(margin), 0.0, now())
         cert = LikelihoodCertificate(
             side=side, objective_name=name, majority=() if obj is None else tuple(obj.majority),
             bernstein=() if obj is None else tuple(obj.bernstein), degree=0 if obj is None else obj.degree,
@@ -318,13 +255,3 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         if result.check != "lagrangian_sign":
             break
     raise SolverError("certificate", "not certified", f"{name}, {side} side: {failure}")
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

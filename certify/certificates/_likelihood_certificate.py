@@ -14,13 +14,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .._errors import InputError
-from ._certificate import exact_pair, parse_pair
-from ._verify import ENDPOINT_DEFINITION, ENDPOINT_NAME
+from ._certificate import parse_pair
+from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, exact_pair
 
-__all__ = ["KIND", "LIKELIHOOD_SCHEMA_VERSION", "LikelihoodCertificate", "LikelihoodProvenance"]
-
-LIKELIHOOD_SCHEMA_VERSION = "2"
-KIND = "likelihood-bound-certificate"
+__all__ = ["LikelihoodCertificate", "LikelihoodProvenance"]
 
 
 @dataclass(frozen=True)
@@ -136,7 +133,7 @@ class LikelihoodCertificate:
     def to_dict(self) -> dict:
         return {
             "schema_version": self.schema_version,
-            "kind": KIND,
+            "kind": LIKELIHOOD_KIND,
             "side": self.side,
             "objective": {"name": ENDPOINT_NAME, "definition": ENDPOINT_DEFINITION} if self.is_infinite_budget else {
                 "name": self.objective_name,
@@ -162,8 +159,9 @@ class LikelihoodCertificate:
         if not isinstance(data, dict):
             raise InputError(f"certificate must be a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
-        if version != LIKELIHOOD_SCHEMA_VERSION or data.get("kind") != KIND:
-            raise InputError(f"schema_version={version!r}, kind={data.get('kind')!r} is not a likelihood certificate (expected {LIKELIHOOD_SCHEMA_VERSION!r}, {KIND!r})")
+        if version != LIKELIHOOD_SCHEMA_VERSION or data.get("kind") != LIKELIHOOD_KIND:
+            raise InputError(f"schema_version={version!r}, kind={data.get('kind')!r} is not a likelihood certificate "
+                             f"(expected {LIKELIHOOD_SCHEMA_VERSION!r}, {LIKELIHOOD_KIND!r})")
         try:
             obj, thr, lag = data["objective"], data["threshold"], data["lagrangian"]
             ref_atoms, ref_weights = _law(data["reference_law"], "reference_law")

@@ -21,26 +21,27 @@ from fractions import Fraction
 
 import flint
 
-from ._endpoint_certificate import ENDPOINT_DEFINITION, ENDPOINT_NAME, ENDPOINT_SCHEMA_VERSION
-from ._verify import CHECKS as SHARP_CHECKS
-from ._verify import (
+from ._checking import (
+    CheckFailed,
     VerificationResult,
-    _approx,
-    _Fail,
-    _keys,
-    _poly,
-    _show,
+    approx,
     check_dual_value,
-    checked,
-    check_header,
     check_enclosure,
+    check_header,
     check_law,
+    check_primal_value,
+    checked,
+    describe_moments,
     divide_contacts,
-    positive_on_closed_unit_interval,
     read_bound,
+    require_keys,
+    show,
 )
+from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_KIND, ENDPOINT_NAME, ENDPOINT_SCHEMA_VERSION, poly
+from ._proofs import on_piece, positive_on_closed_unit_interval
+from ._verify import CHECKS as SHARP_CHECKS
 
-__all__ = ["CHECKS", "verify_endpoint_dict"]
+__all__ = ["CHECKS", "endpoint_value", "verify_endpoint_dict"]
 
 #: The checks, in the order they run: those of schema 1 but the name binding (the
 #: objective is fixed, so its two fields are compared with the constants).
@@ -57,8 +58,8 @@ def endpoint_value(atoms: list[Fraction], weights: list[Fraction]) -> Fraction:
 
 def _halves(p: flint.fmpq_poly, s: int, contacts) -> None:
     """Prove s p >= 0 on [0, 1/2] and s (p - 1) >= 0 on [1/2, 1] (check dual_sign)."""
-    left = p(_poly([0, _HALF])) * s                 # s p(q / 2), q in [0, 1]
-    right = (p(_poly([_HALF, _HALF])) - 1) * s      # s (p((1 + q) / 2) - 1)
+    left = on_piece(p, Fraction(0), _HALF) * s         # s p(q / 2), q in [0, 1]
+    right = (on_piece(p, _HALF, Fraction(1)) - 1) * s  # s (p((1 + q) / 2) - 1)
     on_left, on_right = [], []
     for point, mult in contacts:
         if point < _HALF:
@@ -77,30 +78,27 @@ def _halves(p: flint.fmpq_poly, s: int, contacts) -> None:
         if not ok:
             level = "0" if name == "[0, 1/2]" else "1"
             relation = ">=" if s > 0 else "<="
-            raise _Fail("dual_sign", f"p {relation} {level} on {name} fails: {why}")
+            raise CheckFailed("dual_sign", f"p {relation} {level} on {name} fails: {why}")
 
 
 def _run(cert) -> VerificationResult:
-    side, s = check_header(cert, (ENDPOINT_SCHEMA_VERSION,), "endpoint-bound-certificate")
-    obj = _keys(cert["objective"], "objective", ("name", "definition"))
+    side, s = check_header(cert, (ENDPOINT_SCHEMA_VERSION,), ENDPOINT_KIND)
+    obj = require_keys(cert["objective"], "objective", ("name", "definition"))
     if obj["name"] != ENDPOINT_NAME or obj["definition"] != ENDPOINT_DEFINITION:
-        raise _Fail("objective", f"objective {_show(obj['name'])} = {_show(obj['definition'])} must be "
-                                 f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective of this kind")
+        raise CheckFailed("objective", f"objective {show(obj['name'])} = {show(obj['definition'])} must be "
+                                       f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective of this kind")
     b = read_bound(cert)
     theta, given, atoms, weights, coeffs, contacts = b["theta"], b["given"], b["atoms"], b["weights"], b["coeffs"], b["contacts"]
     primal, dual_value, enclosure, width, value = b["primal"], b["dual_value"], b["enclosure"], b["width"], b["value"]
 
     check_law(atoms, weights, theta)
-    attained = endpoint_value(atoms, weights)
-    if (primal > attained) if s > 0 else (primal < attained):
-        raise _Fail("primal_value", f"primal_value={_show(primal)} is not {'<=' if s > 0 else '>='} V_inf(law) = {_approx(attained)}")
+    check_primal_value(primal, endpoint_value(atoms, weights), s, "V_inf(law)")
     check_dual_value(coeffs, theta, dual_value)
-    _halves(_poly(coeffs), s, contacts)
+    _halves(poly(coeffs), s, contacts)
     lo, hi = check_enclosure(enclosure, width, value, primal, dual_value, s)
     what = "supremum" if s > 0 else "infimum"
-    moments = ", ".join(f"m{k + 1} = {_show(x, 200)}" for k, x in enumerate(theta[1:]))
-    msg = (f"{what} of E[{ENDPOINT_NAME}] (infinitely many votes: {ENDPOINT_DEFINITION}) in [{_approx(lo, 17)}, "
-           f"{_approx(hi, 17)}] (width {_approx(hi - lo)}) over all laws on [0, 1] with {given} (exactly {moments})")
+    msg = (f"{what} of E[{ENDPOINT_NAME}] (infinitely many votes: {ENDPOINT_DEFINITION}) in [{approx(lo, 17)}, "
+           f"{approx(hi, 17)}] (width {approx(hi - lo)}) over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})")
     return VerificationResult(True, None, msg, side, ENDPOINT_NAME, (lo, hi))
 
 

@@ -1,10 +1,10 @@
 """The independent checker of likelihood-ratio bound certificates (schema version 2).
 
-Like :mod:`certify.certificates._verify`, this module is the whole trusted base of
-its certificates: it imports only the standard library, python-flint and the
-generic exact helpers of ``_verify`` (exact pairs, the objective polynomial with
-the check that its name denotes exactly that polynomial, the refusal of unknown
-keys, the positivity proof on [0, 1]), and re-derives everything from the file.
+Like :mod:`certify.certificates._verify`, this module and the kernel modules it
+imports are the whole trusted base of its certificates: only the standard library,
+python-flint and the kernel (exact pairs, the objective polynomial with the check
+that its name denotes exactly that polynomial, the refusal of unknown keys, the
+positivity proof on [0, 1]); everything is re-derived from the file.
 
 The statement. Cells c = (K_c, S_c, n_c): n_c examples had K_c calls, S_c of them
 correct; N = sum_c n_c, B_c(q) = C(K_c, S_c) q^S_c (1 - q)^(K_c - S_c). For a law
@@ -35,33 +35,19 @@ shorter for the Descartes bisection.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 from math import comb
 
 import flint
 
-from ._verify import (
-    ENDPOINT_DEFINITION,
-    ENDPOINT_NAME,
-    VerificationResult,
-    _exact,
-    _exact_list,
-    _Fail,
-    _get,
-    _keys,
-    _objective,
-    _show,
-    checked,
-    positive_on_closed_unit_interval,
-)
+from ._checking import CheckFailed, VerificationResult, checked, field, read_exact, read_exact_list, require_keys, show
+from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, poly, to_fmpq, workprec
+from ._objective_check import objective_polynomial
+from ._proofs import on_piece, positive_on_closed_unit_interval
 
-__all__ = ["CHECKS", "INFINITE_PIECES", "KIND", "VERSION", "cell_probabilities", "lagrangian_polynomial", "likelihood_gap", "narrow",
-           "near_contacts", "on_piece", "precision", "verify_likelihood_dict"]
-
-VERSION = "2"
-KIND = "likelihood-bound-certificate"
+__all__ = ["CHECKS", "INFINITE_PIECES", "cell_probabilities", "lagrangian_polynomial", "likelihood_ball", "near_contacts",
+           "verify_likelihood_dict"]
 
 #: The checks, in the order they run; a result names the first that failed.
 CHECKS = (
@@ -111,15 +97,11 @@ _PROVENANCE = ("package", "version", "margin", "seconds", "created")
 def _integer(data: dict, key: str, where: str) -> int:
     value = data[key]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _Fail("structure", f"{where}.{key}={_show(value)} must be an integer")
+        raise CheckFailed("structure", f"{where}.{key}={show(value)} must be an integer")
     return value
 
 
 # -- exact pieces shared with the builder --------------------------------------------
-
-def _q(x: Fraction) -> flint.fmpq:
-    return flint.fmpq(x.numerator, x.denominator)
-
 
 def cell_probabilities(cells, atoms, weights) -> list[flint.fmpq]:
     """Exact p_c = sum_j w_j C(K_c, S_c) x_j^S_c (1 - x_j)^(K_c - S_c) for each cell."""
@@ -128,7 +110,7 @@ def cell_probabilities(cells, atoms, weights) -> list[flint.fmpq]:
     for x, w in zip(atoms, weights):
         if w == 0:
             continue
-        x, w = _q(x), _q(w)
+        x, w = to_fmpq(x), to_fmpq(w)
         up, down = [flint.fmpq(1)], [flint.fmpq(1)]
         for _ in range(top):
             up.append(up[-1] * x)
@@ -149,7 +131,7 @@ def _round_up(x: flint.fmpq) -> flint.fmpq:
 
 def lagrangian_polynomial(g: flint.fmpq_poly, s: int, a: Fraction, lam: Fraction, cells, p_star) -> flint.fmpq_poly:
     """s (g - a) - lambda sum_c u'_c B_c, a lower bound of s (g - a) - lambda h on [0, 1] (module docstring)."""
-    f = (g - _q(a)) * s
+    f = (g - to_fmpq(a)) * s
     if lam == 0:
         return f
     one_minus = flint.fmpq_poly([1, -1])
@@ -157,41 +139,44 @@ def lagrangian_polynomial(g: flint.fmpq_poly, s: int, a: Fraction, lam: Fraction
     for (k, s_c, n), p in zip(cells, p_star):
         u = _round_up(flint.fmpq(n) / p)
         h += flint.fmpq_poly([0] * s_c + [u * comb(k, s_c)]) * one_minus ** (k - s_c)
-    return f - h * _q(lam)
+    return f - h * to_fmpq(lam)
 
 
-@contextmanager
-def precision(bits: int):
-    """Run arb arithmetic at ``bits`` bits (python-flint keeps the precision in a global context)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = bits
-    try:
-        yield
-    finally:
-        flint.ctx.prec = old
-
-
-def likelihood_gap(cells, p_ref, p_star, c: Fraction) -> flint.arb:
-    """Ball of b = l(pi_ref) - c - l(pi*) + N = sum_c n_c log(p_c(pi_ref) / p_c(pi*)) - c + N.
+def _gap(cells, p_ref, p_star, c: Fraction) -> flint.arb:
+    """Ball of b = l(pi_ref) - c - l(pi*) + N = sum_c n_c log(p_c(pi_ref) / p_c(pi*)) - c + N, at the working precision.
 
     The ratio is formed exactly first: its logarithm is small and well conditioned,
-    while l(pi_ref) and l(pi*) separately are large and nearly cancel. Call it inside
-    :func:`precision`.
+    while l(pi_ref) and l(pi*) separately are large and nearly cancel.
     """
     total = flint.arb(0)
     for (_, _, n), r, t in zip(cells, p_ref, p_star):
         total += flint.arb(r / t).log() * n
-    return total - flint.arb(_q(c)) + sum(n for _, _, n in cells)
+    return total - flint.arb(to_fmpq(c)) + sum(n for _, _, n in cells)
 
 
-def narrow(b: flint.arb) -> bool:
+def _narrow(b: flint.arb) -> bool:
     """The ball's radius is below 2^-NARROW_BITS (1 + |b|)."""
     return b.is_finite() and b.rad() < flint.arb(2) ** -NARROW_BITS * (1 + abs(b.mid()))
 
 
-def on_piece(f: flint.fmpq_poly, start: Fraction, end: Fraction) -> flint.fmpq_poly:
-    """f(start + (end - start) t): the piece [start, end] mapped onto t in [0, 1], exactly."""
-    return f(flint.fmpq_poly([_q(start), _q(end - start)]))
+def likelihood_ball(cells, p_ref, p_star, c: Fraction) -> tuple[int, flint.arb, bool]:
+    """The ball of b (module docstring, step 1) at the first precision of PRECISIONS where it is narrow.
+
+    Returns
+    -------
+    bits : int
+        The precision that gave the ball (the largest tried when none was narrow); later
+        arithmetic with the ball belongs at this precision (:func:`~._kernel.workprec`).
+    b : flint.arb
+    narrow : bool
+        Whether the ball's radius is below 2^-NARROW_BITS (1 + |b|).
+    """
+    for bits in PRECISIONS:
+        with workprec(bits):
+            b = _gap(cells, p_ref, p_star, c)
+            if _narrow(b):
+                return bits, b, True
+    return bits, b, False
 
 
 def near_contacts(f: flint.fmpq_poly, atoms) -> list[Fraction]:
@@ -219,44 +204,44 @@ def near_contacts(f: flint.fmpq_poly, atoms) -> list[Fraction]:
 # -- reading the file ------------------------------------------------------------------
 
 def _read_law(data, where: str):
-    law = _keys(data, where, ("atoms", "weights"))
-    atoms = _exact_list(_get(law, "atoms", list, where), f"{where}.atoms")
-    weights = _exact_list(_get(law, "weights", list, where), f"{where}.weights")
+    law = require_keys(data, where, ("atoms", "weights"))
+    atoms = read_exact_list(field(law, "atoms", list, where), f"{where}.atoms")
+    weights = read_exact_list(field(law, "weights", list, where), f"{where}.weights")
     return atoms, weights
 
 
 def _read(cert: dict) -> dict:
     """Layout, types and every exact pair (checks structure / readable_floats)."""
-    _keys(cert, "certificate", _TOP)
-    side = _get(cert, "side", str, "certificate")
+    require_keys(cert, "certificate", _TOP)
+    side = field(cert, "side", str, "certificate")
     if side not in ("lower", "upper"):
-        raise _Fail("structure", f"side={_show(side)} must be 'lower' or 'upper'")
+        raise CheckFailed("structure", f"side={show(side)} must be 'lower' or 'upper'")
     obj = cert["objective"]
     cells = []
-    for i, cell in enumerate(_get(cert, "cells", list, "certificate")):
-        _keys(cell, f"cells[{i}]", ("calls", "successes", "count"))
+    for i, cell in enumerate(field(cert, "cells", list, "certificate")):
+        require_keys(cell, f"cells[{i}]", ("calls", "successes", "count"))
         cells.append(tuple(_integer(cell, key, f"cells[{i}]") for key in ("calls", "successes", "count")))
-    thr = _keys(cert["threshold"], "threshold", ("c", "alpha", "calibration"))
+    thr = require_keys(cert["threshold"], "threshold", ("c", "alpha", "calibration"))
     alpha, label = thr["alpha"], thr["calibration"]
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1):
-        raise _Fail("structure", f"threshold.alpha={_show(alpha)} must be null or a number in (0, 1)")
+        raise CheckFailed("structure", f"threshold.alpha={show(alpha)} must be null or a number in (0, 1)")
     # The label is printed in the verdict: one short printable line, no control characters.
     if label is not None and not (isinstance(label, str) and label.isprintable() and len(label) <= MAX_LABEL):
-        raise _Fail("structure", f"threshold.calibration={_show(label)} must be null or a printable string of at most {MAX_LABEL} characters")
-    lag = _keys(cert["lagrangian"], "lagrangian", ("lambda", "a"))
-    _keys(cert["provenance"], "provenance", _PROVENANCE)
+        raise CheckFailed("structure", f"threshold.calibration={show(label)} must be null or a printable string of at most {MAX_LABEL} characters")
+    lag = require_keys(cert["lagrangian"], "lagrangian", ("lambda", "a"))
+    require_keys(cert["provenance"], "provenance", _PROVENANCE)
     return {
         "side": side,
         "objective": obj,
         "cells": cells,
-        "c": _exact(thr["c"], "threshold.c"),
+        "c": read_exact(thr["c"], "threshold.c"),
         "alpha": alpha,
         "calibration": label,
         "reference": _read_law(cert["reference_law"], "reference_law"),
         "law": _read_law(cert["law"], "law"),
-        "lam": _exact(lag["lambda"], "lagrangian.lambda"),
-        "a": _exact(lag["a"], "lagrangian.a"),
-        "bound": _exact(cert["bound"], "bound"),
+        "lam": read_exact(lag["lambda"], "lagrangian.lambda"),
+        "a": read_exact(lag["a"], "lagrangian.a"),
+        "bound": read_exact(cert["bound"], "bound"),
     }
 
 
@@ -270,47 +255,36 @@ def _objective_pieces(obj) -> tuple[list[tuple[Fraction, Fraction, flint.fmpq_po
     :data:`INFINITE_PIECES`.
     """
     if isinstance(obj, dict) and "definition" in obj:
-        _keys(obj, "objective", ("name", "definition"))
+        require_keys(obj, "objective", ("name", "definition"))
         if obj["name"] != ENDPOINT_NAME or obj["definition"] != ENDPOINT_DEFINITION:
-            raise _Fail("objective", f"objective {_show(obj['name'])} = {_show(obj['definition'])} must be "
+            raise CheckFailed("objective", f"objective {show(obj['name'])} = {show(obj['definition'])} must be "
                                      f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective given by a definition")
-        return [(lo, hi, flint.fmpq_poly([_q(v)])) for lo, hi, v in INFINITE_PIECES], ENDPOINT_NAME
-    g, name = _objective(_keys(obj, "objective", ("name", "degree", "majority", "bernstein")))
+        return [(lo, hi, poly([v])) for lo, hi, v in INFINITE_PIECES], ENDPOINT_NAME
+    g, name = objective_polynomial(require_keys(obj, "objective", ("name", "degree", "majority", "bernstein")))
     return [(Fraction(0), Fraction(1), g)], name
 
 
 def _check_cells(cells) -> None:
     if not cells:
-        raise _Fail("cells", "cells is empty: a likelihood needs at least one example")
+        raise CheckFailed("cells", "cells is empty: a likelihood needs at least one example")
     for i, (k, s, n) in enumerate(cells):
         if not 1 <= k <= MAX_CALLS or not 0 <= s <= k or n < 1:
-            raise _Fail("cells", f"cells[{i}] = (K={k}, S={s}, n={n}) needs 1 <= K <= {MAX_CALLS}, 0 <= S <= K, n >= 1")
+            raise CheckFailed("cells", f"cells[{i}] = (K={k}, S={s}, n={n}) needs 1 <= K <= {MAX_CALLS}, 0 <= S <= K, n >= 1")
     if len({(k, s) for k, s, _ in cells}) != len(cells):
-        raise _Fail("cells", "cells repeat a (calls, successes) pair; a cell's count must be listed once")
+        raise CheckFailed("cells", "cells repeat a (calls, successes) pair; a cell's count must be listed once")
 
 
 def _check_law(atoms, weights, check: str) -> None:
     if not atoms or len(atoms) != len(weights):
-        raise _Fail(check, f"{check} has {len(atoms)} atoms and {len(weights)} weights; need at least one of each, equal counts")
+        raise CheckFailed(check, f"{check} has {len(atoms)} atoms and {len(weights)} weights; need at least one of each, equal counts")
     for j, x in enumerate(atoms):
         if not 0 <= x <= 1:
-            raise _Fail(check, f"{check}.atoms[{j}]={x} is outside [0, 1]")
+            raise CheckFailed(check, f"{check}.atoms[{j}]={x} is outside [0, 1]")
     for j, w in enumerate(weights):
         if w < 0:
-            raise _Fail(check, f"{check}.weights[{j}]={w} is negative")
+            raise CheckFailed(check, f"{check}.weights[{j}]={w} is negative")
     if sum(weights) != 1:
-        raise _Fail(check, f"{check}.weights sum to {sum(weights)}, not exactly 1")
-
-
-def _b_and_slack(cells, p_ref, p_star, c: Fraction, s: int, a: Fraction, lam: Fraction, bound: Fraction):
-    """Balls of b and of s a + lambda b - s bound, at the first precision giving a narrow b."""
-    for bits in PRECISIONS:
-        with precision(bits):
-            b = likelihood_gap(cells, p_ref, p_star, c)
-            if narrow(b):
-                # s a - s bound exactly: a and the bound may be huge and nearly cancel.
-                return b, flint.arb(_q(s * (a - bound))) + flint.arb(_q(lam)) * b
-    raise _Fail("likelihood_ball", f"the ball of b = l(pi_ref) - c - l(pi*) + N is too wide at {bits} bits: {b}")
+        raise CheckFailed(check, f"{check}.weights sum to {sum(weights)}, not exactly 1")
 
 
 def _display(x: Fraction, down: bool, digits: int = 10) -> str:
@@ -322,29 +296,29 @@ def _display(x: Fraction, down: bool, digits: int = 10) -> str:
 
 def _run(cert) -> VerificationResult:
     if not isinstance(cert, dict):
-        raise _Fail("structure", "a certificate must be a JSON object")
-    if cert.get("schema_version") != VERSION:
-        raise _Fail("schema_version", f"schema_version={_show(cert.get('schema_version'))} is not {VERSION!r}")
-    if cert.get("kind") != KIND:
-        raise _Fail("structure", f"kind={_show(cert.get('kind'))} must be {KIND!r}")
+        raise CheckFailed("structure", "a certificate must be a JSON object")
+    if cert.get("schema_version") != LIKELIHOOD_SCHEMA_VERSION:
+        raise CheckFailed("schema_version", f"schema_version={show(cert.get('schema_version'))} is not {LIKELIHOOD_SCHEMA_VERSION!r}")
+    if cert.get("kind") != LIKELIHOOD_KIND:
+        raise CheckFailed("structure", f"kind={show(cert.get('kind'))} must be {LIKELIHOOD_KIND!r}")
     d = _read(cert)
     side, cells, c, lam, a, bound = d["side"], d["cells"], d["c"], d["lam"], d["a"], d["bound"]
     s = 1 if side == "lower" else -1
     pieces, name = _objective_pieces(d["objective"])
     _check_cells(cells)
     if c <= 0:
-        raise _Fail("threshold", f"threshold.c={_show(c)} must be positive")
+        raise CheckFailed("threshold", f"threshold.c={show(c)} must be positive")
     _check_law(*d["reference"], "reference_law")
     _check_law(*d["law"], "law")
     if lam < 0:
-        raise _Fail("multiplier", f"lagrangian.lambda={_show(lam)} must be >= 0")
+        raise CheckFailed("multiplier", f"lagrangian.lambda={show(lam)} must be >= 0")
 
     p_ref = cell_probabilities(cells, *d["reference"])
     p_star = cell_probabilities(cells, *d["law"])
     for (k, s_c, _), r, t in zip(cells, p_ref, p_star):
         if r <= 0 or t <= 0:
             which = "reference_law" if r <= 0 else "law"
-            raise _Fail("cell_probabilities", f"{which} gives probability 0 to the cell K={k}, S={s_c}: its log-likelihood is -infinity")
+            raise CheckFailed("cell_probabilities", f"{which} gives probability 0 to the cell K={k}, S={s_c}: its log-likelihood is -infinity")
 
     for start, end, g in pieces:
         f = lagrangian_polynomial(g, s, a, lam, cells, p_star)
@@ -355,12 +329,16 @@ def _run(cert) -> VerificationResult:
         if not ok:
             form = "g - a - lambda h" if s > 0 else "a - g - lambda h"
             where = "[0, 1]" if (start, end) == (0, 1) else f"[{start}, {end}] (g = {g(0)}), mapped onto [0, 1]"
-            raise _Fail("lagrangian_sign", f"{form} >= 0 on {where} is not proven: {why}")
+            raise CheckFailed("lagrangian_sign", f"{form} >= 0 on {where} is not proven: {why}")
 
-    b, slack = _b_and_slack(cells, p_ref, p_star, c, s, a, lam, bound)
+    bits, b, narrow = likelihood_ball(cells, p_ref, p_star, c)
+    if not narrow:
+        raise CheckFailed("likelihood_ball", f"the ball of b = l(pi_ref) - c - l(pi*) + N is too wide at {bits} bits: {b}")
+    with workprec(bits):  # s a - s bound exactly: a and the bound may be huge and nearly cancel
+        slack = flint.arb(to_fmpq(s * (a - bound))) + flint.arb(to_fmpq(lam)) * b
     if not slack >= 0:
         rel, form = ("<=", "a + lambda b") if s > 0 else (">=", "a - lambda b")
-        raise _Fail("bound", f"bound={float(bound)!r} is not {rel} {form} (b = {b.mid().str(12, radius=False)}; difference {slack.mid().str(5, radius=False)})")
+        raise CheckFailed("bound", f"bound={float(bound)!r} is not {rel} {form} (b = {b.mid().str(12, radius=False)}; difference {slack.mid().str(5, radius=False)})")
 
     n = sum(m for _, _, m in cells)
     ks = sorted({k for k, _, _ in cells})
