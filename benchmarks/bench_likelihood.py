@@ -58,8 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certify.certificates import build_likelihood_certificate, verify  # noqa: E402
-from certify.stats import cell_counts, likelihood_bound, likelihood_intervals, npmle  # noqa: E402
-from certify.stats._likelihood import critical_value  # noqa: E402
+from certify.likelihood import cell_counts, critical_value, likelihood_bound, likelihood_intervals, npmle  # noqa: E402
 
 GRID = 2001
 MP_DIGITS = 40

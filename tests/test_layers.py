@@ -1,7 +1,7 @@
 """The package's layers are one-way (issue 14).
 
 Lowest first: the math core (``certify/_*.py``, ``certify/solvers``) <- certificates
-<- statistics <- experiments <- report <- CLI. This test parses every module under
+<- likelihood <- statistics <- experiments <- report <- CLI. This test parses every module under
 ``certify/`` with :mod:`ast` (nothing is imported), resolves relative imports, and
 checks two rules for every ``import`` / ``from ... import`` statement, wherever it
 sits (module level or inside a function):
@@ -27,7 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "certify"
 
 #: Layer of each top-level subpackage of ``certify``; anything else is the math core.
-LAYERS = {"solvers": 0, "certificates": 1, "stats": 2, "experiment": 3, "report": 4, "cli": 5}
+LAYERS = {"solvers": 0, "certificates": 1, "likelihood": 2, "stats": 3, "experiment": 4, "report": 5, "cli": 6}
 
 #: Violations accepted for now, as ``(importer, imported module)`` pairs, each with its reason.
 KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
@@ -130,10 +130,13 @@ def violations() -> list[str]:
 
 def test_the_walk_sees_every_layer():
     layers = {_layer(_module_name(p)[0]) for p in _modules()}
-    assert layers == set(range(6))
+    assert layers == set(range(7))
     # and it resolves relative imports (certify.stats._region imports certify._bounds)
     region = ROOT / "stats" / "_region.py"
     assert any(imported == "certify._bounds" for _, imported, _ in _imports(region))
+    # the likelihood sits between certificates and statistics: statistics import it, it imports certificates
+    assert any(imported == "certify.likelihood" for _, imported, _ in _imports(ROOT / "stats" / "_report.py"))
+    assert any(imported == "certify.certificates" for _, imported, _ in _imports(ROOT / "likelihood" / "_certificates.py"))
 
 
 def test_imports_only_lower_layers_and_public_names():
@@ -148,6 +151,11 @@ def test_imports_only_lower_layers_and_public_names():
         ("cli/_x.py", "from ..stats._data import read_groups\n", 1),
         ("stats/_x.py", "from ..experiment import RunStore\n", 1),
         ("stats/_x.py", "from ..solvers._batch import batch_upper\n", 1),
+        ("likelihood/_x.py", "from ..stats import analyze\n", 1),
+        ("likelihood/_x.py", "from ..certificates._likelihood_build import MARGINS\n", 1),
+        ("likelihood/_x.py", "from ..certificates import verify\nfrom .._calls import CallBits\n", 0),
+        ("stats/_x.py", "from ..likelihood._npmle import npmle\n", 1),
+        ("stats/_x.py", "from ..likelihood import npmle\n", 0),
         ("stats/_x.py", "from .._bounds import sharp_bounds\nfrom ._data import CallBits\n", 0),
         ("experiment/_backends/_x.py", "from .._config import BackendConfig\n", 0),
         ("cli/_x.py", "from certify.stats import read_groups\nimport certify.report\n", 0),

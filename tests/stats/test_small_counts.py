@@ -1,4 +1,4 @@
-"""The small-count calibration of profile likelihood-ratio intervals (certify.stats._small_counts).
+"""The small-count calibration of profile likelihood-ratio intervals (certify.likelihood._calibration).
 
 References are independent: the saturated ratio against a general constrained optimizer
 (SLSQP), the coverage against an enumeration of the counts under the true law (whose cell
@@ -15,9 +15,8 @@ from scipy import optimize, stats
 
 from certify.certificates import verify
 from certify.stats import cell_counts, likelihood_bound, likelihood_intervals
-from certify.stats._likelihood import critical_value
-from certify.stats._interval_certificates import certified_intervals
-from certify.stats._small_counts import on_lattice, saturated_ratio
+from certify.likelihood import certified_intervals, critical_value
+from certify.likelihood._calibration import on_lattice, saturated_ratio
 
 # mass near 0 and 1 (rho about 0.97): the three-vote gain rests on the cells S = 1, 2
 NEAR_0_1 = [(0.75, 40.0, 0.2), (0.25, 0.2, 40.0)]
