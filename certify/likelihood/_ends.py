@@ -265,7 +265,7 @@ def _polished(ctx: _Context, tgt: _Target, law: _Law, lam: float):
         if got is not None:
             scr = _checked(prob, tgt, *got)
             if scr is not None:
-                return got[0], got[1], scr
+                return got.law, got.lam, scr
     return None
 
 
@@ -289,15 +289,15 @@ def _fast(ctx: _Context, tgt: _Target, law: _Law, lam: float, cnm_first: bool = 
             return None, law, lam
         scr, ok = _screened(prob, tgt, *got)
         if ok:
-            return got[0], got[1], scr
+            return got.law, got.lam, scr
         # converged on an incomplete support: the first time, add the screen's minima below a
         # (one vertex-exchange step); after that, CNM adds the missing atoms
-        law, lam = got[0], got[1]
+        law, lam = got.law, got.lam
         if exchanged or scr is None:
             law, _, _ = cnm(prob, tgt, lam, law, INNER_LOOSE_GAP * (tgt.scale() + lam * prob.N), max_iter=CNM_SUPPORT_ITER)
             start = merge(prob, law, tgt, lam)
         else:
-            start = _exchange(law, scr, got[2])
+            start = _exchange(law, scr, got.a)
         exchanged = True
     return None, law, lam
 
@@ -318,11 +318,11 @@ def _inner(prob: _Problem, tgt: _Target, lam: float, law: _Law, ref: _Law) -> _L
                    np.concatenate([law.piece, ref.piece]))
     got = newton(prob, tgt, merge(prob, law, tgt, lam), lam)
     if got is not None and _checked(prob, tgt, *got) is not None:
-        return got[0]
+        return got.law
     law, gap, _ = cnm(prob, tgt, lam, law, INNER_LOOSE_GAP * spsi)
     got = newton(prob, tgt, merge(prob, law, tgt, lam), lam)
     if got is not None and _checked(prob, tgt, *got) is not None:
-        return got[0]
+        return got.law
     law, gap, _ = cnm(prob, tgt, lam, law, INNER_TIGHT_GAP * spsi)
     return law
 

@@ -19,6 +19,9 @@ Jacobian of (L9) singular, so :func:`merge` joins them before Newton's method.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from enum import Enum, auto
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,6 +39,63 @@ from ._tolerances import (
     SCREEN_TOL,
     WATCHDOG_STEPS,
 )
+
+
+class _KKTPoint(NamedTuple):
+    """A solution of (L9) on its support: the law, lambda and a = psi on the support."""
+
+    law: _Law
+    lam: float
+    a: float
+
+
+class _Acceptance(Enum):
+    """Which full Newton steps :func:`newton` accepts (its watchdog rule)."""
+
+    #: any full step with a finite residual, up to WATCHDOG_STEPS in a row without a real decrease
+    WATCHDOG = auto()
+    #: the relaxed steps did not pay off: a full step only if it decreases the residual, else a line search
+    LINE_SEARCH = auto()
+
+
+@dataclass(frozen=True)
+class _Watchdog:
+    """State of the watchdog rule: the acceptance mode and the relaxed steps taken in it.
+
+    Newton's first steps from a warm start often raise the max-norm residual before
+    converging fast, so up to WATCHDOG_STEPS full steps are accepted without a real
+    decrease; if they do not pay off, Newton returns to the best point seen and searches
+    along lines until the residual decreases again (which resets the rule).
+    """
+
+    mode: _Acceptance = _Acceptance.WATCHDOG
+    #: full steps accepted without a real decrease since the last one (counted in WATCHDOG mode)
+    relaxed: int = 0
+
+    def may_relax(self) -> bool:
+        """Whether a full step may be accepted without a real decrease."""
+        return self.mode is _Acceptance.WATCHDOG and self.relaxed < WATCHDOG_STEPS
+
+    def after_relaxed_step(self) -> _Watchdog:
+        """The state after a full step accepted without a real decrease."""
+        return _Watchdog(self.mode, self.relaxed + 1) if self.mode is _Acceptance.WATCHDOG else self
+
+    def relaxed_in_vain(self) -> bool:
+        """Whether relaxed steps were taken and the next step failed: back to the best point."""
+        return self.mode is _Acceptance.WATCHDOG and self.relaxed > 0
+
+
+@dataclass(frozen=True, eq=False)  # arrays inside: identity, not element-wise equality
+class _Iterate:
+    """The best point of a Newton solve so far (lowest scaled residual ``merit``), to return to."""
+
+    law: _Law
+    t: float
+    lam: float
+    a: float
+    lo: np.ndarray
+    hi: np.ndarray
+    merit: float
 
 
 def merge(prob: _Problem, law: _Law, tgt: _Target, lam: float) -> _Law:
@@ -94,14 +154,15 @@ def merge(prob: _Problem, law: _Law, tgt: _Target, lam: float) -> _Law:
     return merged if np.all(prob.probabilities(merged) > 0) else law
 
 
-def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | None = None, fixed: bool = False):
+def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | None = None,
+           fixed: bool = False) -> _KKTPoint | None:
     """Solve the KKT equations (L9) by Newton's method on the current support.
 
     Unknowns: weights, interior atom locations, a (and t = log lam when ``level`` is given,
     with the extra equation l = level). Atoms at a piece endpoint stay there. A weight that
     Newton drives to zero removes its atom; an atom that reaches an endpoint is fixed there.
-    Steps are accepted by a watchdog rule on the scaled max-norm residual. Returns
-    (law, lam, a) or None when Newton does not converge.
+    Steps are accepted by a watchdog rule on the scaled max-norm residual (:class:`_Watchdog`).
+    Returns the :class:`_KKTPoint` (law, lam, a), or None when Newton does not converge.
 
     ``fixed``: keep every atom where it is (weights, a, t only). When psi is flat at the
     optimum (deg g <= K with the optimal cell probabilities inside the moment space, or
@@ -117,7 +178,8 @@ def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | N
     a = _kkt(prob, tgt, law, lam, None, level, lo, hi, gscale, jacobian=False, mean_only=True)
     if a is None:
         return None
-    best, relaxed = None, 0
+    best: _Iterate | None = None
+    watchdog = _Watchdog()
     res = None
     for _ in range(NEWTON_MAX_ITER):
         if res is None:
@@ -128,9 +190,9 @@ def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | N
         res = None
         merit = float(np.max(np.abs(r / scale)))
         if merit <= NEWTON_TOL:
-            return law, lam, a
-        if best is None or merit < (1.0 - ARMIJO) * best[-1]:
-            best, relaxed = (law, t, lam, a, lo, hi, merit), 0
+            return _KKTPoint(law, lam, a)
+        if best is None or merit < (1.0 - ARMIJO) * best.merit:
+            best, watchdog = _Iterate(law, t, lam, a, lo, hi, merit), _Watchdog()
         try:
             dx = np.linalg.solve(jac, -r)
         except np.linalg.LinAlgError:
@@ -179,7 +241,7 @@ def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | N
                 t += step * dx[-2]
                 lam = math.exp(t)
             a = a + step * dx[-1]
-            best, relaxed = None, 0
+            best, watchdog = None, _Watchdog()
             continue
         # full step; non-monotone (watchdog) acceptance, else a line search from the best point
         new = _step(law, dx, free, 1.0)
@@ -188,15 +250,14 @@ def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | N
         a_new = a + dx[-1]
         trial = _kkt(prob, tgt, new, lam_new, a_new, level, lo, hi, gscale, jacobian=True)
         mn = float(np.max(np.abs(trial[0] / trial[2]))) if trial is not None else math.inf
-        # relaxed >= 0: watchdog steps taken since the last real decrease; -1: line-search mode
-        if mn < (1.0 - ARMIJO) * merit or mn <= NEWTON_TOL or (math.isfinite(mn) and 0 <= relaxed < WATCHDOG_STEPS):
+        if mn < (1.0 - ARMIJO) * merit or mn <= NEWTON_TOL or (math.isfinite(mn) and watchdog.may_relax()):
             if not mn < (1.0 - ARMIJO) * merit:
-                relaxed = relaxed + 1 if relaxed >= 0 else relaxed
+                watchdog = watchdog.after_relaxed_step()
             law, t, lam, a, res = new, t_new, lam_new, a_new, trial
             continue
-        if relaxed > 0:  # the relaxed steps did not pay off: back to the best point, line search
-            law, t, lam, a, lo, hi, merit = best
-            relaxed = -1
+        if watchdog.relaxed_in_vain():  # back to the best point, line search
+            law, t, lam, a, lo, hi, merit = best.law, best.t, best.lam, best.a, best.lo, best.hi, best.merit
+            watchdog = _Watchdog(_Acceptance.LINE_SEARCH)
             continue
         accepted = False
         step = 0.5
@@ -213,7 +274,7 @@ def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | N
                     break
             step *= 0.5
         if not accepted:
-            return (law, lam, a) if merit <= NEWTON_STALLED_TOL else None
+            return _KKTPoint(law, lam, a) if merit <= NEWTON_STALLED_TOL else None
         law, t, lam, a = new, t_new, lam_new, a_new
     return None
 

@@ -57,11 +57,11 @@ def _npmle(prob: _Problem) -> tuple[_Law, float, float]:
     starts = [(merge(prob, law, zero, 1.0), False)] * FAST_ROUNDS + [(law, True)]
     for i, (start, fixed) in enumerate(starts):
         polished = newton(prob, zero, start, 1.0, fixed=fixed)
-        if polished is None or not np.all(polished[0].weights > 0):
+        if polished is None or not np.all(polished.law.weights > 0):
             if not fixed:
                 starts[i + 1:] = starts[-1:]  # Newton failed on this support: to the fixed atoms
             continue
-        cand = polished[0]
+        cand = polished.law
         scr = prob.screen(zero, 1.0, prob.n / prob.probabilities(cand))
         if -float(scr.psi.min()) - prob.N <= tol:
             law = cand
