@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""K-call likelihood-ratio intervals: ``certify.stats.likelihood_intervals`` vs a cvxpy grid program.
+"""K-call likelihood-ratio intervals: ``certify.likelihood.likelihood_intervals`` vs a cvxpy grid program.
 
 All measured in one run, single-threaded, on simulated data with fixed seeds
 (q ~ Beta(6, 2), S_i ~ Bin(K, q_i)):

@@ -306,7 +306,13 @@ def _small_count_drop(ctx: _Context, obj: Objective, ends: dict) -> float | None
 
 
 class _Context:
-    """Shared state of a batch of ends: problem, NPMLE and the threshold of one calibration."""
+    """Shared state of a batch of ends: problem, NPMLE and the threshold of one calibration.
+
+    It defines the set C = {pi : l(pi) >= level}, level = l(pi-hat) - c, of eq. (L6) whose ends
+    :mod:`._ends` solves; :meth:`calibrate` switches c (and the level) between the
+    calibrations of the objectives of a batch, :meth:`set_drop` raises it to a small-count
+    threshold.
+    """
 
     def __init__(self, cells, alpha, simultaneous, c, reference):
         self.cells = _as_cells(cells)
