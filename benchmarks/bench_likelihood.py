@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""K-call likelihood-ratio intervals: ``certify.stats.likelihood_intervals`` vs a cvxpy grid program.
+"""K-call likelihood-ratio intervals: ``certify.likelihood.likelihood_intervals`` vs a cvxpy grid program.
 
 All measured in one run, single-threaded, on simulated data with fixed seeds
 (q ~ Beta(6, 2), S_i ~ Bin(K, q_i)):
@@ -58,8 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certify.certificates import build_likelihood_certificate, verify  # noqa: E402
-from certify.stats import cell_counts, likelihood_bound, likelihood_intervals, npmle  # noqa: E402
-from certify.stats._likelihood import critical_value  # noqa: E402
+from certify.likelihood import cell_counts, critical_value, likelihood_bound, likelihood_intervals, npmle  # noqa: E402
 
 GRID = 2001
 MP_DIGITS = 40

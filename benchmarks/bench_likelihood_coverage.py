@@ -2,7 +2,7 @@
 
 For each latent law, number of calls K and number of examples N, draws ``--reps``
 data sets (q_i from the law, S_i ~ Bin(K, q_i)), computes the likelihood-ratio
-intervals (``certify.stats._likelihood`` with its default calibration: c = chi2_1(1-alpha)/2
+intervals (``certify.likelihood`` with its default calibration: c = chi2_1(1-alpha)/2
 for an objective the K calls identify, chi2_K(1-alpha)/2 for one they do not, eq. (L6), each in
 its small-sample F-form)
 of V3, V5, V9, V101 and the gain V3 - V1, and counts how often each interval holds the
@@ -53,12 +53,13 @@ sys.path.insert(0, str(ROOT))
 from certify._majority import majority_polynomial  # noqa: E402
 from certify.stats._estimators import two_call_from_summary  # noqa: E402
 from certify._objective import parse_objective  # noqa: E402
-from certify.stats._likelihood import LatticeProblem, cell_counts, likelihood_intervals, npmle  # noqa: E402
+from certify.likelihood import cell_counts, likelihood_intervals, npmle  # noqa: E402
+from certify.likelihood._calibration import LatticeProblem  # noqa: E402
 from certify.stats._region import EmptyRegionError, project_many, wald_region  # noqa: E402
 
 OBJECTIVES = ("V3", "V5", "V9", "V101", "V3 - V1")
 #: The calibration rule measured: profile (chi2_1) if identified, projection (chi2_K) if not,
-#: both in their small-sample F-form (certify.stats._likelihood.critical_value with n).
+#: both in their small-sample F-form (certify.likelihood.critical_value with n).
 RULE = "identified-profile/projection, F small-sample, small-count lattice"
 #: The rule before the small-count calibration: its cells are reused where that calibration never
 #: applies (the intervals are then the same numbers), after replaying their data sets to check it.

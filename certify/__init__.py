@@ -20,6 +20,8 @@ Public namespace (everything else lives in private ``_module.py`` files):
   :func:`wald_region`, :func:`project` / :func:`project_many` (projected Wald intervals),
   :func:`empirical_vote_accuracy`, :func:`maxent_completion`, :func:`ldgp_completion`,
   :func:`analyze`;
+* the K-call likelihood (:mod:`certify.likelihood`): :func:`cell_counts`, :func:`npmle`,
+  :func:`likelihood_interval`, :func:`likelihood_intervals`;
 * errors: :class:`CertifyError` and its subclasses.
 """
 
@@ -33,6 +35,7 @@ _LAZY = {
     "load_certificate": ("certify.certificates", "load"),
     "verify_certificate": ("certify.certificates", "verify"),
     **{name: ("certify.readers", name) for name in ("CallBits", "DataError", "read_bits", "read_groups")},
+    **{name: ("certify.likelihood", name) for name in ("cell_counts", "likelihood_interval", "likelihood_intervals", "npmle")},
     **{
         name: ("certify.stats", name)
         for name in (
@@ -50,11 +53,7 @@ _LAZY = {
             "complete",
             "empirical_vote_accuracy",
             "ldgp_completion",
-            "likelihood_interval",
-            "likelihood_intervals",
             "maxent_completion",
-            "npmle",
-            "cell_counts",
             "project",
             "project_many",
             "two_call_estimates",

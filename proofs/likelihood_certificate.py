@@ -42,8 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 from certify._majority import majority_polynomial  # noqa: E402
 from certify.certificates import verify  # noqa: E402
-from certify.stats._likelihood import cell_counts  # noqa: E402
-from certify.stats._interval_certificates import certified_intervals  # noqa: E402
+from certify.likelihood import cell_counts, certified_intervals  # noqa: E402
 from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 
 DIGITS = 50

@@ -1,10 +1,10 @@
 """The package's layers are one-way (issue 14).
 
 Lowest first: the math core (``certify/_*.py``, ``certify/solvers``) <- readers
-<- certificates <- statistics <- experiments <- report <- CLI. This test parses every
-module under ``certify/`` with :mod:`ast` (nothing is imported), resolves relative
-imports, and checks three rules for every ``import`` / ``from ... import`` statement,
-wherever it sits (module level or inside a function):
+<- certificates <- likelihood <- statistics <- experiments <- report <- CLI. This test
+parses every module under ``certify/`` with :mod:`ast` (nothing is imported), resolves
+relative imports, and checks three rules for every ``import`` / ``from ... import``
+statement, wherever it sits (module level or inside a function):
 
 (a) a module imports its own layer or lower layers only;
 (b) a module imports no other package's private module (a dotted path with a
@@ -30,7 +30,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "certify"
 
 #: Layer of each top-level subpackage of ``certify``; anything else is the math core.
-LAYERS = {"solvers": 0, "readers": 1, "certificates": 2, "stats": 3, "experiment": 4, "report": 5, "cli": 6}
+LAYERS = {"solvers": 0, "readers": 1, "certificates": 2, "likelihood": 3, "stats": 4, "experiment": 5, "report": 6, "cli": 7}
 
 #: Packages that may import only the math core (``certify/_*.py``) besides themselves (rule (c)).
 CORE_ONLY = {"readers"}
@@ -145,10 +145,13 @@ def violations() -> list[str]:
 
 def test_the_walk_sees_every_layer():
     layers = {_layer(_module_name(p)[0]) for p in _modules()}
-    assert layers == set(range(7))
+    assert layers == set(range(len(LAYERS)))
     # and it resolves relative imports (certify.stats._region imports certify._bounds)
     region = ROOT / "stats" / "_region.py"
     assert any(imported == "certify._bounds" for _, imported, _ in _imports(region))
+    # the likelihood sits between certificates and statistics: statistics import it, it imports certificates
+    assert any(imported == "certify.likelihood" for _, imported, _ in _imports(ROOT / "stats" / "_report.py"))
+    assert any(imported == "certify.certificates" for _, imported, _ in _imports(ROOT / "likelihood" / "_certificates.py"))
 
 
 def test_imports_only_lower_layers_and_public_names():
@@ -172,6 +175,11 @@ def test_imports_only_lower_layers_and_public_names():
         ("readers/_x.py", "import certify.experiment\n", 1),
         ("readers/_x.py", "import certify\n", 1),
         ("certificates/_x.py", "from ..readers import CallBits\n", 0),
+        ("likelihood/_x.py", "from ..stats import analyze\n", 1),
+        ("likelihood/_x.py", "from ..certificates._likelihood_build import MARGINS\n", 1),
+        ("likelihood/_x.py", "from ..certificates import verify\nfrom .._calls import CallBits\n", 0),
+        ("stats/_x.py", "from ..likelihood._npmle import npmle\n", 1),
+        ("stats/_x.py", "from ..likelihood import npmle\n", 0),
         ("experiment/_backends/_x.py", "from .._config import BackendConfig\n", 0),
         ("cli/_x.py", "from certify.stats import read_groups\nimport certify.report\n", 0),
         ("cli/_x.py", "import certify.report._demo\n", 1),

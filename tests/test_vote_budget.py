@@ -198,7 +198,7 @@ def test_plan_names_v_inf_and_refuses_it(spelling, calls_csv, capsys):
 #: The one place that knows how V_inf is spelled: the parser and the JSON serializer.
 PARSER = ROOT / "_objective.py"
 #: Comparisons with a spelling that are not about a vote budget, each with its reason.
-NOT_BUDGETS = {("stats/_likelihood.py", "vinf"): "a tag of the likelihood solver's target kinds (polynomial, vinf, zero)"}
+NOT_BUDGETS = {("likelihood/_ends.py", "vinf"): "a tag of the likelihood solver's target kinds (polynomial, vinf, zero)"}
 
 
 def _spelling(node) -> str | None:

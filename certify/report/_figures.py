@@ -345,7 +345,7 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
     """Each policy's vote accuracy against the number of votes (one panel per policy, log axis).
 
     Drawn per policy (Section 4.4 and the K-call likelihood intervals of
-    :mod:`certify.stats._likelihood`): the pointwise 1 - alpha interval of V_k for every
+    :mod:`certify.likelihood`): the pointwise 1 - alpha interval of V_k for every
     budget k = 1, 3, ..., 101 from all K recorded calls (likelihood ratio) and from the first
     two calls (projected Wald region), the interval of V_inf at the right end, the empirical
     k-vote accuracies up to K (all calls, hypergeometric, the same data as the K-call

@@ -29,10 +29,11 @@
 * every call (the K-call likelihood): :func:`cell_counts` / :class:`CellCounts`, the NPMLE
   :func:`npmle` -> :class:`LatentLaw`, likelihood-ratio intervals :func:`likelihood_interval`,
   :func:`likelihood_intervals`, :func:`likelihood_bound` -> :class:`LikelihoodInterval`,
-  :class:`LikelihoodEnd` (derivation in :mod:`certify.stats._likelihood`);
+  :class:`LikelihoodEnd` (re-exported from :mod:`certify.likelihood`, where the derivation lives);
 * the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
   ``"two-call"``; each budget's :class:`IntervalEstimate`), :func:`parse_votes`,
-  :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals`;
+  :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals`
+  (also from :mod:`certify.likelihood`);
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow`;
 * inspect_ai score values: :func:`parse_score_map`; the infinite budget: :func:`is_infinite_budget`.
 """
@@ -66,15 +67,16 @@ from ._estimators import (
     two_call_from_summary,
 )
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
-from ._likelihood import (
+from ..likelihood import (
     CellCounts,
     LatentLaw,
     LikelihoodEnd,
     LikelihoodInterval,
     cell_counts,
+    certified_intervals,
+    is_infinite_budget,
     likelihood_bound,
     likelihood_interval,
-    is_infinite_budget,
     likelihood_intervals,
     npmle,
 )
@@ -114,7 +116,6 @@ from ._report import (
     parse_votes,
     verdict_budgets,
 )
-from ._interval_certificates import certified_intervals
 from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 
 __all__ = [

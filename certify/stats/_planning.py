@@ -5,7 +5,7 @@ scenarios for the truth:
 
 ``npmle``
     pi-hat, the nonparametric maximum-likelihood law of the pilot (eq. (L3) of
-    :mod:`certify.stats._likelihood`): the best single guess.
+    :mod:`certify.likelihood`): the best single guess.
 ``least-favourable``
     the law of the pilot's likelihood set {pi : l(pi) >= l(pi-hat) - c} at which the
     gain E[V_k - V_1] is smallest (the extremal law of the lower end of its
@@ -31,7 +31,7 @@ import numpy as np
 from .._errors import InputError
 from .._numbers import float_or_nan
 from .._objective import parse_objective
-from ._likelihood import CellCounts, cell_counts, likelihood_bound, likelihood_intervals, npmle
+from ..likelihood import CellCounts, cell_counts, likelihood_bound, likelihood_intervals, npmle
 
 __all__ = ["PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
 

@@ -10,7 +10,7 @@ Each budget's confidence interval comes from one of two methods (``method=``):
 
 ``"likelihood"`` (default)
     The likelihood-ratio interval from every recorded call (all K_i calls of each
-    example; :mod:`certify.stats._likelihood`): the min and max of E_pi[g] over the
+    example; :mod:`certify.likelihood`): the min and max of E_pi[g] over the
     laws whose log-likelihood is within c = chi2_{1, 1-alpha}/2 of the NPMLE's
     (profile calibration; ``simultaneous=True`` uses chi2 with the identified
     dimension so that all intervals hold at once). Asymptotic calibration.
@@ -40,7 +40,7 @@ from ._completions import Completion, complete
 from .._calls import CallBits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
-from ._likelihood import CellCounts, likelihood_intervals
+from ..likelihood import CellCounts, likelihood_intervals
 from .._bounds import sharp_bounds
 from ._region import ProjectedInterval, WaldRegion, project_many, wald_region
 

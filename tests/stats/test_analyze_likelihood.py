@@ -10,7 +10,7 @@ from stats_helpers import simulate_bits
 
 from certify.cli.main import main
 from certify.stats import analyze, bits_from_array
-from certify.stats._likelihood import cell_counts, likelihood_interval, likelihood_intervals
+from certify.likelihood import cell_counts, likelihood_interval, likelihood_intervals
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""NPMLE and likelihood-ratio intervals (certify.stats._likelihood) against independent computations.
+"""NPMLE and likelihood-ratio intervals (certify.likelihood) against independent computations.
 
 References used here never go through the module's kernel, screen or solvers: binomial
 probabilities come from direct products, scipy.stats or mpmath, vote accuracies from the binomial survival
@@ -18,8 +18,8 @@ from scipy import optimize, stats
 
 from certify import InputError, SolverError, endpoint_bounds, sharp_bounds
 from certify.stats import bits_from_array
-from certify.stats import _likelihood as lik
-from certify.stats._likelihood import (
+from certify.likelihood import _ends, _newton, _npmle, _problem, _targets
+from certify.likelihood import (
     CellCounts,
     cell_counts,
     critical_value,
@@ -495,13 +495,13 @@ def test_newton_jacobian_where_cell_probabilities_square_to_underflow():
     the same sum at 50 digits."""
     K = 2000
     cells = cell_counts([K] * 4, [1388, 1080, 1592, 1546])
-    prob = lik._Problem(cells)
-    tgt = lik._target(lik._objective(3), "lower")
+    prob = _problem._Problem(cells)
+    tgt = _targets._target(_targets._objective(3), "lower")
     atoms, weights, lam = np.array([0.3, 0.97]), np.array([0.5, 0.5]), 0.01
-    law = lik._Law(atoms, weights, np.zeros(2, dtype=np.int64))
+    law = _targets._Law(atoms, weights, np.zeros(2, dtype=np.int64))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _, jac, _, free = prob._kkt(tgt, law, lam, 0.5, None, np.zeros(2), np.ones(2), 1.0, jacobian=True)
+        _, jac, _, free = _newton._kkt(prob, tgt, law, lam, 0.5, None, np.zeros(2), np.ones(2), 1.0, jacobian=True)
     assert np.all(np.isfinite(jac)) and len(free) == 2
     with mpmath.workdps(50):
         B = [[mpmath.binomial(K, s) * mpmath.mpf(x) ** s * (1 - mpmath.mpf(x)) ** (K - s) for x in atoms]
@@ -767,12 +767,12 @@ def test_budgets_beyond_k_have_several_atoms():
 
 def test_unconverged_solver_raises(monkeypatch):
     cells = simulated_cells(3, 200, 13)
-    monkeypatch.setattr(lik, "CERT_TOL", -1.0)  # no answer can pass the certificate check
+    monkeypatch.setattr(_ends, "CERT_TOL", -1.0)  # no answer can pass the certificate check
     with pytest.raises(SolverError):
         likelihood_interval(cells, 3)
     monkeypatch.undo()
-    monkeypatch.setattr(lik, "NPMLE_GRADIENT_TOL", -1.0)
-    monkeypatch.setattr(lik, "NPMLE_GRADIENT_RTOL", 0.0)
-    monkeypatch.setattr(lik, "NPMLE_ACCEPT_GAP", -1.0)
+    monkeypatch.setattr(_npmle, "NPMLE_GRADIENT_TOL", -1.0)
+    monkeypatch.setattr(_npmle, "NPMLE_GRADIENT_RTOL", 0.0)
+    monkeypatch.setattr(_npmle, "NPMLE_ACCEPT_GAP", -1.0)
     with pytest.raises(SolverError, match="npmle"):
         npmle(cells)

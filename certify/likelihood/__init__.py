@@ -1,0 +1,87 @@
+"""The K-call likelihood: the NPMLE of the latent law and certified likelihood-ratio intervals.
+
+Paper context: the hierarchy of eq. (hierarchy-main) -- calls B_ij ~ Bernoulli(q_i) independently
+given q_i, q_i ~ pi -- with the law pi left completely unspecified. From every recorded call of
+every example, the package estimates pi by nonparametric maximum likelihood and bounds E_pi[g]
+(a vote accuracy V_k, V_inf, a gain V_k - V_1, any polynomial) over the laws whose likelihood is
+within c of the maximum; each end of such an interval carries a Lagrangian certificate that an
+independent exact checker re-proves (:mod:`certify.certificates`).
+
+Public names:
+
+* cells: :func:`cell_counts` -> :class:`CellCounts` (``CellCounts.from_bits`` for
+  :class:`~certify.CallBits`);
+* the NPMLE: :func:`npmle` -> :class:`LatentLaw`; :func:`log_likelihood`, :func:`gradient_function`;
+* intervals: :func:`likelihood_interval`, :func:`likelihood_intervals`, :func:`likelihood_bound`
+  -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`is_infinite_budget`;
+* calibration: :func:`critical_value`, :func:`identified_df`;
+* exact certificates of the ends: :func:`certified_intervals`.
+
+Where each step lives (equations (L1)-(L13) and (S1), each with the module that implements it):
+
+=====================  ==========================================================================
+``_cells``             (L1)-(L2): per-example (K_i, S_i) -> cell counts n_{K,S}; the data model.
+``_targets``           (L12): what one end minimizes -- sign * g on closed pieces (V_inf: two
+                       constant pieces, its semicontinuous envelopes) -- and working laws on them.
+``_problem``           (L2), (L4): the binomial kernel of the cells and its derivatives; the global
+                       screen of psi = g - lambda h on [0, 1] (grid + safeguarded Newton).
+``_cnm``               (L8): the constrained Newton method and its simplex quadratic program;
+                       the vertex-exchange step.
+``_newton``            (L9): Newton's method on the optimality equations of a fixed support
+                       (watchdog line search, trust region); merging of CNM's atom pairs.
+``_npmle``             (L3)-(L5): pi-hat and the check max D <= tolerance.
+``_calibration``       (L6), (L13), (S1): the drop c -- profile / projection / simultaneous,
+                       identified df, the F small-sample form, the small-count (lattice)
+                       calibration -- and ``_Context``, the set C of one batch.
+``_ends``              (L7), (L10)-(L11): one end -- lambda = 0 test, Newton from warm starts,
+                       Brent's method on log lambda -- and its checked certificate.
+``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers.
+``_results``           :class:`LatentLaw`, :class:`LikelihoodEnd`, :class:`LikelihoodInterval`.
+``_certificates``      ends -> version-2 certificates (:func:`certified_intervals`).
+``_tolerances``        every tolerance and tuning constant, with why its value.
+=====================  ==========================================================================
+
+How data walk from calls to certified interval ends:
+
+1. correctness bits or (K_i, S_i) -> :class:`CellCounts` (``_cells``); every later step works on
+   the at most sum_K (K+1) cells, never on the N examples;
+2. the cells -> ``_Problem`` (``_problem``): kernel tables and screening grids, built once;
+3. -> pi-hat (``_npmle``): CNM (``_cnm``) then Newton (``_newton``) until max D is below its
+   tolerance (eq. (L5));
+4. -> per objective, c and the level l(pi-hat) - c (``_calibration``);
+5. -> each end (``_ends``): min E_pi[sign g] over {l >= level} by Newton on (L9) from a warm start,
+   else Brent's method on log lambda with CNM inner solves; then a = min psi from the screen
+   and the checks |value - (a + lambda b)| <= tolerance and l(pi*) >= level (eqs. (L10)-(L11));
+6. -> where the small-count calibration raises c, both ends again at the new level
+   (``_intervals``);
+7. -> optionally, each end -> an exact certificate (``_certificates``).
+
+Layering: above :mod:`certify.certificates` and the core, below :mod:`certify.stats` (which
+re-exports these names and builds the analysis report and study plans on them).
+"""
+
+from ._calibration import critical_value, identified_df
+from ._cells import CellCounts, cell_counts
+from ._certificates import certified_intervals
+from ._intervals import likelihood_bound, likelihood_interval, likelihood_intervals
+from ._npmle import gradient_function, log_likelihood, npmle
+from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
+from ._targets import is_infinite_budget
+
+__all__ = [
+    "CellCounts",
+    "LatentLaw",
+    "LikelihoodEnd",
+    "LikelihoodInterval",
+    "cell_counts",
+    "certified_intervals",
+    "critical_value",
+    "gradient_function",
+    "identified_df",
+    "is_infinite_budget",
+    "likelihood_bound",
+    "likelihood_interval",
+    "likelihood_intervals",
+    "log_likelihood",
+    "npmle",
+]

@@ -1,0 +1,366 @@
+"""How far the likelihood may drop: the threshold c of each interval (eqs. (L6), (L13), (S1)).
+
+**Calibrations (L6).** The interval of an objective g is [min, max] of E_pi[g] over
+C = {pi : l(pi) >= l(pi-hat) - c} (:mod:`._intervals`); c is chosen per objective (by default;
+written below with its asymptotic chi-square value):
+
+* **profile** -- c = chi2_{1, 1-alpha} / 2 for an identified g (deg g <= K_max, eq. (L13)): E[g] is
+  then a linear function of the cell probabilities and each end is the Wilks bound of its profile
+  likelihood ratio;
+* **projection** -- c = chi2_{df, 1-alpha} / 2 for a g that is not identified (deg g > K_max, V_inf),
+  with df the number of identified cell probabilities: K for one K (the K+1 cells of a
+  multinomial sum to 1), K_max for ragged counts (every p_c is linear in the moments
+  m_1..m_{K_max}). The profile calibration is not valid there: when the true moments are on
+  the boundary of the moment space (few atoms; a constant q is the extreme case) the identified
+  set of E[g] collapses to a point and its bounds are not smooth in the moments, and the measured
+  coverage of chi2_1 fell to 0.90 (V_101 from K = 3 calls, constant q, N = 50;
+  ``benchmarks/bench_likelihood_coverage.py``). With df the whole identified dimension the
+  likelihood-ratio region of the cell probabilities covers the true ones with asymptotic
+  probability 1-alpha (sup_C l <= the unrestricted multinomial maximum, whose ratio is chi2_df
+  also on the boundary), C then contains the true law, and the interval holds its value.
+
+With ``simultaneous=True`` every objective uses the projection value, so that all intervals
+(every objective, both ends, V_inf included) hold jointly.
+
+**Identification (L13).** If deg g = d <= K (one K; K_max for ragged counts, whose K_max-cells
+identify m_1..m_{K_max}), degree elevation writes g = sum_S beta_S B_{K,S}
+in the Bernstein basis of degree K, so E_pi[g] = sum_S beta_S p_{K,S}(pi) is a function of the
+cell probabilities: identified, and the interval shrinks like N^{-1/2} (the LR region of p does).
+For d > K (budgets beyond the recorded calls), E_pi[g] is not a function of p: together with any
+law, C contains every law with the same cell probabilities, i.e. the same moments m_1..m_K, so the
+interval contains the sharp K-moment bounds [L_K(m), U_K(m)] of every moment vector in the region
+and converges to the identified set, not to a point. Its extremal laws are principal
+representations of that moment problem, with several atoms. With all K_i = 1 only m_1 = E[Q] is
+identified; at least one example with K_i >= 2 is required.
+
+**Small-sample correction.** The chi-square values are limits; at N = 50 the profile
+calibration covered 0.938 (V_3 from 3 calls, a Beta mixture). So chi2_{df, 1-alpha} is replaced by
+its F-form: c = (N/2) log(1 + df F_{df, N-d, 1-alpha} / (N - d)), d the identified dimension --
+the exact likelihood-ratio cutoff of a Gaussian linear model with d parameters, larger than
+chi2_{df}/2 at every N and equal to it in the limit (:func:`critical_value`). All calibrations
+remain asymptotic; their coverage at finite N is measured by simulation, not assumed.
+
+**Small-count calibration.** N is not the whole story: the gain V_3 - V_1 from 3 calls is
+(p_2 - p_1)/3, and when the latent law sits near 0 and 1 the cells S = 1, 2 expect a handful of
+examples even at N = 200 (with rho about 0.97, 0.8 and 2.1 examples); the likelihood ratio then
+lives on a lattice and its upper quantile is not chi2's. The coverage of a likelihood-ratio
+interval for a Poisson mean dips to 0.84 at mean 1.9 and stays below 0.94 up to a mean of
+about 5; the measured coverage of that gain interval was 0.906
+(``benchmarks/bench_likelihood_coverage.py``; 0.906 also by enumerating the counts).
+For one K and an identified objective, the cells S = 0..K are multinomial and
+E_pi[g] = sum_S a_S p_S(pi), with a the Bernstein coefficients of g at degree K
+(:class:`LatticeProblem`). The saturated likelihood ratio of the linear functional a.p = v
+(eq. (S1) below) reproduces the lattice: at the true law of that example its exceedance of
+chi2_{1, 0.95} is 0.094, the miss rate of the interval itself. Its (1 - alpha) quantile is a
+jagged function of the law, so the threshold is the largest quantile over a path of laws near
+the data (a Berger-Boos style supremum over nuisance values rather than a plug-in): the NPMLE
+p-hat and p-hat + s (p_end - p-hat) for both ends of the interval and s in PATH_STEPS (s = 2
+reaches as far again beyond each end, the laws a sampling draw of the data could come from).
+Quantiles are simulated with DRAWS multinomial draws from a generator seeded by the counts, so
+the result is a deterministic function of the data. The threshold used is max(c, that
+quantile / 2), and both ends are solved again at it (``LikelihoodInterval.small_count``). It is
+applied only where the lattice matters: when cells with fewer than SMALL_COUNT expected
+examples carry more than SMALL_SHARE of the variance of a.n / N under p-hat. Elsewhere, and for
+ragged call counts, the chi-square value stands, unchanged.
+
+**Saturated ratio (S1).** For counts n over K+1 cells and v inside [min a, max a],
+
+    sup {sum_S n_S log p_S : p in the simplex, a.p = v} is attained at
+    p_S = n_S / (N + t (a_S - v)),  with t the root of sum_S n_S (a_S - v) / (N + t (a_S - v)) = 0
+
+on the interval where every N + t (a_S - v) >= 0 (a cell with no examples may then take the
+remaining mass, at the end of that interval). The sum decreases in t; its root is found by
+Newton's method from t = 0, safeguarded by bisection. W = 2 (sum n log(n/N) - sum n log p).
+The calibration stays approximate -- it is measured, with the rest, by simulation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import chi2
+from scipy.stats import f as f_dist
+
+from .._bernstein import monomial_to_bernstein
+from .._errors import InputError
+from .._objective import V_INF, Objective, VoteLimit
+from ._cells import CellCounts, _as_cells
+from ._npmle import _latent, _npmle
+from ._problem import _Problem
+from ._results import LatentLaw
+from ._targets import _Law
+from ._tolerances import (
+    DRAWS,
+    PATH_STEPS,
+    SATURATED_NEWTON_STEPS,
+    SATURATED_STEP_TOL,
+    SMALL_COUNT,
+    SMALL_SHARE,
+    VALUE_SNAP,
+)
+
+__all__ = ["LatticeProblem", "critical_value", "identified_df", "on_lattice", "saturated_ratio", "small_count_drop"]
+
+
+def identified_df(cells) -> int:
+    """Dimension of the identified cell probabilities: K for one K (K+1 cells summing to 1).
+
+    For ragged call counts the cell probabilities of every K_i <= K_max are linear in the
+    first K_max moments of pi, so the identified dimension is K_max.
+    """
+    return _as_cells(cells).max_calls
+
+
+def critical_value(alpha: float = 0.05, df: int = 1, n: int | None = None, dim: int | None = None) -> float:
+    """The log-likelihood drop c of a likelihood-ratio interval (eq. (L6)).
+
+    Without ``n``: c = chi2_{df, 1-alpha} / 2 (Wilks). With ``n`` examples and ``dim`` identified
+    parameters: the small-sample form c = (n / 2) log(1 + df F_{df, n-dim, 1-alpha} / (n - dim)),
+    which is the exact likelihood-ratio cutoff of a Gaussian linear model with dim parameters
+    (W = n log(1 + df F / (n - dim)), F ~ F(df, n - dim)) and tends to chi2_{df} / 2 as n grows;
+    it corrects the chi-square calibration's shortfall at small N (measured in
+    ``benchmarks/bench_likelihood_coverage.py``) and is larger than it at every n.
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < float(alpha) < 1:
+        raise InputError(f"alpha={alpha!r} must be a number strictly between 0 and 1")
+    if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
+        raise InputError(f"df={df!r} must be a positive integer")
+    if n is None:
+        return float(chi2.ppf(1.0 - float(alpha), int(df))) / 2.0
+    dim = int(df if dim is None else dim)
+    resid = max(int(n) - dim, 1)  # n <= dim: one residual degree, a very wide (honest) interval
+    quant = float(f_dist.ppf(1.0 - float(alpha), int(df), resid))
+    return 0.5 * int(n) * math.log1p(int(df) * quant / resid)
+
+
+def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.ndarray:
+    """Saturated multinomial likelihood ratio W of ``coef . p = value`` (eq. (S1)), per row.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (M, C)
+        M count vectors over the C cells.
+    coef : ndarray, shape (C,)
+        The functional's coefficients a.
+    value : float
+        v; W is +inf for v outside [min a, max a].
+
+    Returns
+    -------
+    ndarray, shape (M,)
+        W >= 0.
+    """
+    n = np.asarray(counts, dtype=float)
+    coef = np.asarray(coef, dtype=float)
+    d = coef - float(value)
+    # v = a . p computed in floating point can sit an ulp beyond an extreme of a: snap such
+    # differences to 0, or a cell with a_S = max a would read as excluded and W as +inf
+    d[np.abs(d) <= VALUE_SNAP * max(1.0, float(np.max(np.abs(coef))))] = 0.0
+    total = n.sum(axis=1)
+    seen = n > 0
+    if not ((d > 0).any() and (d < 0).any()):
+        # v at (or beyond) an extreme of a: only the cells with a_S = v may hold mass
+        return np.where((seen & (d != 0)).any(axis=1), np.inf, 0.0)
+    # domain of t: total + t d_S >= 0 for every cell (the zero cells included); lo_seen and
+    # hi_seen are the same ends for the cells with examples, where phi is infinite
+    barrier = -total[:, None] / np.where(d == 0, 1.0, d)[None, :]
+    pos, neg = d > 0, d < 0
+    lo, hi = barrier[:, pos].max(axis=1), barrier[:, neg].min(axis=1)
+    lo_seen = np.where(seen[:, pos], barrier[:, pos], -np.inf).max(axis=1)
+    hi_seen = np.where(seen[:, neg], barrier[:, neg], np.inf).min(axis=1)
+    # past the domain, only cells with examples enter phi and W: with thousands of calls and
+    # few examples most of the K + 1 cells are empty in every row, and are left out
+    cols = np.flatnonzero(seen.any(axis=0))
+    n, d, seen = n[:, cols], d[cols], seen[:, cols]
+
+    def phi_and_slope(t, rows):
+        """phi(t) = sum_S n_S d_S / (N + t d_S) and phi'(t) on the given rows."""
+        den = total[rows, None] + t[:, None] * d[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(seen[rows], n[rows] * d / den, 0.0)
+            return r.sum(axis=1), -np.where(seen[rows], r * d / den, 0.0).sum(axis=1)
+
+    # phi(t) decreases from lo to hi. At an end where only empty cells reach den = 0, phi is
+    # finite, and the root may be that end (an empty cell takes the remaining mass).
+    every = np.arange(len(total))
+    at_lo = (lo > lo_seen) & (phi_and_slope(lo, every)[0] <= 0)
+    at_hi = (hi < hi_seen) & (phi_and_slope(hi, every)[0] >= 0)
+    tol = SATURATED_STEP_TOL * (hi - lo)
+    # safeguarded Newton from t = 0 (inside: lo < 0 < hi), keeping lo with phi > 0 and hi with phi <= 0
+    t = np.where(at_lo, lo, np.where(at_hi, hi, 0.0))
+    active = ~(at_lo | at_hi)
+    for _ in range(SATURATED_NEWTON_STEPS):
+        if not active.any():
+            break
+        ta, la, ha = t[active], lo[active], hi[active]
+        phi, slope = phi_and_slope(ta, active)
+        up = phi > 0
+        la, ha = np.where(up, ta, la), np.where(up, ha, ta)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = ta - phi / slope
+        # closed bracket: at the root a Newton step returns t itself, which is an end
+        new = np.where((step >= la) & (step <= ha), step, 0.5 * (la + ha))
+        t[active], lo[active], hi[active] = new, la, ha
+        moving = np.abs(new - ta) > tol[active]
+        active[np.flatnonzero(active)[~moving]] = False
+    den = total[:, None] + t[:, None] * d[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_p = np.where(seen, np.log(n / den), 0.0)
+        log_hat = np.where(seen, np.log(n / total[:, None]), 0.0)
+    w = 2.0 * (n * (log_hat - log_p)).sum(axis=1)
+    return np.maximum(w, 0.0)
+
+
+def on_lattice(total: int, coef: np.ndarray, p_hat: np.ndarray) -> bool:
+    """Whether cells with fewer than SMALL_COUNT expected examples carry more than SMALL_SHARE
+    of the variance of a . n / N under p-hat (the test that turns the calibration on)."""
+    coef = np.asarray(coef, dtype=float)
+    p_hat = np.asarray(p_hat, dtype=float)
+    spread = (coef - coef @ p_hat) ** 2 * p_hat
+    return bool(spread.sum() > 0 and spread[total * p_hat < SMALL_COUNT].sum() > SMALL_SHARE * spread.sum())
+
+
+def small_count_drop(counts: np.ndarray, coef: np.ndarray, p_hat: np.ndarray, p_lower: np.ndarray,
+                     p_upper: np.ndarray, alpha: float) -> float | None:
+    """The small-count threshold c for one identified objective, or None where it does not apply.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (K+1,)
+        Examples with S = 0..K correct calls (one K).
+    coef : ndarray, shape (K+1,)
+        Bernstein coefficients a of g at degree K (E_pi[g] = a . p(pi)).
+    p_hat, p_lower, p_upper : ndarray, shape (K+1,)
+        Cell probabilities of the NPMLE and of the two extremal laws of the interval.
+    alpha : float
+        1 - confidence level.
+
+    Returns
+    -------
+    float or None
+        Half the largest (1 - alpha) quantile of W over the path of laws; None when cells
+        with few expected examples carry at most SMALL_SHARE of the variance (the
+        chi-square value stands).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    coef = np.asarray(coef, dtype=float)
+    total = int(counts.sum())
+    if not on_lattice(total, coef, p_hat):
+        return None
+    laws = [p_hat] + [p_hat + s * (end - p_hat) for end in (p_lower, p_upper) for s in PATH_STEPS]
+    seed = np.random.SeedSequence([int(x) for x in counts])
+    best = 0.0
+    for p in laws:
+        p = np.clip(p, 0.0, None)
+        p = p / p.sum()
+        # the same seed for every law: common random numbers make the supremum less noisy
+        draws = np.random.default_rng(seed).multinomial(total, p, size=DRAWS)
+        w = saturated_ratio(draws, coef, float(np.clip(coef @ p, coef.min(), coef.max())))
+        best = max(best, float(np.quantile(w, 1.0 - alpha, method="higher")))
+    return best / 2.0
+
+
+class LatticeProblem:
+    """An identified objective on single-K cells as a multinomial functional: E_pi[g] = coef . p(pi).
+
+    Attributes
+    ----------
+    counts : ndarray of int, shape (K+1,)
+        Examples with S = 0..K correct calls, the empty cells included.
+    coef : ndarray, shape (K+1,)
+        Bernstein coefficients of g at degree K (eq. (L13)).
+    """
+
+    def __init__(self, cells: CellCounts, obj: Objective):
+        self.calls = int(cells.calls[0])
+        self.counts = np.bincount(cells.successes, weights=cells.multiplicity, minlength=self.calls + 1).astype(np.int64)
+        self.coef = np.array([float(b) for b in monomial_to_bernstein(obj.monomial_coefficients(), self.calls)])
+        # every cell S = 0..K, the empty ones included, through the one binomial kernel
+        support = np.arange(self.calls + 1)
+        self._every_cell = _Problem(CellCounts(np.full(len(support), self.calls), support, np.ones(len(support), dtype=np.int64)))
+
+    @staticmethod
+    def applies(cells: CellCounts, obj) -> bool:
+        """One K for every example (ragged counts are not one multinomial) and g identified."""
+        return len(np.unique(cells.calls)) == 1 and obj is not V_INF and obj.degree <= int(cells.calls[0])
+
+    def probabilities(self, atoms, weights) -> np.ndarray:
+        """p_S of a law for every S = 0..K."""
+        return self._every_cell.kernel(np.asarray(atoms, dtype=float)) @ np.asarray(weights, dtype=float)
+
+    def on_lattice(self, reference: LatentLaw) -> bool:
+        """Whether the small-count calibration runs for these data (:func:`on_lattice`)."""
+        return on_lattice(int(self.counts.sum()), self.coef, self.probabilities(reference.atoms, reference.weights))
+
+
+def _small_count_drop(ctx: _Context, obj: Objective, ends: dict) -> float | None:
+    """The small-count threshold of an identified objective (one K only), or None."""
+    if ctx.alpha is None or not LatticeProblem.applies(ctx.cells, obj):
+        return None  # given c; or ragged call counts, whose saturated model is not one multinomial
+    lattice = LatticeProblem(ctx.cells, obj)
+    ref = ctx.reference
+    return small_count_drop(lattice.counts, lattice.coef, lattice.probabilities(ref.atoms, ref.weights),
+                            lattice.probabilities(ends["lower"].atoms, ends["lower"].weights),
+                            lattice.probabilities(ends["upper"].atoms, ends["upper"].weights), ctx.alpha)
+
+
+class _Context:
+    """Shared state of a batch of ends: problem, NPMLE and the threshold of one calibration.
+
+    It defines the set C = {pi : l(pi) >= level}, level = l(pi-hat) - c, of eq. (L6) whose ends
+    :mod:`._ends` solves; :meth:`calibrate` switches c (and the level) between the
+    calibrations of the objectives of a batch, :meth:`set_drop` raises it to a small-count
+    threshold.
+    """
+
+    def __init__(self, cells, alpha, simultaneous, c, reference):
+        self.cells = _as_cells(cells)
+        self.prob = _Problem(self.cells)
+        self.simultaneous = bool(simultaneous)
+        if c is None:
+            self.alpha = float(alpha)
+            critical_value(alpha)  # validates alpha once, before any solve
+        else:
+            if isinstance(c, bool) or not isinstance(c, (int, float, np.floating)) or not (0 < float(c) < math.inf):
+                raise InputError(f"c={c!r} must be a positive finite log-likelihood drop")
+            self.alpha = None
+        self.given_c = None if c is None else float(c)
+        if reference is None:
+            law, dmax, where = _npmle(self.prob)
+            self.reference = _latent(self.prob, law, dmax, where)
+            self.ref_law = law
+        else:
+            if not isinstance(reference, LatentLaw):
+                raise InputError(f"reference={type(reference).__name__} must be the LatentLaw returned by npmle()")
+            if reference.n != int(self.prob.N):
+                raise InputError(f"reference has n={reference.n} examples but the cells have {int(self.prob.N)}")
+            self.reference = reference
+            self.ref_law = _Law.unassigned(reference.atoms, reference.weights)
+        self.calibrate("given" if c is not None else "simultaneous" if self.simultaneous else "profile")
+
+    def calibration_of(self, obj: Objective | VoteLimit) -> str:
+        """The calibration of one objective (eq. (L6)): profile if identified (eq. (L13)), else projection."""
+        if self.given_c is not None:
+            return "given"
+        if self.simultaneous:
+            return "simultaneous"
+        identified = obj is not V_INF and obj.degree <= self.cells.max_calls
+        return "profile" if identified else "projection"
+
+    def calibrate(self, calibration: str) -> "_Context":
+        """Set c, df and the level for ``calibration``; returns self."""
+        self.calibration = calibration
+        if calibration == "given":
+            self.df, self.c = 0, self.given_c
+        else:
+            self.df = 1 if calibration == "profile" else identified_df(self.cells)
+            self.c = critical_value(self.alpha, self.df, n=int(self.prob.N), dim=identified_df(self.cells))
+        self.level = self.reference.loglik - self.c
+        return self
+
+    def set_drop(self, c: float) -> "_Context":
+        """Use the drop ``c`` (the small-count threshold) with the current calibration; returns self."""
+        self.c = float(c)
+        self.level = self.reference.loglik - self.c
+        return self

@@ -1,0 +1,193 @@
+"""The constrained Newton method (CNM, Wang 2007): laws on a growing support (eq. (L8)).
+
+CNM minimizes F_lambda(pi) = E_pi[g] - lambda l(pi) (eq. (L7) of :mod:`._ends`; the NPMLE is
+g = 0, lambda = 1) over all laws on [0, 1]. The derivative of F_lambda at pi towards delta_q is
+psi(q) - E_pi[psi], psi = g - lambda h_pi (eq. (L4)), so pi minimizes F_lambda iff psi >= E_pi[psi]
+on [0, 1], and for any pi
+
+    F(pi) - min F <= E_pi[psi] - min psi        (the duality gap that stops CNM).
+
+Each iteration adds every local minimum of psi below its mean as an atom (weight 0) and
+re-weights by the Newton model of F / lambda in the weights: on atoms theta_j with current
+cell probabilities p,
+
+    (1/2) w'A'Aw + (g / lambda - 2 h)'w,      A_cj = sqrt(n_c) B_c(theta_j) / p_c,            (L8)
+
+minimized over the simplex by an active-set method (:func:`_simplex_qp`), then an Armijo line
+search from the current weights. :func:`_exchange` is the one-step variant used between
+Newton solves: it adds the minima of psi below a with a small weight each.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._problem import _Problem, _Screen
+from ._targets import _Law, _Target
+from ._tolerances import (
+    ARMIJO,
+    CNM_MAX_FLAT,
+    CNM_MAX_ITER,
+    CNM_MAX_STALLS,
+    CNM_MIN_STEP,
+    CNM_STALL_RTOL,
+    CNM_ZERO_WEIGHT,
+    DUPLICATE_TOL,
+    EXCHANGE_WEIGHT,
+    QP_ITER_PER_ATOM,
+    QP_MULTIPLIER_RTOL,
+    QP_NULL_RTOL,
+    TINY,
+)
+
+
+def _new_minima(law: _Law, scr: _Screen, below: float) -> np.ndarray:
+    """Which screened minima lie below ``below`` and are not a current atom of the same piece.
+
+    A current atom again would duplicate a column of the quadratic program (L8).
+    """
+    add = scr.psi < below
+    for x, k in zip(law.atoms, law.piece):
+        add &= ~((scr.piece == k) & (np.abs(scr.q - x) <= DUPLICATE_TOL))
+    return add
+
+
+def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_iter: int = CNM_MAX_ITER):
+    """Constrained Newton method: add every local minimum of psi below its mean, reweight.
+
+    Minimizes F(w) = E g / lam - l on a growing support. Returns (law, gap, screen) where
+    gap = E_pi psi - min psi >= F(pi) - min F (times lam), eq. (L8). Use
+    :func:`._newton.merge` on the law before Newton's method.
+    """
+    law = law.copy()
+    last_f = math.inf
+    stall = 0
+    for _ in range(max_iter):
+        bm = prob.kernel(law.atoms)
+        p = bm @ law.weights
+        u = prob.n / p
+        scr = prob.screen(tgt, lam, u)
+        (g_at,) = tgt.jet(law.atoms, law.piece, (0,))
+        psi_at = g_at - lam * (u @ bm)
+        mean = float(law.weights @ psi_at)
+        best = scr.argmin()
+        gap = mean - float(scr.psi[best])
+        if gap <= tol:
+            return law, gap, scr
+        add = _new_minima(law, scr, mean)
+        new = _Law(np.concatenate([law.atoms, scr.q[add]]), np.concatenate([law.weights, np.zeros(int(add.sum()))]),
+                   np.concatenate([law.piece, scr.piece[add]]))
+        bnew = np.concatenate([bm, prob.kernel(scr.q[add])], axis=1)
+        (gnew,) = tgt.jet(new.atoms, new.piece, (0,))
+        h = u @ bnew
+        a = (prob.sqrt_n / p)[:, None] * bnew
+        qmat = a.T @ a
+        lin = gnew / lam - 2.0 * h  # model of F around the current weights, eq. (L8)
+        wq = _simplex_qp(qmat, lin, new.weights)
+        d = wq - new.weights
+        slope = float((gnew / lam - h) @ d)
+        f0 = float(gnew @ new.weights) / lam - prob.loglik(p)
+        if not slope < 0:
+            stall += 1
+            if stall > CNM_MAX_FLAT:
+                return law, gap, scr
+            continue
+        step = 1.0
+        while step > CNM_MIN_STEP:
+            w = new.weights + step * d
+            pn = bnew @ w
+            if np.all(pn > 0):
+                fn = float(gnew @ w) / lam - prob.loglik(pn)
+                if fn <= f0 + ARMIJO * step * slope:
+                    break
+            step *= 0.5
+        else:
+            return law, gap, scr
+        w = np.where(np.abs(w) <= CNM_ZERO_WEIGHT, 0.0, w)
+        keep = w > 0
+        law = _Law(new.atoms[keep], w[keep] / w[keep].sum(), new.piece[keep])
+        stall = stall + 1 if fn >= last_f - CNM_STALL_RTOL * abs(last_f) else 0
+        last_f = fn
+        if stall > CNM_MAX_STALLS:
+            return law, gap, scr
+    return law, gap, scr
+
+
+def _exchange(law: _Law, scr: _Screen, a: float) -> _Law:
+    """Add the minima of psi below a to the support (vertex exchange), each with weight EXCHANGE_WEIGHT.
+
+    Moving mass towards a point where psi < a decreases F_lambda (eq. (L7)); Newton's method on
+    (L9) then sets the weights and positions. The mass comes from the current atoms in proportion.
+    """
+    add = _new_minima(law, scr, a)
+    m = int(add.sum())
+    if m == 0:
+        return law
+    return _Law(np.concatenate([law.atoms, scr.q[add]]),
+                np.concatenate([(1.0 - m * EXCHANGE_WEIGHT) * law.weights, np.full(m, EXCHANGE_WEIGHT)]),
+                np.concatenate([law.piece, scr.piece[add]]))
+
+
+def _simplex_qp(qmat: np.ndarray, lin: np.ndarray, w0: np.ndarray) -> np.ndarray:
+    """min 1/2 w'Qw + lin'w over the simplex for a positive semidefinite Q (primal active set).
+
+    Q = A'A is singular whenever there are more atoms than cells. On the current face
+    {w_F : sum w_F = 1} (Z an orthonormal basis of sum d = 0, E = Z'Q_FF Z = V diag(mu) V'):
+    a direction of zero curvature along which the model decreases is followed to the boundary
+    of the simplex (the model is linear there); otherwise the Newton step of the face is
+    taken with the pseudo-inverse of E, shortened at the first weight that reaches zero.
+    Finite termination as for the usual active-set method; w0 must be feasible.
+    """
+    m = len(lin)
+    w = w0.copy()
+    free = w > 0
+    for _ in range(QP_ITER_PER_ATOM * (m + 1)):
+        fidx = np.flatnonzero(free)
+        f = len(fidx)
+        grad = qmat @ w + lin
+        gf = grad[fidx]
+        if f > 1:
+            z_basis = np.linalg.svd(np.ones((1, f)))[2][1:].T  # f x (f-1), orthonormal, sums to 0
+            mu, vec = np.linalg.eigh(z_basis.T @ qmat[np.ix_(fidx, fidx)] @ z_basis)
+            flat = mu <= QP_NULL_RTOL * max(float(mu[-1]), TINY)
+            rg = z_basis.T @ gf
+            d = -(z_basis @ (vec[:, flat] @ (vec[:, flat].T @ rg)))
+            if float(gf @ d) < -QP_NULL_RTOL * float(np.abs(gf).max()) * float(np.abs(d).sum()):
+                neg = d < 0
+                ratios = w[fidx][neg] / -d[neg]
+                k = int(np.argmin(ratios))
+                w[fidx] = w[fidx] + float(ratios[k]) * d
+                w[fidx[np.flatnonzero(neg)[k]]] = 0.0
+                w[w < 0] = 0.0
+                free = w > 0
+                continue
+            coef = np.where(flat, 0.0, -(vec.T @ rg) / np.where(flat, 1.0, mu))
+            target = w[fidx] + z_basis @ (vec @ coef)
+        else:
+            target = w[fidx].copy()
+        if np.all(target >= 0):
+            w = np.zeros(m)
+            w[fidx] = target
+            qw = qmat @ w
+            grad = qw + lin
+            gamma = float(np.mean(grad[fidx]))  # on the face the gradient is constant
+            mult = grad - gamma
+            mult[fidx] = np.inf
+            j = int(np.argmin(mult))
+            # rounding of each entry, not of the largest: Q spans dozens of orders of magnitude
+            # when some cell probability is tiny
+            if mult[j] >= -QP_MULTIPLIER_RTOL * (abs(lin[j]) + abs(qw[j]) + abs(gamma)):
+                return w
+            free[j] = True
+        else:
+            wf = w[fidx]
+            neg = target < 0
+            ratios = wf[neg] / (wf[neg] - target[neg])
+            k = int(np.argmin(ratios))
+            w[fidx] = wf + float(ratios[k]) * (target - wf)
+            w[fidx[np.flatnonzero(neg)[k]]] = 0.0
+            w[w < 0] = 0.0
+            free = w > 0
+    return w

@@ -1,0 +1,165 @@
+"""Likelihood-ratio intervals of E_pi[g]: batches of objectives, both ends, one NPMLE (eq. (L6)).
+
+**Likelihood-ratio intervals (L6).** For an objective g (a polynomial in q: V_k, P_n, their
+combinations, any polynomial; or V_inf), the interval is
+
+    [ min E_pi[g],  max E_pi[g] ]   over   C = {pi : l(pi) >= l(pi-hat) - c},                    (L6)
+
+with pi-hat the NPMLE (eq. (L3), :mod:`._npmle`) and c chosen per objective by
+:mod:`._calibration` (profile, projection, simultaneous or given; raised by the small-count
+calibration where the estimate rests on cells with few examples). Each end is the convex
+program of :mod:`._ends`, solved with its Lagrangian certificate (L10)-(L11).
+
+A batch shares one problem (:mod:`._problem`) and one NPMLE. Each side is solved objective
+after objective, warm-started from the previous objective's extremal law and multiplier
+(linearly extrapolated along a curve such as ``[3, 5, ..., 101]``), so a curve costs little
+more than one end per budget.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .._errors import InputError
+from ._calibration import LatticeProblem, _Context, _small_count_drop
+from ._ends import _EndState, _extrapolated, _finish, _solve_end
+from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
+from ._targets import _Law, _objective, _parse_all, _target
+
+__all__ = ["likelihood_bound", "likelihood_interval", "likelihood_intervals"]
+
+
+def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upper")) -> list[dict]:
+    """Both ends of every objective, each from the previous solution of its side (a warm start).
+
+    Then the small-count calibration (:mod:`._calibration`): an identified
+    objective whose estimate rests on cells with few expected examples gets the larger
+    threshold, and both its ends are solved again at it.
+    """
+    out = [dict() for _ in objectives]
+    targets = []
+    for obj in objectives:  # the second side mirrors the first: g is evaluated on the grid once
+        first = _target(obj, sides[0])
+        targets.append({sides[0]: first, **{side: _target(obj, side, first) for side in sides[1:]}})
+    groups: dict[str, list[int]] = {}
+    for i, obj in enumerate(objectives):
+        groups.setdefault(ctx.calibration_of(obj), []).append(i)
+    for side in sides:
+        warm = before = None  # carried across calibrations too: a nearby level is still a good start
+        for calibration, members in groups.items():
+            ctx.calibrate(calibration)
+            for i in members:
+                tgt = targets[i][side]
+                start = None if warm is None else _extrapolated(warm, before, tgt)
+                law, lam, scr = _solve_end(ctx, tgt, start)
+                out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
+                out[i]["calibration"] = (calibration, ctx.df, ctx.c)
+                if lam > 0:
+                    warm, before = _EndState(law, lam), warm
+                else:
+                    before = None
+    for i in groups.get("profile", []):
+        ctx.calibrate("profile")
+        drop = _small_count_drop(ctx, objectives[i], out[i]) if len(sides) == 2 else None
+        if drop is None or drop <= ctx.c:
+            continue
+        ctx.set_drop(drop)
+        for side in ("lower", "upper"):
+            tgt = targets[i][side]
+            end = out[i][side]
+            start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam) if end.lam > 0 else None
+            law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces
+            out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
+        out[i]["calibration"] = ("profile", ctx.df, ctx.c)
+        out[i]["small_count"] = True
+    return out
+
+
+def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simultaneous: bool = False,
+                     c: float | None = None, reference: LatentLaw | None = None) -> LikelihoodEnd:
+    """One end of the likelihood-ratio interval of E_pi[g]; see :func:`likelihood_interval`.
+
+    Parameters
+    ----------
+    side : {"lower", "upper"}
+    """
+    if side not in ("lower", "upper"):
+        raise InputError(f"side={side!r} must be 'lower' or 'upper'")
+    ctx = _Context(cells, alpha, simultaneous, c, reference)
+    obj = _objective(objective)
+    # the small-count threshold needs both ends; whether it runs is decided by the NPMLE
+    # alone (LatticeProblem.on_lattice), so elsewhere one side is enough
+    small = (ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
+             and LatticeProblem(ctx.cells, obj).on_lattice(ctx.reference))
+    return _all_ends(ctx, [obj], ("lower", "upper") if small else (side,))[0][side]
+
+
+def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous: bool = False,
+                         c: float | None = None, reference: LatentLaw | None = None) -> list[LikelihoodInterval]:
+    """Likelihood-ratio intervals of E_pi[g] for many objectives sharing one NPMLE.
+
+    Each side is solved objective after objective, warm-starting from the previous
+    objective's extremal law and multiplier, so a curve (``[3, 5, ..., 101]``) costs
+    little more than one end per budget.
+
+    Parameters
+    ----------
+    cells : CellCounts or CallBits
+    objectives : sequence
+        Vote counts (``3`` is V_3), objective strings (``"V5 - V1"``, ``"3*q**2 - 2*q**3"``),
+        :class:`~certify.Objective` objects, or :data:`certify.V_INF` (``"inf"``) for V_inf = Pr(Q > 1/2) + Pr(Q = 1/2)/2.
+        A monomial coefficient list is one objective: wrap it, ``[[0, 3, -2]]``.
+    alpha : float
+        1 - confidence level; c = chi2_{df, 1-alpha} / 2 with df = 1 for an objective the
+        calls identify (degree <= K_max) and df = :func:`identified_df` (K, or K_max for ragged
+        counts) for one they do not (degree > K_max, V_inf), eq. (L6).
+    simultaneous : bool
+        Use df = :func:`identified_df` for every objective, so that all intervals (every
+        objective, both ends) hold jointly.
+    c : float, optional
+        The log-likelihood drop directly (overrides ``alpha`` and ``simultaneous``).
+    reference : LatentLaw, optional
+        A precomputed :func:`npmle` of the same cells.
+
+    Returns
+    -------
+    list of LikelihoodInterval
+    """
+    ctx = _Context(cells, alpha, simultaneous, c, reference)
+    parsed = _parse_all(objectives)
+    ends = _all_ends(ctx, parsed)
+    return [
+        LikelihoodInterval(
+            objective=e["lower"].objective, lower=e["lower"], upper=e["upper"], alpha=ctx.alpha,
+            c=e["calibration"][2], df=e["calibration"][1], simultaneous=ctx.simultaneous,
+            calibration=e["calibration"][0], reference=ctx.reference, small_count=e.get("small_count", False),
+        )
+        for e in ends
+    ]
+
+
+def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: bool = False,
+                        c: float | None = None, reference: LatentLaw | None = None) -> LikelihoodInterval:
+    """Likelihood-ratio interval [min, max] of E_pi[g] over {pi : l(pi) >= l(pi-hat) - c} (eq. (L6)).
+
+    Parameters
+    ----------
+    cells : CellCounts or CallBits
+    objective : int, str, Objective or VoteLimit
+        See :func:`likelihood_intervals`.
+    alpha, simultaneous, c, reference
+        See :func:`likelihood_intervals`.
+
+    Returns
+    -------
+    LikelihoodInterval
+        Both ends with their extremal laws and Lagrangian certificates.
+
+    Raises
+    ------
+    InputError
+        For unusable cells, objective or alpha.
+    SolverError
+        If an optimization does not reach its tolerance (never a silently wrong number).
+    """
+    return likelihood_intervals(cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference)[0]

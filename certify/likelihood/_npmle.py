@@ -1,0 +1,140 @@
+"""The nonparametric maximum-likelihood estimate pi-hat of the latent law (eqs. (L3)-(L5)).
+
+**NPMLE (L3)-(L5).** pi-hat maximizes l (eq. (L2)) over *all* laws on [0, 1] (Kiefer-Wolfowitz;
+Lindsay 1983). The directional derivative of l at pi towards a point mass delta_q is
+
+    D_pi(q) = d/de l((1-e) pi + e delta_q)|_{e=0} = h_pi(q) - N,   h_pi(q) = sum_c n_c B_c(q) / p_c(pi),   (L4)
+
+and E_pi[h_pi] = N. By concavity l(pi') <= l(pi) + E_pi'[D_pi] <= l(pi) + max_q D_pi(q) for every
+law pi', so pi-hat is an NPMLE iff
+
+    D(q) = sum_c n_c Bin(S_c; K_c, q) / p_c(pi-hat) - N <= 0   for all q in [0, 1]          (L5)
+
+(with equality on its support), and max D bounds the gap to the supremum in any case. The
+intervals use l(pi-hat) as computed; it is at most max D below the supremum, which only makes
+the set C of (L6) (slightly) larger: conservative.
+D is a polynomial of degree K_max; its maximum over [0, 1] is found by the screen of
+:mod:`._problem` (psi = -h for g = 0, lambda = 1). pi-hat is computed on a continuous support,
+not a grid: the constrained Newton method (CNM, Wang 2007; :mod:`._cnm`) adds the local maxima
+of D as atoms and re-weights by a Newton step of l in the weights (a quadratic program over the
+simplex, (L8)) with an Armijo line search; then Newton's method on the optimality equations
+(L9) (:mod:`._newton`) moves atoms and weights together to machine precision. Atoms may sit at
+0 or 1 exactly: all calls correct gives pi-hat = delta_1, all wrong delta_0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._errors import InputError, SolverError
+from ._cells import _as_cells
+from ._cnm import _exchange, cnm
+from ._newton import merge, newton
+from ._problem import _Problem
+from ._results import LatentLaw
+from ._targets import _Law, _zero_target
+from ._tolerances import CNM_RESTARTS, FAST_ROUNDS, INNER_LOOSE_GAP, NPMLE_ACCEPT_GAP, NPMLE_GRADIENT_RTOL, NPMLE_GRADIENT_TOL
+
+__all__ = ["gradient_function", "log_likelihood", "npmle"]
+
+
+def _initial_law(prob: _Problem) -> _Law:
+    """The empirical law of S_i / K_i: every observed cell has positive probability under it."""
+    x = prob.S / prob.K
+    atoms, inv = np.unique(x, return_inverse=True)
+    w = np.bincount(inv, weights=prob.n) / prob.N
+    return _Law.unassigned(atoms, w)
+
+
+def _npmle(prob: _Problem) -> tuple[_Law, float, float]:
+    """NPMLE law, max D and argmax D."""
+    zero = _zero_target()
+    tol = NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N
+    law, gap, _ = cnm(prob, zero, 1.0, _initial_law(prob), INNER_LOOSE_GAP * prob.N)
+    # Newton on the merged CNM support; where it converges on too few atoms (D > 0 somewhere),
+    # one vertex-exchange step adds the maxima of D and Newton runs again. Last, the CNM
+    # atoms fixed (the saturated, flat case); CNM to the tolerance finishes what is left.
+    starts = [(merge(prob, law, zero, 1.0), False)] * FAST_ROUNDS + [(law, True)]
+    for i, (start, fixed) in enumerate(starts):
+        polished = newton(prob, zero, start, 1.0, fixed=fixed)
+        if polished is None or not np.all(polished.law.weights > 0):
+            if not fixed:
+                starts[i + 1:] = starts[-1:]  # Newton failed on this support: to the fixed atoms
+            continue
+        cand = polished.law
+        scr = prob.screen(zero, 1.0, prob.n / prob.probabilities(cand))
+        if -float(scr.psi.min()) - prob.N <= tol:
+            law = cand
+            break
+        if not fixed and i + 1 < FAST_ROUNDS:
+            starts[i + 1] = (merge(prob, _exchange(cand, scr, -prob.N), zero, 1.0), False)
+    law, gap, scr = cnm(prob, zero, 1.0, law, tol)
+    for _ in range(CNM_RESTARTS):  # gap = max D here (E_pi psi = -N for g = 0, lambda = 1)
+        if gap <= tol:
+            break
+        law, gap, scr = cnm(prob, zero, 1.0, merge(prob, law, zero, 1.0), tol)
+    u = prob.n / prob.probabilities(law)
+    scr = prob.screen(zero, 1.0, u)
+    i = scr.argmin()
+    dmax = -float(scr.psi[i]) - prob.N
+    if not dmax <= max(tol, NPMLE_ACCEPT_GAP):
+        raise SolverError("npmle", "not converged",
+                          f"max of the gradient function {dmax:.3g} > {max(tol, NPMLE_ACCEPT_GAP):.3g} on {prob.cells.size} cells")
+    return law.sorted(), dmax, float(scr.q[i])
+
+
+def npmle(cells) -> LatentLaw:
+    """Nonparametric maximum-likelihood estimate of the latent law (eq. (L3)).
+
+    Continuous support, no grid: the constrained Newton method (CNM, Wang 2007) adds the
+    local maxima of the gradient function D as atoms and re-weights by a Newton step on
+    the weights; Newton's method on the optimality equations then polishes the atom
+    locations and weights together.
+
+    Parameters
+    ----------
+    cells : CellCounts or CallBits
+
+    Returns
+    -------
+    LatentLaw
+        Atoms, weights, l(pi-hat) and the maximum of D over [0, 1] (<= tolerance).
+
+    Raises
+    ------
+    SolverError
+        If the optimality condition max D <= tolerance (eq. (L5)) is not reached.
+    """
+    prob = _Problem(_as_cells(cells))
+    return _latent(prob, *_npmle(prob))
+
+
+def _latent(prob: _Problem, law: _Law, dmax: float, where: float) -> LatentLaw:
+    return LatentLaw(
+        atoms=tuple(float(x) for x in law.atoms),
+        weights=tuple(float(x) for x in law.weights),
+        loglik=prob.loglik(prob.probabilities(law)),
+        max_gradient=dmax,
+        argmax_gradient=where,
+        n=int(prob.N),
+    )
+
+
+def log_likelihood(cells, atoms, weights) -> float:
+    """l(pi) = sum_c n_c log p_c(pi) for the law with the given atoms and weights (eq. (L2))."""
+    prob = _Problem(_as_cells(cells))
+    a, w = np.asarray(atoms, dtype=float), np.asarray(weights, dtype=float)
+    if a.ndim != 1 or a.shape != w.shape or np.any((a < 0) | (a > 1)) or np.any(w < 0):
+        raise InputError("atoms and weights must be 1-d of equal length, atoms in [0, 1], weights >= 0")
+    return prob.loglik(prob.kernel(a) @ w)
+
+
+def gradient_function(cells, law, q) -> np.ndarray:
+    """D(q) = sum_c n_c Bin(S_c; K_c, q) / p_c(law) - N at points q (eq. (L4)).
+
+    ``law`` is a :class:`LatentLaw`, a :class:`certify.Law` or an (atoms, weights) pair.
+    """
+    prob = _Problem(_as_cells(cells))
+    atoms, weights = (law.atoms, law.weights) if hasattr(law, "atoms") else law
+    p = prob.kernel(np.asarray(atoms, dtype=float)) @ np.asarray(weights, dtype=float)
+    return (prob.n / p) @ prob.kernel(np.atleast_1d(np.asarray(q, dtype=float))) - prob.N

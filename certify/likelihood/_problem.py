@@ -1,0 +1,254 @@
+"""The problem of one set of cells: the binomial kernel (eq. (L2)) and the global screen of psi.
+
+Everything here depends on the cells alone (and, for the screen, on the target and the
+current law): the kernel tables are built once per problem and shared by every solve of a
+batch.
+
+**Kernel (L2).** B_c(q) = Bin(S_c; K_c, q) = C(K_c, S_c) q^S_c (1-q)^(K_c - S_c), with
+
+    B_c'(q)  = K [b_{K-1}(S-1) - b_{K-1}(S)],
+    B_c''(q) = K (K-1) [b_{K-2}(S-2) - 2 b_{K-2}(S-1) + b_{K-2}(S)],
+
+b_k(s) = Bin(s; k, q): six stacked binomial tables, evaluated by one exp of logarithms (or by
+direct products on the cached screening grids). p_c(pi) = E_pi[B_c(Q)] and
+l(pi) = sum_c n_c log p_c(pi).
+
+**Screen.** Every solver of the package needs the global minimum over [0, 1] of
+
+    psi(q) = g(q) - lambda h(q),      h(q) = sum_c n_c B_c(q) / p_c(pi)                    (eq. (L4))
+
+on each closed piece of the target (eq. (L12)): the NPMLE's optimality condition (L5) is
+max D = max (h - N) <= 0, i.e. the screen of psi for g = 0, lambda = 1; the Lagrangian
+condition of an end (L7) is psi >= a. psi is a polynomial of degree max(deg g, K_max) on each
+piece; its minimum is found by a fine grid screen (endpoints included) and safeguarded Newton
+on psi' from every grid local minimum that can be the lowest.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from ._cells import CellCounts
+from ._targets import _Law, _Piece, _Target
+from ._tolerances import (
+    DIRECT_PMF_MAX_CALLS,
+    GRID_PER_DEGREE,
+    GRID_POINTS,
+    MAX_CANDIDATES,
+    POLISH_MARGIN,
+    POLISH_MAX_ITER,
+    POLISH_ROUNDING,
+    POLISH_XTOL,
+    SAME_MINIMUM_DECIMALS,
+    TINY,
+)
+
+#: (dk, ds) of the binomial tables b_{K-dk}(S-ds) behind B, B' and B''.
+_SHIFTS = ((0, 0), (1, 1), (1, 0), (2, 2), (2, 1), (2, 0))
+
+
+class _Screen:
+    """Polished local minima of psi over all pieces."""
+
+    __slots__ = ("q", "piece", "psi")
+
+    def __init__(self, q, piece, psi):
+        self.q, self.piece, self.psi = q, piece, psi
+
+    def argmin(self) -> int:
+        return int(np.argmin(self.psi))
+
+
+class _Problem:
+    """Everything that depends only on the cells: kernel tables and screening grids."""
+
+    def __init__(self, cells: CellCounts):
+        self.cells = cells
+        self.K = cells.calls.astype(np.int64)
+        self.S = cells.successes.astype(np.int64)
+        self.n = cells.multiplicity.astype(float)
+        self.N = float(self.n.sum())
+        self.sqrt_n = np.sqrt(self.n)
+        self.kmax = int(self.K.max())
+        self.log_pmf = self.kmax > DIRECT_PMF_MAX_CALLS
+        self._grids: dict = {}
+        # stacked tables of b_{K-dk}(S-ds) for (dk, ds) in _SHIFTS: B, B' and B'' need all six
+        ks, ss, valid = [], [], []
+        for dk, ds in _SHIFTS:
+            k, s = self.K - dk, self.S - ds
+            v = (s >= 0) & (s <= k)
+            ks.append(np.where(v, k, 0))
+            ss.append(np.where(v, s, 0))
+            valid.append(v)
+        k, s, v = np.concatenate(ks), np.concatenate(ss), np.concatenate(valid)
+        self._s = s[:, None].astype(float)
+        self._r = (k - s)[:, None].astype(float)
+        # log C(k, s) correctly rounded from the exact integer (math.log takes big ints)
+        self._logcoef = np.array([math.log(math.comb(int(a), int(b))) if ok else -math.inf for a, b, ok in zip(k, s, v)])[:, None]
+        self._coef = np.array([float(math.comb(int(a), int(b))) if ok and not self.log_pmf else 0.0 for a, b, ok in zip(k, s, v)])[:, None]
+        self._kf = self.K[:, None].astype(float)
+
+    # -- binomial kernel B_c(q) = Bin(S_c; K_c, q) and derivatives (eq. (L2)) --------------
+    def _tables(self, q: np.ndarray, rows: int) -> np.ndarray:
+        """b_{K-dk}(S-ds; q) for the first ``rows`` stacked tables, by one exp of logs.
+
+        Relative error ~ eps * |log b|, below 1e-14 where b is not negligible; exact zeros
+        and ones at q = 0 and 1 (``xlogy`` takes 0 log 0 as 0).
+        """
+        return np.exp(self._logcoef[:rows] + special.xlogy(self._s[:rows], q) + special.xlog1py(self._r[:rows], -q))
+
+    def kernel(self, q: np.ndarray) -> np.ndarray:
+        """B_c(q) for cells c (rows) and points q (columns)."""
+        return self._tables(np.asarray(q, dtype=float), len(self.K))
+
+    def kernel_exact(self, q: np.ndarray) -> np.ndarray:
+        """B_c(q) by direct products C(K, S) q^S (1-q)^(K-S) (a few ulps; for the cached grids)."""
+        q = np.asarray(q, dtype=float)
+        if self.log_pmf:
+            return self.kernel(q)
+        c = len(self.K)
+        return self._coef[:c] * q[None, :] ** self._s[:c] * (1.0 - q[None, :]) ** self._r[:c]
+
+    def kernel_jet(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """B, B' = K [b_{K-1}(S-1) - b_{K-1}(S)] and B'' = K(K-1) [b_{K-2}(S-2) - 2 b_{K-2}(S-1) + b_{K-2}(S)]."""
+        c = len(self.K)
+        t = self._tables(np.asarray(q, dtype=float), 6 * c)
+        k = self._kf
+        d1 = k * (t[c: 2 * c] - t[2 * c: 3 * c])
+        d2 = k * (k - 1.0) * (t[3 * c: 4 * c] - 2.0 * t[4 * c: 5 * c] + t[5 * c:])
+        return t[:c], d1, d2
+
+    def kernel_derivatives(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.kernel_jet(q)[1:]
+
+    def loglik(self, p: np.ndarray) -> float:
+        with np.errstate(divide="ignore"):
+            return float(self.n @ np.log(p))
+
+    def probabilities(self, law: _Law) -> np.ndarray:
+        return self.kernel(law.atoms) @ law.weights
+
+    # -- screening: global minimum of psi = g - lam h over the pieces ----------------------
+    def density(self, tgt: _Target) -> float:
+        return max(GRID_POINTS - 1, GRID_PER_DEGREE * max(tgt.degree, self.kmax))
+
+    def grid(self, lo: float, hi: float, density: float) -> tuple[np.ndarray, np.ndarray]:
+        key = (lo, hi, density)
+        if key not in self._grids:
+            points = 1 if hi <= lo else max(3, int(math.ceil((hi - lo) * density)) + 1)
+            g = np.linspace(lo, hi, points)
+            self._grids[key] = (g, self.kernel_exact(g))
+        return self._grids[key]
+
+    def _dpsi(self, pc: _Piece, lam: float, u: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        d1, d2 = self.kernel_derivatives(x)
+        g1, g2 = pc.jet(x, (1, 2))
+        return g1 - lam * (u @ d1), g2 - lam * (u @ d2)
+
+    def _psi(self, pc: _Piece, lam: float, u: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return pc.values(x, 0) - lam * (u @ self.kernel(x))
+
+    def screen(self, tgt: _Target, lam: float, u: np.ndarray, known: _Law | None = None) -> _Screen:
+        """Every local minimum of psi on a fine grid of each piece, polished by safeguarded Newton.
+
+        ``known``: atoms already solved by Newton (psi' = 0 there, or an endpoint); a grid
+        minimum whose bracket holds one of them is that atom, and is not polished again.
+        """
+        qs, ks, vs = [], [], []
+        density = self.density(tgt)
+        for k, pc in enumerate(tgt.pieces):
+            grid, bg = self.grid(pc.lo, pc.hi, density)
+            psi = tgt.grid_values(k, grid) - lam * (u @ bg) if lam != 0 else tgt.grid_values(k, grid).copy()
+            m = len(grid)
+            if m == 1:
+                idx = np.zeros(1, dtype=np.int64)
+            else:
+                left = np.ones(m, dtype=bool)
+                right = np.ones(m, dtype=bool)
+                left[1:] = psi[1:] < psi[:-1]  # strict on the left: one candidate per plateau
+                right[:-1] = psi[:-1] <= psi[1:]
+                idx = np.flatnonzero(left & right)
+                if len(idx) > MAX_CANDIDATES:
+                    idx = idx[np.argsort(psi[idx], kind="stable")[:MAX_CANDIDATES]]
+            x, v = self._polish(pc, lam, u, grid, idx, psi, None if known is None else known.atoms[known.piece == k])
+            qs.append(x)
+            vs.append(v)
+            ks.append(np.full(len(x), k, dtype=np.int64))
+        q, piece, psi = np.concatenate(qs), np.concatenate(ks), np.concatenate(vs)
+        # the same minimum reached from two grid points
+        keys = np.round(q, SAME_MINIMUM_DECIMALS) + 2.0 * piece
+        _, first = np.unique(keys, return_index=True)
+        return _Screen(q[first], piece[first], psi[first])
+
+    def _polish(self, pc, lam, u, grid, idx, psi_grid, known=None):
+        """Polish the grid minima that can be the lowest; the others keep their grid values.
+
+        Within a grid cell psi falls below its grid value by at most ~ psi'' h^2 / 2, which
+        the second difference |psi[i+1] - 2 psi[i] + psi[i-1]| ~ psi'' h^2 estimates; a
+        candidate above the lowest grid value by more than POLISH_MARGIN such differences
+        cannot be the global minimum. A minimum whose bracket holds a ``known`` atom is that atom.
+        """
+        x0, v0 = grid[idx], psi_grid[idx]
+        m = len(grid)
+        if m == 1 or (pc.objective is None and lam == 0):
+            return x0.copy(), v0.copy()
+        x_all, v_all = x0.copy(), v0.copy()
+        sd = np.abs(psi_grid[np.minimum(idx + 1, m - 1)] - 2.0 * v0 + psi_grid[np.maximum(idx - 1, 0)])
+        keep = v0 - POLISH_MARGIN * sd <= float(v0.min()) + POLISH_ROUNDING * (float(np.max(np.abs(psi_grid))) + TINY)
+        if known is not None and len(known):
+            lo_x, hi_x = grid[np.maximum(idx - 1, 0)], grid[np.minimum(idx + 1, m - 1)]
+            inside = (known[None, :] >= lo_x[:, None]) & (known[None, :] <= hi_x[:, None])
+            hit = inside.any(axis=1)
+            if hit.any():
+                xk = known[np.argmax(inside[hit], axis=1)]
+                x_all[hit], v_all[hit] = xk, self._psi(pc, lam, u, xk)
+                keep &= ~hit
+        sub = np.flatnonzero(keep)
+        if len(sub):
+            x_all[sub], v_all[sub] = self._polish_all(pc, lam, u, grid, idx[sub], psi_grid)
+        return x_all, v_all
+
+    def _polish_all(self, pc, lam, u, grid, idx, psi_grid):
+        x0, v0 = grid[idx], psi_grid[idx]
+        m = len(grid)
+        lo_i, hi_i = np.maximum(idx - 1, 0), np.minimum(idx + 1, m - 1)
+        left, right = grid[lo_i], grid[hi_i]
+        d, _ = self._dpsi(pc, lam, u, np.concatenate([left, right]))
+        d_left, d_right = d[: len(idx)], d[len(idx):]
+        x = x0.copy()
+        at_lo = (idx == 0) & (d_left >= 0)
+        at_hi = (idx == m - 1) & (d_right <= 0)
+        x[at_lo], x[at_hi] = pc.lo, pc.hi
+        inner = (d_left < 0) & (d_right > 0) & ~at_lo & ~at_hi
+        if inner.any():
+            x[inner] = self._root(pc, lam, u, left[inner], right[inner], x0[inner])
+        v = self._psi(pc, lam, u, x)
+        worse = ~(v <= v0)  # never report a point worse than its grid point
+        x[worse], v[worse] = x0[worse], v0[worse]
+        return x, v
+
+    def _root(self, pc, lam, u, a, b, x):
+        """Safeguarded Newton for psi'(x) = 0 with psi'(a) < 0 < psi'(b)."""
+        a, b, x = a.copy(), b.copy(), x.copy()
+        for _ in range(POLISH_MAX_ITER):
+            f, fp = self._dpsi(pc, lam, u, x)
+            a = np.where(f < 0, x, a)
+            b = np.where(f > 0, x, b)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                xn = x - f / fp
+            bad = ~(fp > 0) | ~(xn > a) | ~(xn < b)
+            xn = np.where(bad, 0.5 * (a + b), xn)
+            xn = np.where(f == 0, x, xn)
+            done = np.abs(xn - x) <= POLISH_XTOL
+            x = xn
+            if done.all():
+                break
+        return x
+
+    def psi_at(self, tgt: _Target, law: _Law, lam: float, u: np.ndarray) -> np.ndarray:
+        """psi = g - lam h at the atoms of ``law``, h from u = n / p (eq. (L4))."""
+        (g0,) = tgt.jet(law.atoms, law.piece, (0,))
+        return g0 - lam * (u @ self.kernel(law.atoms))

@@ -1,0 +1,169 @@
+"""What the likelihood engine returns: the NPMLE, one certified interval end, an interval.
+
+:class:`LatentLaw` is pi-hat of eq. (L3) with its optimality check (L5) (:mod:`._npmle`);
+:class:`LikelihoodEnd` is one end of the set C of eq. (L6) with its Lagrangian certificate
+(L9)-(L11) (:mod:`._ends`); :class:`LikelihoodInterval` pairs two ends with the calibration of c
+(:mod:`._calibration`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._results import Law
+
+__all__ = ["LatentLaw", "LikelihoodEnd", "LikelihoodInterval"]
+
+
+@dataclass(frozen=True)
+class LatentLaw:
+    """The NPMLE pi-hat of the latent law (eq. (L3)) and its optimality check (eq. (L5)).
+
+    Attributes
+    ----------
+    atoms, weights : tuple of float
+        Support points in [0, 1] (sorted) and their probabilities.
+    loglik : float
+        l(pi-hat) = sum_c n_c log p_c(pi-hat), binomial coefficients included.
+    max_gradient : float
+        max over [0, 1] of D(q) = sum_c n_c Bin(S_c; K_c, q) / p_c(pi-hat) - N (0 at the
+        optimum); by concavity sup_pi l(pi) <= loglik + max(max_gradient, 0).
+    argmax_gradient : float
+        Where D attains that maximum.
+    n : int
+        Examples N.
+    """
+
+    atoms: tuple[float, ...]
+    weights: tuple[float, ...]
+    loglik: float
+    max_gradient: float
+    argmax_gradient: float
+    n: int
+
+    def law(self) -> Law:
+        """The law as a :class:`certify.Law` (atoms, weights)."""
+        return Law(atoms=self.atoms, weights=self.weights)
+
+
+@dataclass(frozen=True)
+class LikelihoodEnd:
+    """One end of a likelihood-ratio interval with its Lagrangian certificate (eqs. (L9)-(L11)).
+
+    For ``side="lower"``: g(q) - lam h(q) >= a on [0, 1], and every law pi with
+    l(pi) >= reference - c has E_pi[g] >= a + lam b = ``certified``.
+    For ``side="upper"``: g(q) + lam h(q) <= a on [0, 1], and every such law has
+    E_pi[g] <= a - lam b = ``certified``. Here h(q) = sum_c n_c Bin(S_c; K_c, q) / p_c(pi*).
+    For V_inf, g in these inequalities is 1{q > 1/2} (lower) and 1{q >= 1/2} (upper), the
+    envelopes that bound V_inf from below and above (eq. (L12)).
+
+    Attributes
+    ----------
+    objective : str
+        Name of g (``"Vinf"`` for the infinite-vote accuracy).
+    side : str
+        ``"lower"`` or ``"upper"``.
+    value : float
+        The optimum: min (lower) or max (upper) of E_pi[g] over the set (inf/sup for V_inf).
+    atoms, weights : tuple of float
+        The extremal law pi*.
+    lam : float
+        The Lagrange multiplier lambda >= 0 (0: the constraint is slack).
+    a : float
+        min over [0, 1] of g - lam h (lower), max of g + lam h (upper).
+    b : float
+        reference - c - loglik + N, the lower bound on E_pi[h] over the set (eq. (L10)).
+    reference : float
+        The reference log-likelihood l(pi-hat) used to define the set.
+    c : float
+        The likelihood drop allowed: the set is {pi : l(pi) >= reference - c}.
+    certified : float
+        a + lam b (lower) or a - lam b (upper); equals ``value`` up to rounding.
+    loglik : float
+        l(pi*).
+    attained : bool
+        Whether pi* itself has E[g] = value. False only for V_inf when pi* has an atom at
+        the jump q = 1/2: the extreme is then approached by moving that atom to 1/2 -+ eps.
+    """
+
+    objective: str
+    side: str
+    value: float
+    atoms: tuple[float, ...]
+    weights: tuple[float, ...]
+    lam: float
+    a: float
+    b: float
+    reference: float
+    c: float
+    certified: float
+    loglik: float
+    attained: bool = True
+
+    @property
+    def level(self) -> float:
+        """reference - c, the log-likelihood threshold of the set."""
+        return self.reference - self.c
+
+    def law(self) -> Law:
+        """The extremal law as a :class:`certify.Law`."""
+        return Law(atoms=self.atoms, weights=self.weights)
+
+
+@dataclass(frozen=True)
+class LikelihoodInterval:
+    """Likelihood-ratio interval [min, max] of E_pi[g] over {pi : l(pi) >= l(pi-hat) - c}.
+
+    Attributes
+    ----------
+    objective : str
+        Name of g.
+    lower, upper : LikelihoodEnd
+        The two ends with their certificates.
+    alpha : float or None
+        1 - confidence level (None when ``c`` was given directly).
+    c : float
+        chi2_{df, 1-alpha} / 2, or the given c.
+    df : int
+        Degrees of freedom of c: 1 (profile), or the identified dimension (projection,
+        simultaneous); 0 when ``c`` was given directly.
+    simultaneous : bool
+        Whether c is the simultaneous (all objectives at once) value.
+    calibration : str
+        How c was chosen (eq. (L6)): ``"profile"`` (identified objective, chi2_1),
+        ``"projection"`` (objective not identified by the recorded calls, chi2_df),
+        ``"simultaneous"`` (chi2_df for every objective) or ``"given"`` (c passed directly).
+    reference : LatentLaw
+        The NPMLE defining the set.
+    small_count : bool
+        Whether c was raised above the chi-square value by the small-count calibration
+        (:mod:`certify.likelihood._calibration`): the estimate rests on cells with few examples.
+    """
+
+    objective: str
+    lower: LikelihoodEnd
+    upper: LikelihoodEnd
+    alpha: float | None
+    c: float
+    df: int
+    simultaneous: bool
+    calibration: str
+    reference: LatentLaw
+    small_count: bool = False
+
+    @property
+    def width(self) -> float:
+        return self.upper.value - self.lower.value
+
+    def as_tuple(self) -> tuple[float, float]:
+        return (self.lower.value, self.upper.value)
+
+    def calibration_text(self) -> str:
+        """One line saying how c was chosen, e.g. ``asymptotic, profile likelihood ratio, chi2(1, 0.95) ...``."""
+        if self.calibration == "given":
+            return f"likelihood ratio, c = {self.c:g} given"
+        if self.small_count:
+            return (f"approximate, {self.calibration} likelihood ratio, c = {self.c:.4g} from the small-count "
+                    f"calibration (simulated lattice quantile at {1 - self.alpha:g}; above chi2({self.df}))")
+        return (f"asymptotic, {self.calibration} likelihood ratio, chi2({self.df}, {1 - self.alpha:g}) "
+                f"with the F small-sample correction (c = {self.c:.4g})")

@@ -1,0 +1,217 @@
+"""Every tolerance and tuning constant of the likelihood engine, named, with why it has its value.
+
+Scales. psi-scale below means s_psi = max|g| + lambda N, the size of the terms of
+psi = g - lambda h near the support (h = N there, eq. (L4) of :mod:`._npmle`); loglik-scale
+is max(1, |l|). Doubles carry about 1.1e-16 relative precision; the gates sit a few ulps to
+a few hundred ulps above the rounding of the sums they test, so that a correct solution is
+never refused for rounding while a wrong one (off by far more) never passes.
+"""
+
+import numpy as np
+
+# -- screening: the global minimum of psi on [0, 1] (:mod:`._problem`) ----------------------
+
+#: Minimum screening grid points on [0, 1]. psi has degree max(deg g, K_max); 4096 cells put
+#: tens of grid points across the steepest feature of V_101 (width ~ 1/sqrt(8 * 101) ~ 0.035).
+GRID_POINTS = 4097
+#: Grid points per unit length and per degree, for objectives of high degree: a polynomial of
+#: degree d has features no narrower than ~ 1/sqrt(d), so 8 d points per unit resolve them.
+GRID_PER_DEGREE = 8
+#: At most this many grid local minima per piece are polished (the lowest ones): psi has at most
+#: deg/2 local minima, and only spurious plateau points of underflowed values exceed this.
+MAX_CANDIDATES = 256
+#: Safeguarded Newton iterations when polishing a local minimum (bisection fallback halves the
+#: bracket each time, so 80 steps reach the resolution of doubles from a grid cell).
+POLISH_MAX_ITER = 80
+#: A grid minimum is polished when it may lie below the lowest grid value: when its grid
+#: value minus this many second differences (psi'' h^2, the within-cell drop is ~ 1/2 of one)
+#: is below it. 8 leaves a wide margin for psi'' varying across the cell.
+POLISH_MARGIN = 8.0
+#: ... and "below the lowest grid value" allows this much rounding (relative to max|psi| on
+#: the grid): grid values of psi are sums of lambda N-sized terms, rounded to ~ C eps.
+POLISH_ROUNDING = 1e-12
+#: Newton step at which a polished minimum is final: convergence is quadratic, so the
+#: remaining error is ~1e-24 and psi is off by ~psi'' * 1e-48 (bisection steps stop at 1e-12 too,
+#: off by psi'' * 1e-24 at most).
+POLISH_XTOL = 1e-12
+#: Polished minima that agree to this many decimals (on one piece) are one minimum reached from
+#: two grid points: their distance is then far below POLISH_XTOL's resolution of a minimum.
+SAME_MINIMUM_DECIMALS = 14
+#: A screened local minimum below the current value a by more than this (psi-scale) means the
+#: support is incomplete; below it, it is rounding of sums of lambda N-sized terms.
+SCREEN_TOL = 1e-12
+#: A screened minimum this close to a current atom of the same piece is that atom (adding it
+#: again would give the CNM quadratic program two identical columns).
+DUPLICATE_TOL = 1e-12
+#: Largest K for the direct binomial pmf C(K, S) q^S (1-q)^(K-S) on the screening grids;
+#: beyond it C(K, S) can overflow a double and logarithms are used there too.
+DIRECT_PMF_MAX_CALLS = 1000
+#: Floor of a scale that divides or multiplies a tolerance (max|g|, the largest eigenvalue):
+#: the smallest normal doubles are ~2.2e-308, so 1e-300 keeps a zero scale from giving 0/0
+#: while changing no scale that is not itself negligible.
+TINY = 1e-300
+
+# -- the constrained Newton method (:mod:`._cnm`, eq. (L8)) ----------------------------------
+
+#: Constrained-Newton-method (CNM, Wang 2007) iterations; it usually needs fewer than 20.
+CNM_MAX_ITER = 400
+#: CNM iterations when CNM only completes a support for Newton's method (:mod:`._ends`): a
+#: handful of iterations place the atoms in their basins; more are Brent's job.
+CNM_SUPPORT_ITER = 50
+#: Restarts of the NPMLE's last CNM from its merged support. CNM stops when its step no longer
+#: improves the objective in floating point; with many nearly collinear atoms (K = 10, N = 8192,
+#: smooth laws) that can happen at max D ~ 1e-5 > the tolerance; restarts from the merged atoms
+#: take the data sets seen so far to the target (the tests keep two of them).
+CNM_RESTARTS = 3
+#: Armijo constant of the CNM line search and of Newton's acceptance rule (standard
+#: sufficient-decrease value).
+ARMIJO = 1e-4
+#: The CNM line search gives up below this step: the weights then move by ~1e-14, the
+#: rounding of the weights themselves.
+CNM_MIN_STEP = 1e-14
+#: Weights of at most this size after a CNM step are rounding residue of a weight the step
+#: sets to zero (the step length is a ratio of weights), not mass.
+CNM_ZERO_WEIGHT = 1e-300
+#: A CNM step that lowers the objective F by less than this (relative to |F|) is a stall:
+#: F is a sum of N-sized terms, rounded to ~ 1e-16 |F|.
+CNM_STALL_RTOL = 1e-15
+#: CNM counts unproductive iterations (its model gives no descent direction, or a step lowers F
+#: by less than CNM_STALL_RTOL; a productive step resets the count) and gives up when the count
+#: exceeds CNM_MAX_FLAT at an iteration without a descent direction (rounding has taken over
+#: the quadratic model), or CNM_MAX_STALLS after a step (more steps only repeat the rounding).
+CNM_MAX_FLAT = 2
+CNM_MAX_STALLS = 5
+#: Eigenvalues of the CNM model on a face below this fraction of the largest are zero curvature
+#: (the model is then linear along them); 1e-12 is far above rounding of Q ~ N / p^2 entries.
+QP_NULL_RTOL = 1e-12
+#: A Lagrange multiplier of the simplex QP counts as negative (the weight is freed) below
+#: -QP_MULTIPLIER_RTOL times the size of the terms it is computed from: a few hundred ulps.
+QP_MULTIPLIER_RTOL = 1e-13
+#: Active-set iterations of the simplex QP per atom (each frees or fixes one weight; the
+#: method terminates in finitely many, far fewer in practice).
+QP_ITER_PER_ATOM = 20
+#: Weight given to each atom added by a vertex-exchange step before Newton re-weights: small
+#: enough to stay near the current law (its cell probabilities change by at most ~1 %), large
+#: enough that Newton does not drop the atom at once.
+EXCHANGE_WEIGHT = 1e-2
+
+# -- Newton's method on the KKT equations (:mod:`._newton`, eq. (L9)) -----------------------
+
+#: Newton iterations on the KKT equations (quadratic convergence: about 5 from a warm start;
+#: a start that needs more than 30 is better served by CNM first).
+NEWTON_MAX_ITER = 30
+#: Scaled KKT residual accepted by Newton (psi-scale for psi = a, loglik-scale for l = level):
+#: psi sums C terms lambda n_c B_c / p_c of size up to lambda N, so it is rounded to ~ C eps
+#: (~ 2e-15 relative for C = 11); 1e-14 sits above that and keeps |value - certified|
+#: (~ NEWTON_TOL * lambda N) below CERT_TOL up to lambda N ~ 1e4 (N ~ 1e7 for V_101).
+NEWTON_TOL = 1e-14
+#: A residual Newton's line search can no longer reduce is accepted up to this: the last
+#: digits of the residual are then rounding, and every answer is still checked by the screen
+#: and the certificate.
+NEWTON_STALLED_TOL = 100 * NEWTON_TOL
+#: Halvings of Newton's line search (2^-40 ~ 1e-12 of a step changes nothing measurable).
+LINE_SEARCH_HALVINGS = 40
+#: Relaxed (non-monotone) full Newton steps allowed before reverting to a line search: Newton's
+#: first steps from a warm start often raise the max-norm residual before converging fast.
+WATCHDOG_STEPS = 4
+#: Largest change of log lambda and of an atom location in one Newton step (trust region).
+MAX_LOG_LAMBDA_STEP = 1.0
+MAX_ATOM_STEP = 0.1
+#: Atoms farther apart than this are never merged (CNM leaves pairs much closer than this
+#: around one minimum; distant atoms on a flat stretch of psi are a non-unique law, not a pair).
+MERGE_DISTANCE = 0.02
+
+# -- the NPMLE (:mod:`._npmle`, eqs. (L3)-(L5)) ----------------------------------------------
+
+#: NPMLE optimality: max over [0, 1] of D(q) = h(q) - N bounds l_sup - l(pi-hat) (eq. (L5)),
+#: so the reference log-likelihood is within this of the supremum -- far below the chi-square
+#: scale c ~ 1 of the intervals, which use l(pi-hat) and are conservative by at most that much.
+#: The relative part absorbs rounding: D = sum_c (n_c / p_c - N) B_c amplifies a relative error
+#: e of the p_c into ~ N e (saturated data: p-hat = n / N, D = 0 exactly, computed ~ 1e-6 at N = 1e4).
+NPMLE_GRADIENT_TOL = 1e-9
+NPMLE_GRADIENT_RTOL = 1e-9
+#: max D the NPMLE is accepted with when CNM can go no further (the tolerance above is its
+#: target). By concavity l-hat - l(pi) <= max D, so the reference is then at most this far below
+#: the maximum: the level l(pi) - c is lower by that much and the sets and intervals are larger
+#: (valid; c ~ 2 grows by 5e-5 at most). Seen before the restarts: max D 1e-5 at N = 8192,
+#: K = 10, 11 cells, where CNM's quadratic step no longer resolves the gain (~D^2 / N) from rounding.
+NPMLE_ACCEPT_GAP = 1e-4
+
+# -- one end of an interval (:mod:`._ends`, eqs. (L7), (L10)-(L12)) -------------------------
+
+#: Optimality gap (psi-scale) at which an inner CNM solve hands over to Newton polishing.
+INNER_LOOSE_GAP = 1e-7
+#: Duality gap (relative) of the CNM that only finds the support for Newton's method: Newton
+#: converges quadratically once the atoms are in the right basins, which needs far less.
+START_GAP = 1e-4
+#: Optimality gap (psi-scale) of a finished inner solve (duality gap of min E g - lambda l).
+INNER_TIGHT_GAP = 1e-12
+#: First duality gap (as a fraction of c) of the restricted NPMLE in the lambda = 0 test: the
+#: level is then decided unless it lies within 1e-3 c of the restricted maximum, when the
+#: tight solve (NPMLE_GRADIENT_TOL) decides.
+ZERO_TEST_GAP = 1e-3
+#: Atoms per near-minimal stretch of the start of that restricted NPMLE (CNM adds what is
+#: missing; a few spread atoms only give every cell of the stretch some probability).
+ZERO_TEST_ATOMS = 7
+#: |value - certified| allowed for a reported end: CERT_TOL max(1, max|g|) + CERT_RTOL lambda N.
+#: The identity holds exactly at the optimum; the second part is the rounding of psi and of
+#: lambda l, which carry terms of size lambda N (it matters only beyond N ~ 1e6).
+CERT_TOL = 1e-10
+CERT_RTOL = 1e-14
+#: The weights of a reported law sum to 1 within this (they are normalized sums of doubles).
+WEIGHT_SUM_TOL = 1e-12
+#: l(pi*) may fall short of the level l_ref - c by this much (loglik-scale, relative). A shortfall
+#: delta raises the certified bound a + lambda b by lambda delta above the law's value, which the
+#: CERT_TOL check already bounds; this check only catches a pi* grossly outside the set when
+#: lambda is tiny. 1e-13 was too tight: Newton stops on the level equation at ~5e-13 relative
+#: (seen at N = 50, K = 3, mass near 0 and 1, l ~ -39: shortfall 1.9e-11 with |value - certified|
+#: far below CERT_TOL).
+LEVEL_RTOL = 1e-9
+#: Points of g within this (objective units) of min g count as minimizers in the lambda = 0 test:
+#: a law there reports a value at most this far above its certified bound min g (< CERT_TOL).
+ARGMIN_TOL = 1e-13
+#: Weight below which a V_inf extremal law is said to have no atom at the jump q = 1/2.
+ATTAINED_WEIGHT_TOL = 1e-9
+#: sd_{pi-hat}(g) below this fraction of max|g| is no scale for the first guess of lambda
+#: (g is nearly constant on pi-hat's support); max|g| is used instead.
+LAMBDA_GUESS_SD_FLOOR = 1e-6
+#: Brent's tolerance on t = log lambda; Newton on the full KKT system then finishes the job.
+BRENT_XTOL = 1e-10
+#: Brent's relative tolerance: four ulps, scipy's smallest allowed value.
+BRENT_RTOL = 4 * np.finfo(float).eps
+#: Brent's iterations at most (it needs a few dozen at these tolerances).
+BRENT_MAX_ITER = 200
+#: Bracket expansion steps for log lambda, each BRACKET_STEP long (factor e^2 each: covers
+#: lambda in e^(+-80)).
+BRACKET_STEPS = 40
+BRACKET_STEP = 2.0
+#: The multiplier extrapolated along a curve of objectives changes by at most these factors
+#: per objective (a ratio outside them is no smooth trend; the warm start then suffices).
+EXTRAPOLATION_RATIO = (0.5, 2.0)
+#: An inner solve whose start gives some cell less than WARM_FLOOR times its probability under
+#: pi-hat starts from the mixture with WARM_MIX of pi-hat instead (CNM's model of log p is good
+#: within a few orders of magnitude of p; 1e-3 costs a few Newton steps to undo).
+WARM_FLOOR = 1e-8
+WARM_MIX = 1e-3
+#: Newton / CNM alternations of the warm-started solver before it gives way to Brent's method.
+FAST_ROUNDS = 4
+
+# -- small-count calibration (:mod:`._calibration`, eq. (S1)) --------------------------------
+
+#: Expected count under which a cell is on the lattice: the Poisson likelihood-ratio
+#: interval covers less than 0.94 for some mean below 5 and at least 0.939 above 20.
+SMALL_COUNT = 20.0
+#: Share of the variance of a.n / N from such cells above which the calibration runs.
+SMALL_SHARE = 0.2
+#: Multinomial draws per law: the 0.95 quantile of W to about +-0.1 (its density there ~0.03).
+DRAWS = 2000
+#: Steps s of the laws p-hat + s (p_end - p-hat) on each side.
+PATH_STEPS = (0.5, 1.0, 1.5, 2.0)
+#: Relative size below which a_S - v counts as 0 (v from a . p carries a few ulps of rounding).
+VALUE_SNAP = 1e-12
+#: Safeguarded Newton steps for t at most: from t = 0 Newton converges in a few; a step that
+#: leaves the bracket is a bisection, and 2^-80 of the bracket is exact enough.
+SATURATED_NEWTON_STEPS = 80
+#: A row has converged when Newton moves t by at most this fraction of its initial bracket;
+#: W is stationary in t at the root (dW/dt = -2 phi = 0), so its error is second order.
+SATURATED_STEP_TOL = 1e-14
