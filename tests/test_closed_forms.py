@@ -7,11 +7,11 @@ from scipy.optimize import linprog
 from certify import (
     InputError,
     endpoint_bounds,
-    endpoint_value,
     improvement_threshold,
     one_call_three_vote_envelope,
     three_vote_bounds,
 )
+from certify._endpoint import endpoint_value
 
 GRID = [(mu, rho) for mu in np.linspace(0.01, 0.99, 60) for rho in np.linspace(0, 1, 41)]
 

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy.optimize import linprog
 
-from certify import endpoint_bounds, endpoint_value
+from certify import endpoint_bounds
+from certify._endpoint import endpoint_value
 from certify._bounds import as_moments
 from certify._canonical import boundary_law, canonical_law, is_interior
 from certify._results import Law

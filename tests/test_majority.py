@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import sympy
 
-from certify import InputError, majority_index, majority_polynomial
+from certify import InputError, majority_polynomial
+from certify._majority import majority_index
 from certify._majority import (
     fair_tie_even_coefficients,
     majority_bernstein_coefficients,

@@ -5,7 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certify import InfeasibleMomentsError, InputError, moment_class, nu_from_rho, pair_table, rho_from_nu
+from certify import InfeasibleMomentsError, InputError, moment_class, nu_from_rho, rho_from_nu
+from certify._moments import pair_table
 
 
 def test_rho_nu_round_trip():
