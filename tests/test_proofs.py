@@ -1,6 +1,7 @@
 """Every script in proofs/ runs, succeeds, and writes a record whose claims hold."""
 
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -30,6 +31,17 @@ def _maxent_ldgp(r) -> bool:
     return all(_all_true(v) for v in r["all_points"].values()) and len(r["points"]) == 9 and signs
 
 
+def _plurality_bounds(r) -> bool:
+    # Call patterns of k calls: r calls wrong (set-partitioned into classes, Bell(r) ways), the
+    # other k - r each correct or abstaining.
+    bell = [1]
+    for m in range(8):
+        bell.append(sum(math.comb(m, j) * bell[j] for j in range(m + 1)))
+    patterns = {str(k): sum(math.comb(k, w) * bell[w] * 2 ** (k - w) for w in range(k + 1)) for k in range(1, 9)}
+    return (r["patterns"] == patterns and _all_true(r["pointwise"]) and len(r["pointwise"]) == 6
+            and _all_true(r["polynomials"]) and len(r["polynomials"]) == 4 and r["exact_k"] == list(range(1, 31)))
+
+
 #: What each record must say; a script without an entry here fails the test.
 CHECKS = {
     "even_budget_collapse": lambda r: r["symbolic_boundary_cancellation"] is True and r["exact_n"] == list(range(1, 51)),
@@ -42,6 +54,7 @@ CHECKS = {
                                          and r["certificates_verified"] == 96 and r["bounds_agree_with_solver"] == 96
                                          and r["random_laws_inside_the_set"] > 100 and r["worst_margin_inside"] >= -1e-12
                                          and r["closed_form_all_correct"] is True),
+    "plurality_bounds": _plurality_bounds,
 }
 
 

@@ -117,6 +117,10 @@ from ._report import (
     verdict_budgets,
 )
 from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
+# repeated-call aggregates over recorded answers: plurality vote and pass@k
+from .._aggregate_bounds import pass_at_k_coefficients, pass_at_k_objective, plurality_bounds, plurality_upper_coefficients
+from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
+from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 
 __all__ = [
     "COMPLETION_METHODS",
@@ -198,4 +202,16 @@ __all__ = [
     "votes_label",
     "wald_region",
     "weight_grid",
+    # repeated-call aggregates over recorded answers
+    "AGGREGATES",
+    "MAX_PLURALITY_CALLS",
+    "AggregateEstimate",
+    "aggregate_estimates",
+    "answer_counts",
+    "pass_at_k_coefficients",
+    "pass_at_k_objective",
+    "per_example_pass_at_k",
+    "per_example_plurality",
+    "plurality_bounds",
+    "plurality_upper_coefficients",
 ]

@@ -1,0 +1,200 @@
+"""Intervals for plurality accuracy and pass@k of k calls, and for their gains over one call.
+
+The per-example U-statistics of :mod:`certify.stats._plurality` are independent across
+examples (the examples are the sampling units, paper eq. (hierarchy-main)), and so are the
+paired differences h_i(k) - h_i(j) of two budgets on the same example, in which the
+example's difficulty cancels. Their mean m has the asymptotic (central limit theorem)
+interval m +- t sd / sqrt(n), t = t_{n-1, 1-alpha/2}. Near the end of the range (pass@k
+close to 1 with a few examples far below) that interval is far too short: the values are
+skewed, and the rare examples far from the end, which carry most of the variance, are
+often absent from the sample. The interval used is the Wilson score interval at an
+effective sample size,
+
+    { mu : (m - mu)^2 <= t^2 mu (1 - mu) / n_eff },   n_eff = n / min(1, v / (m (1 - m))),
+
+on values rescaled to [0, 1] (a gain d in [-1, 1] as (d + 1)/2), where v / (m (1 - m)) is the
+design effect: the variance v against that of 0/1 values with the same mean, m (1 - m), the
+largest a [0, 1] value can have. For a gain v is the sample variance. For an accuracy v
+also counts one pseudo-example at the far end of the range (value 0 when m >= 1/2):
+v = (sum (u_i - m)^2 + max(m, 1 - m)^2) / n. Like the added observations of the
+Agresti-Coull interval, it keeps the interval open towards the far end when no example
+there has been seen; it changes the width by O(1/n) otherwise. To first order in
+1/sqrt(n) the interval is the t-interval; it stays inside the range (all n accuracies 1:
+the lower end is n / (n + t^2)). Its calibration is asymptotic;
+``benchmarks/bench_aggregate_coverage.py`` measures it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import t as student_t
+
+from .._errors import InputError
+from ._plurality import budget_tuple, per_example_pass_at_k, per_example_plurality
+
+__all__ = ["AGGREGATES", "AggregateEstimate", "aggregate_estimates"]
+
+#: The aggregates of k calls: plurality vote over answers (fair ties), and pass@k (at least one correct).
+AGGREGATES = ("plurality", "pass@k")
+_PER_EXAMPLE = {"plurality": per_example_plurality, "pass@k": per_example_pass_at_k}
+_METHOD = {
+    "plurality": "U-statistic of the plurality vote (fair ties) over all k-subsets of each example's calls",
+    "pass@k": "unbiased pass@k per example, 1 - C(K_i - c_i, k)/C(K_i, k)",
+}
+CALIBRATION = ("asymptotic: central limit theorem over examples; Wilson score interval at the effective sample size "
+               "n m(1-m)/v (v: the variance, for an accuracy with one pseudo-example at the far end), Student t "
+               "quantile with n-1 degrees of freedom")
+
+
+def _finite_or_none(value):
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+@dataclass(frozen=True)
+class AggregateEstimate:
+    """An aggregate's accuracy of k calls, or its gain over ``baseline`` calls, with an interval.
+
+    Attributes
+    ----------
+    aggregate : str
+        ``"plurality"`` or ``"pass@k"``.
+    votes : int
+        k, the number of calls aggregated.
+    baseline : int or None
+        ``None`` for the accuracy of k calls; j for the paired gain (k calls minus j calls).
+    estimate : float
+        Mean over examples of the per-example U-statistic (or of its paired difference).
+    se : float or None
+        sd / sqrt(n); ``None`` with fewer than 2 examples.
+    lower, upper : float or None
+        The 1 - alpha interval (module docstring); ``None`` with fewer than 2 examples.
+    method, calibration : str
+        What was estimated and how the interval is calibrated.
+    alpha : float
+    n : int
+        Examples.
+    """
+
+    aggregate: str
+    votes: int
+    baseline: int | None
+    estimate: float
+    se: float | None
+    lower: float | None
+    upper: float | None
+    method: str
+    calibration: str
+    alpha: float
+    n: int
+
+    @property
+    def label(self) -> str:
+        """``"plurality of 5 calls"`` or ``"pass@k gain, 5 calls over 1"``."""
+        calls = f"{self.votes} call" + ("" if self.votes == 1 else "s")
+        if self.baseline is None:
+            return f"{self.aggregate} of {calls}"
+        return f"{self.aggregate} gain, {calls} over {self.baseline}"
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields (no NaN: an undefined number is ``None``)."""
+        return {"aggregate": self.aggregate, "votes": self.votes, "baseline": self.baseline,
+                "estimate": _finite_or_none(self.estimate), "se": _finite_or_none(self.se),
+                "lower": _finite_or_none(self.lower), "upper": _finite_or_none(self.upper), "method": self.method,
+                "calibration": self.calibration, "alpha": self.alpha, "n": self.n}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AggregateEstimate":
+        def number(key):
+            return None if d[key] is None else float(d[key])
+
+        return cls(str(d["aggregate"]), int(d["votes"]), None if d["baseline"] is None else int(d["baseline"]),
+                   float(d["estimate"]), number("se"), number("lower"), number("upper"), str(d["method"]),
+                   str(d["calibration"]), float(d["alpha"]), int(d["n"]))
+
+
+def _mean_interval(values: np.ndarray, alpha: float, low: float, high: float, *, guard: bool):
+    """Mean, its standard error and the 1 - alpha interval of the module docstring (``None``s below 2 values).
+
+    ``guard``: add the pseudo-example at the far end of [low, high] to the variance (accuracies).
+    """
+    n = len(values)
+    mean = float(values.mean())
+    if n < 2:
+        return mean, None, None, None
+    span = high - low
+    u = (values - low) / span
+    m = (mean - low) / span  # the mean on [0, 1]
+    squares = float(np.sum((u - m) ** 2))
+    bernoulli = m * (1 - m)
+    if guard:
+        variance = (squares + max(m, 1 - m) ** 2) / n  # n - 1 degrees of freedom and the pseudo-example
+    else:
+        variance = squares / (n - 1)
+    # design effect: the variance against that of 0/1 values with the same mean; at most 1 (the
+    # largest a [0, 1] value can have), and 1 when every value sits at one end
+    effect = min(variance / bernoulli, 1.0) if bernoulli > 0 else 1.0
+    a = float(student_t.ppf(1 - alpha / 2, n - 1)) ** 2 * effect / n
+    centre, half = (2 * m + a) / (2 * (1 + a)), math.sqrt(a * (4 * bernoulli + a)) / (2 * (1 + a))
+    se = float(values.std(ddof=1)) / math.sqrt(n)
+    return mean, se, max(low, low + span * (centre - half)), min(high, low + span * (centre + half))
+
+
+def aggregate_estimates(codes, votes, *, aggregate: str = "plurality", alpha: float = 0.05,
+                        baseline: int | None = 1) -> tuple[AggregateEstimate, ...]:
+    """Accuracy of k calls under an aggregate, and its paired gain over ``baseline`` calls.
+
+    Parameters
+    ----------
+    codes : array_like of int, shape (n, K_max)
+        Answer codes (0 correct, 1, 2, ... wrong, -1 no answer, -2 no call; see
+        :mod:`certify.stats._plurality`).
+    votes : int or sequence of int
+        Budgets k, each at most min_i K_i (every example must have k calls for the mean
+        to be unbiased).
+    aggregate : {"plurality", "pass@k"}
+        Plurality vote over answers with fair ties, or at least one correct call.
+    alpha : float
+        1 - confidence level of the intervals.
+    baseline : int or None
+        Budget the gains are measured from (default one call); ``None``: no gain rows.
+
+    Returns
+    -------
+    tuple of AggregateEstimate
+        One accuracy row per k in the order given, then one gain row per k != baseline.
+    """
+    if aggregate not in _PER_EXAMPLE:
+        raise InputError(f"aggregate={aggregate!r} must be one of {', '.join(AGGREGATES)}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    ks = budget_tuple(votes)
+    if baseline is not None:
+        if isinstance(baseline, bool) or not isinstance(baseline, (int, np.integer)) or baseline < 1:
+            raise InputError(f"baseline={baseline!r} must be a positive integer number of calls or None")
+        baseline = int(baseline)
+    wanted = ks + (() if baseline is None else (baseline,))
+    per_example = _PER_EXAMPLE[aggregate](codes, wanted)
+    for k, h in per_example.items():
+        if np.isnan(h).any():
+            raise InputError(f"votes={k} exceeds the calls of example {int(np.argmax(np.isnan(h)))}; an unbiased "
+                             f"{aggregate} of {k} calls needs at least {k} calls on every example")
+    return estimate_rows(per_example, aggregate, ks, baseline, alpha)
+
+
+def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], baseline: int | None,
+                  alpha: float) -> tuple[AggregateEstimate, ...]:
+    """The rows of :func:`aggregate_estimates` from per-example values ``{k: (n,) array}`` (checked, complete)."""
+    rows = []
+    for k in votes:
+        rows.append(AggregateEstimate(aggregate, k, None, *_mean_interval(per_example[k], alpha, 0.0, 1.0, guard=True),
+                                      _METHOD[aggregate], CALIBRATION, float(alpha), len(per_example[k])))
+    for k in votes:
+        if baseline is not None and k != baseline:
+            gain = per_example[k] - per_example[baseline]
+            rows.append(AggregateEstimate(aggregate, k, baseline, *_mean_interval(gain, alpha, -1.0, 1.0, guard=False),
+                                          _METHOD[aggregate] + ", paired difference per example", CALIBRATION,
+                                          float(alpha), len(gain)))
+    return tuple(rows)
