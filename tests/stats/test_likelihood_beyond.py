@@ -1,4 +1,4 @@
-"""The likelihood engine beyond vote accuracy: pass@k, pass@inf = P(Q > 0), reported ranges.
+"""The likelihood engine beyond vote accuracy: pass@k, pass@inf = P(Q > 0), envelopes, reported ranges.
 
 References are independent of the engine's kernel, screen and solvers (tests/stats/test_likelihood.py):
 binomial probabilities by direct products, the grid program by cvxpy + Clarabel, SLSQP from its
@@ -16,7 +16,15 @@ from test_likelihood import check_against_solvers, check_end, grid_solve, loglik
 
 from certify import V_INF, parse_objective
 from certify._aggregate_bounds import PASS_INF, is_pass_limit, pass_at_k_objective
-from certify.likelihood import cell_counts, certified_intervals, likelihood_interval, likelihood_intervals
+from certify.likelihood import (
+    cell_counts,
+    certified_intervals,
+    likelihood_bound,
+    likelihood_envelope,
+    likelihood_interval,
+    likelihood_intervals,
+    npmle,
+)
 from certify.likelihood._results import PASS_INF_NOTE
 from certify.likelihood._targets import _objective, _target
 
@@ -29,6 +37,11 @@ def pass_k(k):
 def positive(x):
     """1{x > 0}, pass@inf given q."""
     return (np.asarray(x, dtype=float) > 0).astype(float)
+
+
+def upper_plurality(k):
+    """U_k(x) = P(Bin(k, x) >= 2) + P(Bin(k, x) = 1) / k, by its closed form."""
+    return lambda x: 1.0 - (1.0 - x) ** k - (k - 1) * x * (1.0 - x) ** (k - 1)
 
 
 def cells_with_unsolved(K, N, seed, share=0.2):
@@ -173,3 +186,27 @@ def test_every_reported_end_is_inside_the_range():
         cells = cell_counts([K] * N, rng.binomial(K, q))
         for iv in likelihood_intervals(cells, ["inf", 3, "pass_inf", "1 - (1-q)**9"]):
             assert 0.0 <= iv.lower.value <= iv.upper.value <= 1.0
+
+
+# -- envelopes: the min of one objective and the max of another from one set --------------------
+
+def test_envelope_of_two_objectives():
+    cells = simulated_cells(4, 500, 11)
+    ref = npmle(cells)
+    env = likelihood_envelope(cells, 7, "1 - (1-q)**7 - 6*q*(1-q)**6", reference=ref)
+    assert env.calibration == "projection" and env.objective == "V7 .. 1 - (1-q)**7 - 6*q*(1-q)**6"
+    low = likelihood_bound(cells, 7, "lower", c=env.c, reference=ref)
+    high = likelihood_bound(cells, "1 - (1-q)**7 - 6*q*(1-q)**6", "upper", c=env.c, reference=ref)
+    assert env.lower.value == pytest.approx(low.value, abs=1e-10) and env.upper.value == pytest.approx(high.value, abs=1e-10)
+    level = ref.loglik - env.c
+    check_end(cells, env.lower, lambda x: 35 * x**4 - 84 * x**5 + 70 * x**6 - 20 * x**7, level)
+    check_end(cells, env.upper, upper_plurality(7), level)
+    # one identified objective and one not: both ends at the projection level, one set
+    mixed = likelihood_envelope(cells, 3, 9, reference=ref)
+    assert mixed.calibration == "projection" and mixed.c == pytest.approx(likelihood_interval(cells, 9, reference=ref).c)
+    both = likelihood_envelope(cells, 3, "V3", reference=ref)
+    assert both.calibration == "profile"
+    assert both.as_tuple() == pytest.approx(likelihood_interval(cells, 3, reference=ref).as_tuple(), abs=1e-10) or \
+        likelihood_interval(cells, 3, reference=ref).small_count
+    # pass@inf above: 1 by definition
+    assert likelihood_envelope(cells, "inf", PASS_INF, reference=ref).upper.value == 1.0
