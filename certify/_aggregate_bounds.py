@@ -24,6 +24,10 @@ expectation over the latent law of q like any vote accuracy. The polynomials are
 from exact monomial coefficients (expanded from the closed forms above); their Bernstein
 coefficients in degree k are the pointwise bounds at k calls with j correct
 (0 / 1/k / 1 and 0 / 1), which the proof script checks.
+
+As k grows, 1 - (1-q)^k increases to the step 1{q > 0}, so pass@inf = P(Q > 0) is the share
+of examples that some call eventually solves (monotone convergence). Like V_inf
+(:data:`~certify._objective.V_INF`) it is not a polynomial; :data:`PASS_INF` names it.
 """
 
 from __future__ import annotations
@@ -34,9 +38,10 @@ from fractions import Fraction
 import numpy as np
 
 from ._errors import ObjectiveError
-from ._objective import MAX_EXPANDED_DEGREE, Objective, vote_accuracy
+from ._objective import MAX_EXPANDED_DEGREE, Objective, OneInstance, vote_accuracy
 
-__all__ = ["pass_at_k_coefficients", "plurality_upper_coefficients", "pass_at_k_objective", "plurality_bounds"]
+__all__ = ["pass_at_k_coefficients", "plurality_upper_coefficients", "pass_at_k_objective", "plurality_bounds",
+           "PassLimit", "PASS_INF", "is_pass_limit"]
 
 
 def _check_votes(votes) -> int:
@@ -128,3 +133,34 @@ def plurality_bounds(votes: int, *, abstentions: bool = False) -> tuple[Objectiv
     if abstentions:
         return lower, pass_at_k_objective(k)
     return lower, Objective.from_coefficients(plurality_upper_coefficients(k), name=f"1 - (1-q)**{k} - {k - 1}*q*(1-q)**{k - 1}")
+
+
+class PassLimit(OneInstance):
+    """pass@inf = lim_k E[1 - (1-Q)^k] = P(Q > 0): the share of examples some call solves.
+
+    A step function of q (0 at q = 0, 1 on (0, 1]), not a polynomial: the likelihood engine
+    bounds it on constant pieces (:mod:`certify.likelihood`), its certificates are proven on
+    them (:mod:`certify.certificates`). There is one instance, :data:`PASS_INF`; code tests an
+    objective with ``obj is PASS_INF``. Its name is ``"pass_inf"``, its definition
+    ``"P(Q > 0)"``; :func:`is_pass_limit` reads every accepted spelling.
+    """
+
+    __slots__ = ()
+    _global = "PASS_INF"
+    name = "pass_inf"
+    definition = "P(Q > 0)"
+
+
+#: pass@inf = P(Q > 0) (the only :class:`PassLimit`).
+PASS_INF = PassLimit()
+
+#: Spellings of pass@inf accepted in user text (case and blanks ignored).
+PASS_INF_SPELLINGS = ("pass_inf", "pass@inf", "p(q>0)")
+
+
+def is_pass_limit(value) -> bool:
+    """True when ``value`` names pass@inf: :data:`PASS_INF` or a spelling of :data:`PASS_INF_SPELLINGS`
+    (``"pass_inf"``, ``"pass@inf"``, ``"P(Q > 0)"``, ...)."""
+    if value is PASS_INF:
+        return True
+    return isinstance(value, str) and "".join(value.split()).lower() in PASS_INF_SPELLINGS

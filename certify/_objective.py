@@ -31,7 +31,7 @@ from ._errors import InputError, ObjectiveError
 from ._numbers import MAX_MAGNITUDE, exact_number, shown_value
 from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial_jet, majority_scalar
 
-__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective", "votes_label", "VoteLimit", "V_INF",
+__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective", "votes_label", "OneInstance", "VoteLimit", "V_INF",
            "is_vote_limit", "parse_vote_budget", "parse_vote_budgets", "budget_json"]
 
 #: Highest degree accepted when an expression must be expanded into monomials (explicit
@@ -475,7 +475,35 @@ def _from_sympy(expr, name: str) -> Objective:
 # Vote budgets: a count of calls or the infinite budget V_inf
 
 
-class VoteLimit:
+class OneInstance:
+    """A class with exactly one instance, tested by identity (``x is V_INF``).
+
+    A subclass sets ``_global``, the module-level name of its instance in its own module:
+    ``repr`` shows it, and pickling and copying return the one instance.
+    """
+
+    __slots__ = ()
+    _global = ""
+
+    def __new__(cls):
+        if cls.__dict__.get("_instance") is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return self._global
+
+    def __reduce__(self) -> str:
+        return self._global  # pickling and copying keep the one instance
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class VoteLimit(OneInstance):
     """The infinite vote budget: V_inf = lim V_k = P(Q > 1/2) + P(Q = 1/2)/2 (eq. (main-vinf)).
 
     V_inf is a step function of q, not a polynomial: its sharp bounds are a supremum and an
@@ -486,25 +514,8 @@ class VoteLimit:
     """
 
     __slots__ = ()
-    _instance: "VoteLimit | None" = None
+    _global = "V_INF"
     name = "V_inf"
-
-    def __new__(cls) -> "VoteLimit":
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "V_INF"
-
-    def __reduce__(self) -> str:
-        return "V_INF"  # pickling and copying keep the one instance
-
-    def __copy__(self) -> "VoteLimit":
-        return self
-
-    def __deepcopy__(self, memo) -> "VoteLimit":
-        return self
 
 
 #: The infinite vote budget V_inf (the only :class:`VoteLimit`).

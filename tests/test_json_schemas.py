@@ -255,6 +255,17 @@ def test_analyze_json_nulls_are_exactly_the_nonfinite_numbers(files):
     assert strict_loads(text)["reports"][0] == _output.json_ready(api)
 
 
+def test_analyze_json_without_a_wald_region_validates(tmp_path):
+    """Every example's calls read 1, 0, 1: the two-call region is empty, the likelihood intervals stand
+    and the two-call fields are null."""
+    write_calls(tmp_path / "alt.csv", [("ds", "alt", np.tile([True, False, True], (30, 1)))])
+    _, doc = cli_json("analyze", tmp_path / "alt.csv", "--votes", "3", "inf")
+    assert_valid(doc, "analyze-v2.json")
+    report = doc["reports"][0]
+    assert report["region"] is None and all(b["projected"] is None for b in report["budgets"])
+    assert all(b["interval"]["method"] == "likelihood" for b in report["budgets"])
+
+
 # ---- report.json -----------------------------------------------------------------------------
 
 

@@ -171,9 +171,10 @@ def _documented(data, node, path="$"):
     """Every key of ``data`` appears in the schema node's properties (following $ref), each with a description."""
     if "$ref" in node:
         node = schema(version="2")["$defs"][node["$ref"].split("/")[-1]]
-    if "oneOf" in node:  # the alternative whose keys the data has
+    if "oneOf" in node:  # the alternative whose keys (and constant values: V_inf or pass@inf) the data has
         options = [schema(version="2")["$defs"][o["$ref"].split("/")[-1]] if "$ref" in o else o for o in node["oneOf"]]
-        (node,) = [o for o in options if set(o.get("required", ())) == set(data)]
+        (node,) = [o for o in options if set(o.get("required", ())) == set(data)
+                   and all(o["properties"][k].get("const", v) == v for k, v in data.items())]
     if isinstance(data, dict):
         for key, value in data.items():
             assert key in node["properties"], f"{path}.{key} is not in the schema"

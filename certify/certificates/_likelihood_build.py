@@ -11,7 +11,8 @@ Steps, for side s = +1 (lower) or -1 (upper):
    is located in floats -- a dense grid, then safeguarded Newton on f' from every
    grid local minimum and every atom of pi* (:func:`~._minimize.grid_minimizers`) --
    and evaluated exactly at those points;
-   for V_inf, on each of its pieces (``INFINITE_PIECES``: g = 0 on [0, 1/2], 1 on [1/2, 1]).
+   for V_inf and pass@inf, on each of their pieces (``DEFINED_OBJECTIVES``: V_inf g = 0 on
+   [0, 1/2], 1 on [1/2, 1]; pass@inf g = 0 at the point 0, 1 on [0, 1]).
 3. a is set so that s a = m - margin, rounded down to a multiple of margin / 16:
    f - s a is then strictly positive, its near-double roots (at the atoms of pi*)
    lifted by about the margin, which the exact positivity proof needs.
@@ -38,11 +39,12 @@ from .._bernstein import bernstein_eval
 from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
+from .._aggregate_bounds import PASS_INF, is_pass_limit
 from .._objective import is_vote_limit
 from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, version, workprec
 from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
 from ._minimize import exact_minimum, grid_minimizers
-from ._verify_likelihood import INFINITE_PIECES, cell_probabilities, lagrangian_polynomial, likelihood_ball, verify_likelihood_dict
+from ._verify_likelihood import DEFINED_OBJECTIVES, cell_probabilities, lagrangian_polynomial, likelihood_ball, verify_likelihood_dict
 
 __all__ = ["build_likelihood_certificate"]
 
@@ -133,13 +135,13 @@ def _float_lagrangian(g, s: int, lam: float, cells, u: list[float]):
     return jet
 
 
-def _pieces(obj) -> list[tuple[float, float, flint.fmpq_poly, object]]:
+def _pieces(obj, name: str) -> list[tuple[float, float, flint.fmpq_poly, object]]:
     """(start, end, exact g, float g(q, d)) covering [0, 1]: one piece for a polynomial
-    objective, the two constant pieces ``INFINITE_PIECES`` for V_inf (``obj`` None)."""
+    objective, the constant pieces of ``DEFINED_OBJECTIVES[name]`` for V_inf and pass@inf (``obj`` None)."""
     if obj is not None:
         return [(0.0, 1.0, poly(obj.monomial_coefficients()), obj.evaluate)]
     return [(float(lo), float(hi), poly([v]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
-            for lo, hi, v in INFINITE_PIECES]
+            for lo, hi, v in DEFINED_OBJECTIVES[name][1]]
 
 
 def _margins(m: Fraction) -> list[Fraction]:
@@ -167,7 +169,8 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     ----------
     objective : Objective, int, str or sequence
         As for :func:`certify.certificates.certify_bound` (an int is a vote budget);
-        ``"inf"`` is V_inf, certified on its two constant pieces.
+        ``"inf"`` is V_inf, certified on its two constant pieces; ``PASS_INF`` (or ``"pass_inf"``)
+        is pass@inf = P(Q > 0), certified on the point {0} and on [0, 1].
     side : {"lower", "upper"}
     cells : CellCounts or sequence of (K, S, n)
         The data: n examples had K calls of which S were correct.
@@ -203,7 +206,8 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         raise InputError(f"alpha={alpha!r} must lie in (0, 1)")
     if calibration is not None and not isinstance(calibration, str):
         raise InputError(f"calibration={calibration!r} must be a string")
-    obj = None if is_vote_limit(objective) else as_objective(objective)
+    step = ENDPOINT_NAME if is_vote_limit(objective) else PASS_INF.name if is_pass_limit(objective) else None
+    obj = None if step is not None else as_objective(objective)
     cells = _cells(cells)
     c = exact_number(c, "c")
     if c <= 0:
@@ -218,13 +222,13 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     for (k, sc, _), r, t in zip(cells, p_ref, p_star):
         if r <= 0 or t <= 0:
             raise InputError(f"{'reference_law' if r <= 0 else 'law'} gives probability 0 to the cell K={k}, S={sc}")
-    name = ENDPOINT_NAME if obj is None else obj.name
+    name = step or obj.name
     try:  # floats locate the minimum; n_c / p_c(pi*) beyond their range cannot be handled
         u = [float(flint.fmpq(n) / p) if lam else 0.0 for (_, _, n), p in zip(cells, p_star)]
     except OverflowError:
         raise SolverError("certificate", "badly scaled", f"law gives some cell a probability below 1e-300 ({name}, {side} side)") from None
     m = None
-    for start, end, g, g_float in _pieces(obj):
+    for start, end, g, g_float in _pieces(obj, name):
         f = lagrangian_polynomial(g, s, Fraction(0), lam, cells, p_star)  # s g - lambda h' on the piece
         jet = _float_lagrangian(g_float, s, float(lam), cells, u)
         piece_min = exact_minimum(f, grid_minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))

@@ -15,7 +15,8 @@ from fractions import Fraction
 
 from .._errors import InputError
 from ._certificate import parse_pair
-from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, exact_pair
+from ._kernel import ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, exact_pair
+from ._verify_likelihood import DEFINED_OBJECTIVES
 
 __all__ = ["LikelihoodCertificate", "LikelihoodProvenance"]
 
@@ -75,10 +76,11 @@ class LikelihoodCertificate:
     ----------
     side : {"lower", "upper"}
     objective_name : str
-        ``"Vinf"`` for the infinite budget V_inf (no terms: JSON gives its definition).
+        ``"Vinf"`` for the infinite budget V_inf, ``"pass_inf"`` for pass@inf = P(Q > 0) (no
+        terms: JSON gives their definition).
     majority, bernstein, degree
         The objective's exact terms, as in :class:`~certify.certificates.Certificate`
-        (empty and 0 for V_inf).
+        (empty and 0 for V_inf and pass@inf).
     cells : tuple of (int, int, int)
         (K, S, n): n examples with K calls of which S were correct; sorted, distinct (K, S).
     c : Fraction
@@ -126,6 +128,12 @@ class LikelihoodCertificate:
         return self.objective_name == ENDPOINT_NAME
 
     @property
+    def definition(self) -> str | None:
+        """The definition of a step objective written by name and definition (V_inf, pass@inf), else None."""
+        entry = DEFINED_OBJECTIVES.get(self.objective_name)
+        return None if entry is None else entry[0]
+
+    @property
     def n(self) -> int:
         """N, the number of examples."""
         return sum(n for _, _, n in self.cells)
@@ -135,7 +143,7 @@ class LikelihoodCertificate:
             "schema_version": self.schema_version,
             "kind": LIKELIHOOD_KIND,
             "side": self.side,
-            "objective": {"name": ENDPOINT_NAME, "definition": ENDPOINT_DEFINITION} if self.is_infinite_budget else {
+            "objective": {"name": self.objective_name, "definition": self.definition} if self.definition is not None else {
                 "name": self.objective_name,
                 "degree": self.degree,
                 "majority": [{"coefficient": exact_pair(c), "n": n, "votes": 2 * n + 1} for c, n in self.majority],

@@ -23,6 +23,10 @@ The proof, for the certificate's law pi*, multiplier lambda >= 0 and constant a:
    halves with g = 0 on [0, 1/2] and g = 1 on [1/2, 1] (:data:`INFINITE_PIECES`), which
    gives it for V_inf itself: off 1/2 the halves are V_inf, and V_inf(1/2) = 1/2 lies
    between their values (the half with g = 0 serves s = +1, the one with g = 1 s = -1);
+   for pass@inf = P(Q > 0), the step 1{q > 0}, it is proven on the point {0} with g = 0
+   and on [0, 1] with g = 1 (:data:`POSITIVE_PIECES`), which gives it for the step: every
+   q lies in a piece whose value is g(q) ({0} for q = 0, [0, 1] for q > 0), and the
+   inequality is proven on every piece;
 3. the claimed bound must satisfy s * bound <= s a + lambda b, checked with
    rigorous ball arithmetic (the logarithms in b are irrational).
 
@@ -46,7 +50,7 @@ from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELI
 from ._objective_check import objective_polynomial
 from ._proofs import on_piece, positive_on_closed_unit_interval
 
-__all__ = ["CHECKS", "INFINITE_PIECES", "cell_probabilities", "lagrangian_polynomial", "likelihood_ball", "near_contacts",
+__all__ = ["CHECKS", "DEFINED_OBJECTIVES", "INFINITE_PIECES", "POSITIVE_PIECES", "cell_probabilities", "lagrangian_polynomial", "likelihood_ball", "near_contacts",
            "verify_likelihood_dict"]
 
 #: The checks, in the order they run; a result names the first that failed.
@@ -89,6 +93,12 @@ NARROW_BITS = 64
 
 #: V_inf as polynomial pieces (start, end, value of g there) covering [0, 1] (module docstring, step 2).
 INFINITE_PIECES = ((Fraction(0), Fraction(1, 2), Fraction(0)), (Fraction(1, 2), Fraction(1), Fraction(1)))
+
+#: pass@inf = P(Q > 0) as polynomial pieces: the point {0} with g = 0 and [0, 1] with g = 1 (module docstring, step 2).
+POSITIVE_PIECES = ((Fraction(0), Fraction(0), Fraction(0)), (Fraction(0), Fraction(1), Fraction(1)))
+
+#: The objectives a file gives by name and definition instead of polynomial terms: name -> (definition, pieces).
+DEFINED_OBJECTIVES = {ENDPOINT_NAME: (ENDPOINT_DEFINITION, INFINITE_PIECES), "pass_inf": ("P(Q > 0)", POSITIVE_PIECES)}
 
 _TOP = ("schema_version", "kind", "side", "objective", "cells", "threshold", "reference_law", "law", "lagrangian", "bound", "provenance")
 _PROVENANCE = ("package", "version", "margin", "seconds", "created")
@@ -251,15 +261,18 @@ def _objective_pieces(obj) -> tuple[list[tuple[Fraction, Fraction, flint.fmpq_po
     """The objective as exact polynomial pieces (start, end, g) covering [0, 1], and its name.
 
     A polynomial objective (checks objective, objective_name as in schema 1) is one piece;
-    the infinite budget, written ``{"name": "Vinf", "definition": ...}``, is
-    :data:`INFINITE_PIECES`.
+    a step written ``{"name": ..., "definition": ...}`` is its entry of
+    :data:`DEFINED_OBJECTIVES` (V_inf: :data:`INFINITE_PIECES`; pass@inf: :data:`POSITIVE_PIECES`).
     """
     if isinstance(obj, dict) and "definition" in obj:
         require_keys(obj, "objective", ("name", "definition"))
-        if obj["name"] != ENDPOINT_NAME or obj["definition"] != ENDPOINT_DEFINITION:
-            raise CheckFailed("objective", f"objective {show(obj['name'])} = {show(obj['definition'])} must be "
-                                     f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective given by a definition")
-        return [(lo, hi, poly([v])) for lo, hi, v in INFINITE_PIECES], ENDPOINT_NAME
+        name = obj["name"]
+        entry = DEFINED_OBJECTIVES.get(name) if isinstance(name, str) else None
+        if entry is None or obj["definition"] != entry[0]:
+            known = " or ".join(f"{n!r} = {d!r}" for n, (d, _) in DEFINED_OBJECTIVES.items())
+            raise CheckFailed("objective", f"objective {show(name)} = {show(obj['definition'])} must be "
+                                     f"{known}, the objectives given by a definition")
+        return [(lo, hi, poly([v])) for lo, hi, v in entry[1]], name
     g, name = objective_polynomial(require_keys(obj, "objective", ("name", "degree", "majority", "bernstein")))
     return [(Fraction(0), Fraction(1), g)], name
 
@@ -324,11 +337,13 @@ def _run(cert) -> VerificationResult:
         f = lagrangian_polynomial(g, s, a, lam, cells, p_star)
         if f.is_zero():
             continue
-        hints = [(x - start) / (end - start) for x in near_contacts(f, d["law"][0]) if start <= x <= end]
+        # a point piece maps onto a constant: no contact hints (and no division by its length 0)
+        hints = [(x - start) / (end - start) for x in near_contacts(f, d["law"][0]) if start <= x <= end] if start < end else []
         ok, why = positive_on_closed_unit_interval(on_piece(f, start, end), hints)
         if not ok:
             form = "g - a - lambda h" if s > 0 else "a - g - lambda h"
-            where = "[0, 1]" if (start, end) == (0, 1) else f"[{start}, {end}] (g = {g(0)}), mapped onto [0, 1]"
+            where = ("[0, 1]" if len(pieces) == 1 else f"[{start}, {end}] (g = {g(0)})"
+                     + ("" if (start, end) == (0, 1) else ", mapped onto [0, 1]" if start < end else ", a point"))
             raise CheckFailed("lagrangian_sign", f"{form} >= 0 on {where} is not proven: {why}")
 
     bits, b, narrow = likelihood_ball(cells, p_ref, p_star, c)

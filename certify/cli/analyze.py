@@ -185,20 +185,22 @@ def print_report(r: AnalysisReport) -> None:
         print(f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), rho = {a.rho:.4f} (SE {a.se_rho:.4f})")
     rows = []
     likelihood = r.method == "likelihood"
+    two_call = r.region is not None  # an empty Wald region drops the two-call column (a note says why)
     for b in r.budgets:
         emp = "-" if b.empirical is None else f"{b.empirical.value:.4f} +- {b.empirical.se:.4f}"
         row = [votes_label(b.votes)]
         if likelihood:
             row.append(_interval(b.interval.lower, b.interval.upper))
-        row += [_interval(b.projected.lower, b.projected.upper), _interval(b.sharp_lower, b.sharp_upper),
-                _f(b.maxent), _f(b.ldgp), emp]
+        if two_call:
+            row.append(_interval(b.projected.lower, b.projected.upper))
+        row += [_interval(b.sharp_lower, b.sharp_upper), _f(b.maxent), _f(b.ldgp), emp]
         rows.append(row)
     print()
     calls_used = r.budgets[0].interval.calls if likelihood else 2
     # with --calls the intervals use the first calls only; the empirical check still uses every call
     empirical = "empirical" if calls_used == r.calls else f"empirical ({r.calls} calls)"
     headers = (["budget"] + ([f"{level} from {calls_used} calls"] if likelihood else [])
-               + [f"{level} two-call", "sharp at estimate", "MaxEnt", "LDGP", empirical])
+               + ([f"{level} two-call"] if two_call else []) + ["sharp at estimate", "MaxEnt", "LDGP", empirical])
     print_table(headers, rows)
     calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
     print(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")

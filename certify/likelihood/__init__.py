@@ -3,7 +3,8 @@
 Paper context: the hierarchy of eq. (hierarchy-main) -- calls B_ij ~ Bernoulli(q_i) independently
 given q_i, q_i ~ pi -- with the law pi left completely unspecified. From every recorded call of
 every example, the package estimates pi by nonparametric maximum likelihood and bounds E_pi[g]
-(a vote accuracy V_k, V_inf, a gain V_k - V_1, any polynomial) over the laws whose likelihood is
+(a vote accuracy V_k, V_inf, a gain V_k - V_1, pass@k = 1 - (1-q)^k, pass@inf = P(Q > 0), any
+polynomial) over the laws whose likelihood is
 within c of the maximum; each end of such an interval carries a Lagrangian certificate that an
 independent exact checker re-proves (:mod:`certify.certificates`).
 
@@ -13,16 +14,18 @@ Public names:
   :class:`~certify.CallBits`);
 * the NPMLE: :func:`npmle` -> :class:`LatentLaw`; :func:`log_likelihood`, :func:`gradient_function`;
 * intervals: :func:`likelihood_interval`, :func:`likelihood_intervals`, :func:`likelihood_bound`
-  -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`is_infinite_budget`;
+  -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`likelihood_envelope`
+  (min of one objective, max of another, from one set); :func:`is_infinite_budget`;
 * calibration: :func:`critical_value`, :func:`identified_df`;
-* exact certificates of the ends: :func:`certified_intervals`.
+* exact certificates of the ends: :func:`certified_intervals`, :func:`certified_envelope`.
 
 Where each step lives (equations (L1)-(L13) and (S1), each with the module that implements it):
 
 =====================  ==========================================================================
 ``_cells``             (L1)-(L2): per-example (K_i, S_i) -> cell counts n_{K,S}; the data model.
-``_targets``           (L12): what one end minimizes -- sign * g on closed pieces (V_inf: two
-                       constant pieces, its semicontinuous envelopes) -- and working laws on them.
+``_targets``           (L12): what one end minimizes -- sign * g on closed pieces (V_inf and
+                       pass@inf: constant pieces, their semicontinuous envelopes) -- and working
+                       laws on them; the clamp of reported ends onto the range of g.
 ``_problem``           (L2), (L4): the binomial kernel of the cells and its derivatives; the global
                        screen of psi = g - lambda h on [0, 1] (grid + safeguarded Newton).
 ``_cnm``               (L8): the constrained Newton method and its simplex quadratic program;
@@ -35,9 +38,10 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        calibration -- and ``_Context``, the set C of one batch.
 ``_ends``              (L7), (L10)-(L11): one end -- lambda = 0 test, Newton from warm starts,
                        Brent's method on log lambda -- and its checked certificate.
-``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers.
+``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers;
+                       envelopes of two objectives.
 ``_results``           :class:`LatentLaw`, :class:`LikelihoodEnd`, :class:`LikelihoodInterval`.
-``_certificates``      ends -> version-2 certificates (:func:`certified_intervals`).
+``_certificates``      ends -> version-2 certificates (:func:`certified_intervals`, :func:`certified_envelope`).
 ``_tolerances``        every tolerance and tuning constant, with why its value.
 =====================  ==========================================================================
 
@@ -62,8 +66,8 @@ re-exports these names and builds the analysis report and study plans on them).
 
 from ._calibration import critical_value, identified_df
 from ._cells import CellCounts, cell_counts
-from ._certificates import certified_intervals
-from ._intervals import likelihood_bound, likelihood_interval, likelihood_intervals
+from ._certificates import certified_envelope, certified_intervals
+from ._intervals import likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals
 from ._npmle import gradient_function, log_likelihood, npmle
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import is_infinite_budget
@@ -74,12 +78,14 @@ __all__ = [
     "LikelihoodEnd",
     "LikelihoodInterval",
     "cell_counts",
+    "certified_envelope",
     "certified_intervals",
     "critical_value",
     "gradient_function",
     "identified_df",
     "is_infinite_budget",
     "likelihood_bound",
+    "likelihood_envelope",
     "likelihood_interval",
     "likelihood_intervals",
     "log_likelihood",

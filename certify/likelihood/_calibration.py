@@ -84,12 +84,13 @@ from scipy.stats import f as f_dist
 
 from .._bernstein import monomial_to_bernstein
 from .._errors import InputError
-from .._objective import V_INF, Objective, VoteLimit
+from .._aggregate_bounds import PassLimit
+from .._objective import Objective, VoteLimit
 from ._cells import CellCounts, _as_cells
 from ._npmle import _latent, _npmle
 from ._problem import _Problem
 from ._results import LatentLaw
-from ._targets import _Law
+from ._targets import _is_polynomial, _Law
 from ._tolerances import (
     DRAWS,
     PATH_STEPS,
@@ -283,7 +284,7 @@ class LatticeProblem:
     @staticmethod
     def applies(cells: CellCounts, obj) -> bool:
         """One K for every example (ragged counts are not one multinomial) and g identified."""
-        return len(np.unique(cells.calls)) == 1 and obj is not V_INF and obj.degree <= int(cells.calls[0])
+        return len(np.unique(cells.calls)) == 1 and _is_polynomial(obj) and obj.degree <= int(cells.calls[0])
 
     def probabilities(self, atoms, weights) -> np.ndarray:
         """p_S of a law for every S = 0..K."""
@@ -339,13 +340,14 @@ class _Context:
             self.ref_law = _Law.unassigned(reference.atoms, reference.weights)
         self.calibrate("given" if c is not None else "simultaneous" if self.simultaneous else "profile")
 
-    def calibration_of(self, obj: Objective | VoteLimit) -> str:
-        """The calibration of one objective (eq. (L6)): profile if identified (eq. (L13)), else projection."""
+    def calibration_of(self, obj: Objective | VoteLimit | PassLimit) -> str:
+        """The calibration of one objective (eq. (L6)): profile if identified (eq. (L13)), else projection
+        (the steps V_inf and pass@inf are never identified)."""
         if self.given_c is not None:
             return "given"
         if self.simultaneous:
             return "simultaneous"
-        identified = obj is not V_INF and obj.degree <= self.cells.max_calls
+        identified = _is_polynomial(obj) and obj.degree <= self.cells.max_calls
         return "profile" if identified else "projection"
 
     def calibrate(self, calibration: str) -> "_Context":

@@ -39,6 +39,7 @@ from ._tolerances import (
     QP_ITER_PER_ATOM,
     QP_MULTIPLIER_RTOL,
     QP_NULL_RTOL,
+    QP_SCALE_LIMIT,
     TINY,
 )
 
@@ -83,8 +84,11 @@ def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_ite
         (gnew,) = tgt.jet(new.atoms, new.piece, (0,))
         h = u @ bnew
         a = (prob.sqrt_n / p)[:, None] * bnew
-        qmat = a.T @ a
         lin = gnew / lam - 2.0 * h  # model of F around the current weights, eq. (L8)
+        big = float(np.abs(a).max())
+        if big > QP_SCALE_LIMIT:  # the same model divided by big^2: A'A cannot overflow
+            a, lin = a / big, lin / big / big
+        qmat = a.T @ a
         wq = _simplex_qp(qmat, lin, new.weights)
         d = wq - new.weights
         slope = float((gnew / lam - h) @ d)

@@ -209,12 +209,16 @@ def _extrapolated(warm: _EndState, before: _EndState | None, tgt: _Target) -> _E
 def _solve_end(ctx: _Context, tgt: _Target, warm: _EndState | None):
     """Minimize E[sign g] over {l >= level}: (law, lam, screen) at a verified KKT point.
 
-    Tries, in order: lambda = 0 (eq. (L11)); Newton from the previous objective's solution;
+    A constant target (the upper end of pass@inf) is attained by every law, pi-hat included:
+    lambda = 0 and pi-hat, no search. Otherwise tries, in order: lambda = 0 (eq. (L11));
+    Newton from the previous objective's solution;
     Newton from the NPMLE with the perturbative guess of lambda; Brent's method on log lambda
     with inner solves, starting at the last lambda reached (slower, but it converges from
     anywhere: l(pi_lambda) is monotone in lambda).
     The screen is None when the caller must compute it.
     """
+    if tgt.constant is not None:
+        return _pieces_law(ctx.ref_law, tgt), 0.0, None
     zero = _lambda_zero(ctx, tgt)
     if zero is not None:
         return zero[0], 0.0, None
@@ -373,10 +377,13 @@ def _robust(ctx: _Context, tgt: _Target, lam0: float):
             t_star = optimize.brentq(phi, lo[0], hi[0], xtol=BRENT_XTOL, rtol=BRENT_RTOL, maxiter=BRENT_MAX_ITER)
         except (ValueError, RuntimeError) as exc:
             raise SolverError("likelihood", "brent failed", f"{exc} ({tgt.name})") from None
-    if phi(t_star) < -LEVEL_RTOL * max(1.0, abs(ctx.level)):
+    if abs(phi(t_star)) > LEVEL_RTOL * max(1.0, abs(ctx.level)):
         # l(pi_lambda) jumps across the root: at lambda* the inner optimum switches support, and
         # the end is a mixture of the laws on both sides (both optimal at lambda*, so any mixture is).
-        # (A shortfall within LEVEL_RTOL is rounding of a continuous root: that law is the end.)
+        # Brent returns either side of the jump: a law below the level is outside C, one above it
+        # leaves the constraint slack (value > a + lambda b: e.g. one example with 100 calls next to
+        # 2-call examples, whose law keeps or drops a small atom near its success rate).
+        # (A gap within LEVEL_RTOL is rounding of a continuous root: that law is the end.)
         t_star = min(t for t, (_, gap) in cache.items() if gap >= 0)
         law = _mixed_to_level(prob, ctx.level, cache[max(t for t, (_, gap) in cache.items() if gap < 0)][0],
                               cache[t_star][0])
@@ -432,7 +439,8 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
     (g_at,) = tgt.jet(law.atoms, law.piece, (0,))
     psi_at = g_at - lam * (u @ prob.kernel(law.atoms))
     a = min(float(scr.psi.min()), float(psi_at.min()))
-    value = float(law.weights @ g_at)
+    # a constant has E_pi[g] = that constant for every law, exactly (not the weights' rounded sum)
+    value = float(law.weights @ g_at) if tgt.constant is None else tgt.constant
     b = ctx.level - ll + prob.N
     certified = a + lam * b
     allowed = CERT_TOL * max(1.0, tgt.scale()) + CERT_RTOL * lam * prob.N
@@ -445,13 +453,13 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
     if not ll >= ctx.level - LEVEL_RTOL * max(1.0, abs(ctx.level)):
         raise SolverError("likelihood", "infeasible", f"{tgt.name} {side}: l(pi*) = {ll!r} < level {ctx.level!r}")
     attained = True
-    if tgt.kind == "vinf":
-        attained = not bool(np.any((law.atoms == 0.5) & (law.weights > ATTAINED_WEIGHT_TOL)))
+    if tgt.jump is not None:  # the envelope differs from g at the jump: an atom there does not attain it
+        attained = not bool(np.any((law.atoms == tgt.jump) & (law.weights > ATTAINED_WEIGHT_TOL)))
     s = tgt.sign
     return LikelihoodEnd(
         objective=tgt.name,
         side=side,
-        value=s * value,
+        value=min(max(s * value, tgt.bounds[0]), tgt.bounds[1]),  # onto the range of g: still a bound (_targets)
         atoms=tuple(float(x) for x in law.atoms),
         weights=tuple(float(x) for x in law.weights),
         lam=float(lam),

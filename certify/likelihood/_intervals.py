@@ -14,6 +14,10 @@ A batch shares one problem (:mod:`._problem`) and one NPMLE. Each side is solved
 after objective, warm-started from the previous objective's extremal law and multiplier
 (linearly extrapolated along a curve such as ``[3, 5, ..., 101]``), so a curve costs little
 more than one end per budget.
+
+**Envelopes.** A quantity that is not E_pi[g] for one g but lies between E_pi[g_lo] and
+E_pi[g_up] for every law (plurality accuracy between E[V_k] and E[U_k]) gets
+[min_C E[g_lo], max_C E[g_up]] from one set C (:func:`likelihood_envelope`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from ._ends import _EndState, _extrapolated, _finish, _solve_end
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import _Law, _objective, _parse_all, _target
 
-__all__ = ["likelihood_bound", "likelihood_interval", "likelihood_intervals"]
+__all__ = ["likelihood_bound", "likelihood_envelope", "likelihood_interval", "likelihood_intervals"]
 
 
 def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upper")) -> list[dict]:
@@ -163,3 +167,46 @@ def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: 
         If an optimization does not reach its tolerance (never a silently wrong number).
     """
     return likelihood_intervals(cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference)[0]
+
+
+def likelihood_envelope(cells, lower, upper, *, alpha: float = 0.05, simultaneous: bool = False,
+                        c: float | None = None, reference: LatentLaw | None = None) -> LikelihoodInterval:
+    """[min E_pi[g_lo], max E_pi[g_up]] over one set C = {pi : l(pi) >= l(pi-hat) - c} (eq. (L6)).
+
+    For a quantity A(pi) with E_pi[g_lo] <= A(pi) <= E_pi[g_up] for every law (plurality
+    accuracy of k calls between E[V_k] and E[U_k]): whenever the true law lies in C, A lies
+    in the interval. Both ends use one c: the projection calibration when either objective
+    is not identified by the calls (then both ends hold on the one event {pi_true in C},
+    jointly at the stated level), else the profile one (each end is one side of a two-sided
+    1 - alpha interval and misses with probability about alpha / 2, so the interval misses
+    with at most about alpha). The small-count calibration, which needs both ends of one
+    identified objective, is not applied.
+
+    Parameters
+    ----------
+    cells : CellCounts or CallBits
+    lower, upper : int, str, Objective, VoteLimit or PassLimit
+        g_lo (its minimum is the lower end) and g_up (its maximum is the upper end), as in
+        :func:`likelihood_intervals`; ``PASS_INF`` as ``upper`` gives the upper end 1, by definition.
+    alpha, simultaneous, c, reference
+        See :func:`likelihood_intervals`.
+
+    Returns
+    -------
+    LikelihoodInterval
+        ``lower`` is the end of g_lo, ``upper`` that of g_up; ``objective`` names both.
+    """
+    ctx = _Context(cells, alpha, simultaneous, c, reference)
+    lo_obj, up_obj = _objective(lower), _objective(upper)
+    calibrations = {ctx.calibration_of(lo_obj), ctx.calibration_of(up_obj)}
+    ctx.calibrate("projection" if "projection" in calibrations else calibrations.pop())
+    ends = {}
+    for obj, side in ((lo_obj, "lower"), (up_obj, "upper")):
+        tgt = _target(obj, side)
+        law, lam, scr = _solve_end(ctx, tgt, None)
+        ends[side] = _finish(ctx, tgt, law, lam, side, scr)
+    return LikelihoodInterval(
+        objective=f"{ends['lower'].objective} .. {ends['upper'].objective}", lower=ends["lower"], upper=ends["upper"],
+        alpha=ctx.alpha, c=ctx.c, df=ctx.df, simultaneous=ctx.simultaneous, calibration=ctx.calibration,
+        reference=ctx.reference,
+    )

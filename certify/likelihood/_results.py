@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._aggregate_bounds import PASS_INF
 from .._results import Law
 
-__all__ = ["LatentLaw", "LikelihoodEnd", "LikelihoodInterval"]
+__all__ = ["LatentLaw", "LikelihoodEnd", "LikelihoodInterval", "PASS_INF_NOTE"]
+
+#: Said with every interval of pass@inf = P(Q > 0): its upper end is not a computation.
+PASS_INF_NOTE = ("the upper end of P(Q > 0) is 1 by definition: moving a law's mass at q = 0 to a small eps > 0 keeps "
+                 "it in the likelihood set (the likelihood is continuous in the atoms) and solves every example")
 
 
 @dataclass(frozen=True)
@@ -55,16 +60,19 @@ class LikelihoodEnd:
     For ``side="upper"``: g(q) + lam h(q) <= a on [0, 1], and every such law has
     E_pi[g] <= a - lam b = ``certified``. Here h(q) = sum_c n_c Bin(S_c; K_c, q) / p_c(pi*).
     For V_inf, g in these inequalities is 1{q > 1/2} (lower) and 1{q >= 1/2} (upper), the
-    envelopes that bound V_inf from below and above (eq. (L12)).
+    envelopes that bound V_inf from below and above (eq. (L12)); for pass@inf = P(Q > 0) it is
+    1{q > 0} (lower) and the constant 1 (upper: 1 by definition, with lam = 0 and pi* = pi-hat).
 
     Attributes
     ----------
     objective : str
-        Name of g (``"Vinf"`` for the infinite-vote accuracy).
+        Name of g (``"Vinf"`` for the infinite-vote accuracy, ``"pass_inf"`` for P(Q > 0)).
     side : str
         ``"lower"`` or ``"upper"``.
     value : float
-        The optimum: min (lower) or max (upper) of E_pi[g] over the set (inf/sup for V_inf).
+        The optimum: min (lower) or max (upper) of E_pi[g] over the set (inf/sup for V_inf),
+        moved onto an enclosure of the range of g where rounding put it just outside (1 + 1 ulp
+        for an accuracy): still a valid bound, as no law has E_pi[g] outside that range.
     atoms, weights : tuple of float
         The extremal law pi*.
     lam : float
@@ -83,7 +91,8 @@ class LikelihoodEnd:
         l(pi*).
     attained : bool
         Whether pi* itself has E[g] = value. False only for V_inf when pi* has an atom at
-        the jump q = 1/2: the extreme is then approached by moving that atom to 1/2 -+ eps.
+        the jump q = 1/2: the extreme is then approached by moving that atom to 1/2 -+ eps;
+        and for the upper end of pass@inf when pi* (pi-hat) has an atom at 0, which moves to eps.
     """
 
     objective: str
@@ -157,6 +166,11 @@ class LikelihoodInterval:
 
     def as_tuple(self) -> tuple[float, float]:
         return (self.lower.value, self.upper.value)
+
+    @property
+    def note(self) -> str:
+        """:data:`PASS_INF_NOTE` for pass@inf (``objective == "pass_inf"``), else ``""``."""
+        return PASS_INF_NOTE if self.objective == PASS_INF.name else ""
 
     def calibration_text(self) -> str:
         """One line saying how c was chosen, e.g. ``asymptotic, profile likelihood ratio, chi2(1, 0.95) ...``."""

@@ -87,6 +87,12 @@ QP_NULL_RTOL = 1e-12
 #: A Lagrange multiplier of the simplex QP counts as negative (the weight is freed) below
 #: -QP_MULTIPLIER_RTOL times the size of the terms it is computed from: a few hundred ulps.
 QP_MULTIPLIER_RTOL = 1e-13
+#: Largest entry of A = sqrt(n) B / p kept unscaled in the CNM model Q = A'A: above it (a cell
+#: probability below ~1e-100, e.g. one example with 100 calls that the current law barely
+#: explains) A'A could overflow, so A is divided by its largest entry and the linear term by its
+#: square -- the same model up to a positive factor, so the same minimizer. 1e100 keeps every
+#: realistic problem unscaled (its numbers unchanged) and A'A far below the largest double.
+QP_SCALE_LIMIT = 1e100
 #: Active-set iterations of the simplex QP per atom (each frees or fixes one weight; the
 #: method terminates in finitely many, far fewer in practice).
 QP_ITER_PER_ATOM = 20

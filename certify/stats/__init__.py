@@ -35,6 +35,10 @@
   :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals`
   (also from :mod:`certify.likelihood`);
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow`;
+* aggregates of k calls over recorded answers (plurality vote, pass@k): :func:`aggregate_estimates`
+  (U-statistics, k up to the recorded calls) and :func:`aggregate_intervals` /
+  :func:`certified_aggregate_intervals` (any k, beyond the recorded calls through the likelihood
+  set, :data:`PASS_INF` = P(Q > 0) for k = inf), all -> :class:`AggregateEstimate`;
 * inspect_ai score values: :func:`parse_score_map`; the infinite budget: :func:`is_infinite_budget`.
 """
 
@@ -118,8 +122,9 @@ from ._report import (
 )
 from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 # repeated-call aggregates over recorded answers: plurality vote and pass@k
-from .._aggregate_bounds import pass_at_k_coefficients, pass_at_k_objective, plurality_bounds, plurality_upper_coefficients
+from .._aggregate_bounds import PASS_INF, pass_at_k_coefficients, pass_at_k_objective, plurality_bounds, plurality_upper_coefficients
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
+from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
 from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 
 __all__ = [
@@ -205,8 +210,11 @@ __all__ = [
     # repeated-call aggregates over recorded answers
     "AGGREGATES",
     "MAX_PLURALITY_CALLS",
+    "PASS_INF",
     "AggregateEstimate",
     "aggregate_estimates",
+    "aggregate_intervals",
+    "certified_aggregate_intervals",
     "answer_counts",
     "pass_at_k_coefficients",
     "pass_at_k_objective",

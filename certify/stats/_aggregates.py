@@ -33,6 +33,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from .._errors import InputError
+from .._objective import V_INF, budget_json, parse_vote_budget
 from ._plurality import budget_tuple, per_example_pass_at_k, per_example_plurality
 
 __all__ = ["AGGREGATES", "AggregateEstimate", "aggregate_estimates"]
@@ -61,12 +62,14 @@ class AggregateEstimate:
     ----------
     aggregate : str
         ``"plurality"`` or ``"pass@k"``.
-    votes : int
-        k, the number of calls aggregated.
+    votes : int or VoteLimit
+        k, the number of calls aggregated; :data:`certify.V_INF` (``"inf"`` in JSON) for the
+        limit of infinitely many calls (:mod:`certify.stats._aggregate_intervals`).
     baseline : int or None
         ``None`` for the accuracy of k calls; j for the paired gain (k calls minus j calls).
-    estimate : float
-        Mean over examples of the per-example U-statistic (or of its paired difference).
+    estimate : float or None
+        Mean over examples of the per-example U-statistic (or of its paired difference); for
+        an interval from the likelihood set, the NPMLE's value when the calls identify it, else None.
     se : float or None
         sd / sqrt(n); ``None`` with fewer than 2 examples.
     lower, upper : float or None
@@ -79,9 +82,9 @@ class AggregateEstimate:
     """
 
     aggregate: str
-    votes: int
+    votes: object
     baseline: int | None
-    estimate: float
+    estimate: float | None
     se: float | None
     lower: float | None
     upper: float | None
@@ -93,14 +96,14 @@ class AggregateEstimate:
     @property
     def label(self) -> str:
         """``"plurality of 5 calls"`` or ``"pass@k gain, 5 calls over 1"``."""
-        calls = f"{self.votes} call" + ("" if self.votes == 1 else "s")
+        calls = "infinitely many calls" if self.votes is V_INF else f"{self.votes} call" + ("" if self.votes == 1 else "s")
         if self.baseline is None:
             return f"{self.aggregate} of {calls}"
         return f"{self.aggregate} gain, {calls} over {self.baseline}"
 
     def to_dict(self) -> dict:
         """JSON-ready fields (no NaN: an undefined number is ``None``)."""
-        return {"aggregate": self.aggregate, "votes": self.votes, "baseline": self.baseline,
+        return {"aggregate": self.aggregate, "votes": budget_json(self.votes), "baseline": self.baseline,
                 "estimate": _finite_or_none(self.estimate), "se": _finite_or_none(self.se),
                 "lower": _finite_or_none(self.lower), "upper": _finite_or_none(self.upper), "method": self.method,
                 "calibration": self.calibration, "alpha": self.alpha, "n": self.n}
@@ -110,8 +113,8 @@ class AggregateEstimate:
         def number(key):
             return None if d[key] is None else float(d[key])
 
-        return cls(str(d["aggregate"]), int(d["votes"]), None if d["baseline"] is None else int(d["baseline"]),
-                   float(d["estimate"]), number("se"), number("lower"), number("upper"), str(d["method"]),
+        return cls(str(d["aggregate"]), parse_vote_budget(d["votes"]), None if d["baseline"] is None else int(d["baseline"]),
+                   number("estimate"), number("se"), number("lower"), number("upper"), str(d["method"]),
                    str(d["calibration"]), float(d["alpha"]), int(d["n"]))
 
 

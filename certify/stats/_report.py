@@ -42,7 +42,7 @@ from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empiri
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ..likelihood import CellCounts, likelihood_intervals
 from .._bounds import sharp_bounds
-from ._region import ProjectedInterval, WaldRegion, project_many, wald_region
+from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
 
 __all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "Verdict", "AnalysisReport",
            "analyze", "parse_votes", "verdict_reason"]
@@ -160,8 +160,9 @@ class BudgetRow:
         A count of calls or :data:`certify.V_INF` (``"inf"`` in JSON).
     sharp_lower, sharp_upper : float
         [L, U] at the point estimate (mu-hat, nu-hat) (eq. (LnUn-main); Theorem 4.3 for inf).
-    projected : ProjectedInterval
-        The 1 - alpha interval hull of eq. (projected-set-main) (two calls).
+    projected : ProjectedInterval or None
+        The 1 - alpha interval hull of eq. (projected-set-main) (two calls); None when the
+        Wald region is empty and the likelihood method reports without it (a note says so).
     interval : IntervalEstimate
         The reported 1 - alpha interval, by the analysis' method.
     maxent, ldgp : float or None
@@ -177,7 +178,7 @@ class BudgetRow:
     votes: object
     sharp_lower: float
     sharp_upper: float
-    projected: ProjectedInterval
+    projected: ProjectedInterval | None
     maxent: float | None = None
     ldgp: float | None = None
     empirical: EmpiricalVote | None = None
@@ -187,14 +188,14 @@ class BudgetRow:
 
     def to_dict(self) -> dict:
         return {"votes": budget_json(self.votes), "sharp_lower": self.sharp_lower, "sharp_upper": self.sharp_upper,
-                "projected": self.projected.to_dict(), "maxent": self.maxent, "ldgp": self.ldgp,
+                "projected": None if self.projected is None else self.projected.to_dict(), "maxent": self.maxent, "ldgp": self.ldgp,
                 "empirical": None if self.empirical is None else self.empirical.to_dict(),
                 "moment_lower": self.moment_lower, "moment_upper": self.moment_upper,
                 "interval": None if self.interval is None else self.interval.to_dict()}
 
     @classmethod
     def from_dict(cls, d: dict) -> "BudgetRow":
-        return cls(parse_vote_budget(d["votes"]), float(d["sharp_lower"]), float(d["sharp_upper"]), ProjectedInterval.from_dict(d["projected"]),
+        return cls(parse_vote_budget(d["votes"]), float(d["sharp_lower"]), float(d["sharp_upper"]), _opt(ProjectedInterval, d["projected"]),
                    d["maxent"], d["ldgp"], _opt(EmpiricalVote, d["empirical"]), d["moment_lower"], d["moment_upper"],
                    _opt(IntervalEstimate, d.get("interval")))
 
@@ -259,8 +260,9 @@ class AnalysisReport:
     two_call : TwoCallEstimates
     all_calls : AllCallEstimates or None
         When K >= 3 (U-statistics from every call).
-    region : dict
-        How the Wald region was formed (eigenvalue floor applied, degenerate).
+    region : dict or None
+        How the Wald region was formed (eigenvalue floor applied, degenerate); None when it is
+        empty and the likelihood method reports without it.
     budgets : tuple of BudgetRow
     verdicts : tuple of Verdict
     completions : tuple of Completion
@@ -279,7 +281,7 @@ class AnalysisReport:
     alpha: float
     two_call: TwoCallEstimates
     all_calls: AllCallEstimates | None
-    region: dict
+    region: dict | None
     budgets: tuple[BudgetRow, ...]
     verdicts: tuple[Verdict, ...]
     completions: tuple[Completion, ...]
@@ -292,7 +294,7 @@ class AnalysisReport:
         return {
             "schema_version": self.schema_version, "source": self.source, "group": self.group, "n": self.n,
             "calls": self.calls, "max_calls": self.max_calls, "alpha": self.alpha, "two_call": self.two_call.to_dict(),
-            "all_calls": None if self.all_calls is None else self.all_calls.to_dict(), "region": dict(self.region),
+            "all_calls": None if self.all_calls is None else self.all_calls.to_dict(), "region": None if self.region is None else dict(self.region),
             "budgets": [b.to_dict() for b in self.budgets], "verdicts": [v.to_dict() for v in self.verdicts],
             "completions": [c.to_dict() for c in self.completions], "comparisons": [c.to_dict() for c in self.comparisons],
             "notes": list(self.notes), "method": self.method,
@@ -304,7 +306,7 @@ class AnalysisReport:
             raise InputError(f"schema_version={d.get('schema_version')!r}: this version reads {REPORT_SCHEMA_VERSION!r}")
         return cls(
             d["source"], d["group"], int(d["n"]), int(d["calls"]), int(d["max_calls"]), float(d["alpha"]),
-            TwoCallEstimates.from_dict(d["two_call"]), _opt(AllCallEstimates, d["all_calls"]), dict(d["region"]),
+            TwoCallEstimates.from_dict(d["two_call"]), _opt(AllCallEstimates, d["all_calls"]), None if d["region"] is None else dict(d["region"]),
             tuple(BudgetRow.from_dict(b) for b in d["budgets"]), tuple(Verdict.from_dict(v) for v in d["verdicts"]),
             tuple(Completion.from_dict(c) for c in d["completions"]),
             tuple(PairedComparison.from_dict(c) for c in d["comparisons"]), tuple(d["notes"]), str(d["method"]),
@@ -358,15 +360,22 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         raise InputError("calls= and simultaneous= apply to method='likelihood' only")
     notes = []
     two = two_call_estimates(data)
-    region: WaldRegion = wald_region(two, alpha, singular=singular)
-    if region.floored:
+    try:
+        region: WaldRegion | None = wald_region(two, alpha, singular=singular)
+    except EmptyRegionError as exc:
+        if method != "likelihood":
+            raise
+        # only the two-call column fails: the likelihood intervals use every call and stand on their own
+        region = None
+        notes.append(f"no two-call interval: {exc}")
+    if region is not None and region.floored:
         notes.append(f"Sigma-hat is (near-)singular: {region.floored} eigenvalue(s) raised to 1/N = {1 / two.n:.3g}")
     mu, nu, moved = _feasible(two.mu, two.nu)
     if moved:
         notes.append(f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})")
     gain_budgets = verdict_budgets(votes)
     objectives = list(votes) + [f"V{v} - V1" for v in gain_budgets]
-    projected = project_many([region], objectives, certify=False)[0]
+    projected = [None] * len(objectives) if region is None else project_many([region], objectives, certify=False)[0]
     intervals = _intervals(data, objectives, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
@@ -400,7 +409,7 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(
         source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),
-        two_call=two, all_calls=allc, region=region.to_dict(), budgets=tuple(rows), verdicts=tuple(verdicts),
+        two_call=two, all_calls=allc, region=None if region is None else region.to_dict(), budgets=tuple(rows), verdicts=tuple(verdicts),
         completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)), method=method,
     )
 

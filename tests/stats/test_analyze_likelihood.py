@@ -196,3 +196,29 @@ def test_a_negligible_gain_is_certified_as_such():
     assert v.status == "negligible", v.text
     assert -NEGLIGIBLE_GAIN <= v.gain_lower <= 0 <= v.gain_upper <= NEGLIGIBLE_GAIN
     assert "CERTIFIED to change little" in v.text and "less than 1 pp either way" in v.text
+
+
+def test_an_empty_wald_region_drops_only_the_two_call_column(tmp_path, capsys):
+    """Every example's calls read 1, 0, 1: the first two calls always disagree, so the two-call Wald
+    region misses the moment set. The likelihood intervals use every call and are reported, with the
+    two-call column dropped and a note; the two-call method itself still refuses the data."""
+    from certify.stats import AnalysisReport, EmptyRegionError
+
+    b = np.tile([1.0, 0.0, 1.0], (30, 1))
+    rep = analyze(bits_from_array(b), votes=(3, "inf"))
+    direct = likelihood_intervals(cell_counts(np.full(30, 3), np.full(30, 2)), [3, "inf", "V3 - V1"])
+    for row, iv in zip(rep.budgets, direct):
+        assert row.projected is None and (row.interval.lower, row.interval.upper) == pytest.approx(iv.as_tuple(), abs=1e-12)
+    assert rep.region is None and (rep.verdicts[0].gain_lower, rep.verdicts[0].gain_upper) == pytest.approx(direct[2].as_tuple())
+    assert any(note.startswith("no two-call interval: the Wald region") for note in rep.notes)
+    assert AnalysisReport.from_dict(json.loads(json.dumps(rep.to_dict()))) == rep
+    with pytest.raises(EmptyRegionError):
+        analyze(bits_from_array(b), votes=(3,), method="two-call")
+    path = tmp_path / "alt.csv"
+    path.write_text("example_id,c0,c1,c2\n" + "".join(f"e{i},1,0,1\n" for i in range(30)))
+    assert main(["analyze", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "note: no two-call interval" in out
+    header = next(line for line in out.splitlines() if line.startswith("budget"))
+    assert "from 3 calls" in header and "two-call" not in header and "sharp at estimate" in header
+    assert main(["analyze", str(path), "--method", "two-call"]) == 2
