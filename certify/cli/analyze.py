@@ -20,9 +20,10 @@ from pathlib import Path
 from .._errors import InputError
 from .._numbers import percentage_points, pp_interval
 from ..readers import ColumnMap, parse_score_map, read_groups
-from ..stats import METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, compare_policies, verdict_budgets, votes_label
+from ..stats import (METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, compare_policies, parse_aggregate,
+                     verdict_budgets, votes_label)
 from .._json import schema_id
-from .._objective import V_INF, parse_vote_budgets
+from .._objective import V_INF, parse_objective, parse_vote_budgets
 from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_table
 
@@ -74,6 +75,12 @@ def register(sub) -> None:
                    help="likelihood: calibrate so that all intervals hold at once (chi2 with the identified dimension)")
     p.add_argument("--certificates", metavar="DIR",
                    help="likelihood: write an exact certificate for each interval end to DIR (certify verify DIR/*.json)")
+    p.add_argument("--aggregate", nargs="+", action="extend", metavar="NAME",
+                   help="also report these aggregates of k calls: plurality (a vote over the calls' answers, "
+                        "fair ties; needs answers) and pass (best-of-k: at least one call correct); the bit "
+                        "majority is always reported")
+    p.add_argument("--objective", nargs="+", action="extend", metavar="EXPR",
+                   help='an interval of any polynomial in q, as in `certify bounds` (e.g. "1 - (1-q)**8", "V5 - V3")')
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.set_defaults(run=run)
 
@@ -93,8 +100,11 @@ def run(args: argparse.Namespace) -> int:
         groups = {args.group: groups[args.group]}
     if args.method == "two-call" and (args.calls is not None or args.simultaneous or args.certificates):
         raise InputError("--calls, --simultaneous and --certificates apply to --method likelihood only")
+    aggregates = [parse_aggregate(a) for a in args.aggregate or ()]  # every name checked before any work
+    objectives = [parse_objective(o) for o in args.objective or ()]
     reports = [analyze(bits, votes, args.alpha, singular=args.singular, method=args.method, calls=args.calls,
-                       simultaneous=args.simultaneous) for bits in groups.values()]
+                       simultaneous=args.simultaneous, aggregates=aggregates, objectives=objectives)
+               for bits in groups.values()]
     comparisons = _policy_comparisons(groups, args.baseline, votes, args.alpha) if args.baseline is not None else []
     if args.certificates:
         _write_certificates(groups, votes, args)
@@ -170,6 +180,29 @@ def _interval(lo, up) -> str:
     return f"[{lo:.4f}, {up:.4f}]"
 
 
+def _aggregate_label(aggregate: str, votes) -> str:
+    """``pass@9``, ``pass@inf``, ``plurality of 5 calls``."""
+    k = "inf" if votes is V_INF else str(votes)
+    return f"pass@{k}" if aggregate == "pass@k" else f"{aggregate} of {k} calls"
+
+
+def _print_aggregates(r: AnalysisReport, level: str) -> None:
+    """Plurality and pass@k rows (one table, the aggregate in the first column) and the objectives."""
+    if r.aggregates:
+        rows = [[_aggregate_label(a.aggregate, a.votes), _interval(a.lower, a.upper),
+                 "-" if a.empirical is None else f"{a.empirical:.4f}",
+                 "identified" if a.empirical is not None else "beyond the calls"] for a in r.aggregates]
+        print_table(["aggregate", level, "estimate", "route"], rows)
+        print(f"  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds for every "
+              f"way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its upper end is 1 "
+              f"by definition")
+        print()
+    if r.objectives:
+        print_table(["objective", level, "calibration"],
+                    [[o.objective, _interval(o.interval.lower, o.interval.upper), o.interval.calibration] for o in r.objectives])
+        print()
+
+
 def print_report(r: AnalysisReport) -> None:
     """The ten-second text report."""
     t = r.two_call
@@ -205,10 +238,17 @@ def print_report(r: AnalysisReport) -> None:
     calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
     print(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
     print()
+    _print_aggregates(r, level)
     print(f"Verdict ({level}, {'from ' + str(calls_used) + ' calls' if likelihood else 'two-call'}, distribution-free):")
     for v in r.verdicts:
-        print(f"  {v.text}")
+        if v.aggregate == "majority":
+            print(f"  {v.text}")
     for c in r.comparisons:
         print(f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp {pp_interval(c.lower, c.upper)}")
+    others = [v for v in r.verdicts if v.aggregate != "majority"]
+    if others:
+        print(f"Verdicts of the other aggregates ({level}; each interval's method in --json):")
+        for v in others:
+            print(f"  {v.text}")
     for note in r.notes:
         print(f"  note: {note}")

@@ -115,6 +115,7 @@ from ._report import (
     AnalysisReport,
     BudgetRow,
     IntervalEstimate,
+    ObjectiveInterval,
     Verdict,
     analyze,
     parse_votes,
@@ -125,6 +126,7 @@ from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 from .._aggregate_bounds import PASS_INF, pass_at_k_coefficients, pass_at_k_objective, plurality_bounds, plurality_upper_coefficients
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
 from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
+from ._aggregate_report import AGGREGATE_NAMES, AggregateBudget, parse_aggregate
 from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 
 __all__ = [
@@ -211,7 +213,11 @@ __all__ = [
     "AGGREGATES",
     "MAX_PLURALITY_CALLS",
     "PASS_INF",
+    "AGGREGATE_NAMES",
+    "AggregateBudget",
     "AggregateEstimate",
+    "ObjectiveInterval",
+    "parse_aggregate",
     "aggregate_estimates",
     "aggregate_intervals",
     "certified_aggregate_intervals",

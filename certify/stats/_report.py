@@ -35,7 +35,8 @@ import numpy as np
 from .._endpoint import endpoint_bounds
 from .._numbers import percentage_points, pp_interval
 from .._errors import CertifyError, InputError
-from .._objective import V_INF, budget_json, parse_vote_budget, parse_vote_budgets
+from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets
+from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
 from ._completions import Completion, complete
 from .._calls import CallBits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
@@ -216,6 +217,9 @@ class Verdict:
         The interval method (:data:`METHODS`).
     reason : str
         Why, in plain words (:func:`verdict_reason`); empty when not computed.
+    aggregate : str
+        ``"majority"`` (the paper's bit majority), ``"plurality"`` or ``"pass@k"``
+        (:mod:`certify.stats._aggregate_report`).
     """
 
     votes: int
@@ -224,27 +228,31 @@ class Verdict:
     status: str
     method: str = "two-call"
     reason: str = ""
+    aggregate: str = "majority"
 
     @property
     def text(self) -> str:
         pp = f"gain in {pp_interval(self.gain_lower, self.gain_upper)} pp"
         why = f"; {self.reason}" if self.reason else ""
+        what = {"majority": f"{self.votes} votes", "plurality": f"plurality of {self.votes} answers",
+                "pass@k": f"pass@{self.votes}"}.get(self.aggregate, f"{self.aggregate} of {self.votes}")
         if self.status == "better":
-            return f"{self.votes} votes: CERTIFIED better than one call ({pp}){why}"
+            return f"{what}: CERTIFIED better than one call ({pp}){why}"
         if self.status == "worse":
-            return f"{self.votes} votes: CERTIFIED worse than one call ({pp}){why}"
+            return f"{what}: CERTIFIED worse than one call ({pp}){why}"
         if self.status == "negligible":
-            return f"{self.votes} votes: CERTIFIED to change little ({pp}){why}"
-        return f"{self.votes} votes: improvement NOT certified ({pp}){why}"
+            return f"{what}: CERTIFIED to change little ({pp}){why}"
+        return f"{what}: improvement NOT certified ({pp}){why}"
 
     def to_dict(self) -> dict:
-        return {"votes": self.votes, "gain_lower": self.gain_lower, "gain_upper": self.gain_upper, "status": self.status,
-                "method": self.method, "reason": self.reason, "text": self.text}
+        return {"aggregate": self.aggregate, "votes": self.votes, "gain_lower": self.gain_lower,
+                "gain_upper": self.gain_upper, "status": self.status, "method": self.method, "reason": self.reason,
+                "text": self.text}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Verdict":
         return cls(int(d["votes"]), float(d["gain_lower"]), float(d["gain_upper"]), d["status"], str(d["method"]),
-                   str(d.get("reason", "")))
+                   str(d.get("reason", "")), str(d.get("aggregate", "majority")))
 
 
 @dataclass(frozen=True)
@@ -271,6 +279,11 @@ class AnalysisReport:
     notes : tuple of str
     method : str
         How the budgets' ``interval`` and the verdicts were made (:data:`METHODS`).
+    aggregates : tuple of AggregateBudget
+        Plurality and pass@k rows (:mod:`certify.stats._aggregate_report`), after the majority
+        rows in ``budgets`` of the JSON; each JSON budget entry names its ``aggregate``.
+    objectives : tuple of ObjectiveInterval
+        Intervals of the polynomial objectives asked for (``--objective``).
     """
 
     source: str
@@ -288,6 +301,8 @@ class AnalysisReport:
     comparisons: tuple[PairedComparison, ...] = ()
     notes: tuple[str, ...] = ()
     method: str = "likelihood"
+    aggregates: tuple[AggregateBudget, ...] = ()
+    objectives: tuple["ObjectiveInterval", ...] = ()
     schema_version: str = field(default=REPORT_SCHEMA_VERSION)
 
     def to_dict(self) -> dict:
@@ -295,7 +310,9 @@ class AnalysisReport:
             "schema_version": self.schema_version, "source": self.source, "group": self.group, "n": self.n,
             "calls": self.calls, "max_calls": self.max_calls, "alpha": self.alpha, "two_call": self.two_call.to_dict(),
             "all_calls": None if self.all_calls is None else self.all_calls.to_dict(), "region": None if self.region is None else dict(self.region),
-            "budgets": [b.to_dict() for b in self.budgets], "verdicts": [v.to_dict() for v in self.verdicts],
+            "budgets": [{"aggregate": "majority", **b.to_dict()} for b in self.budgets] + [a.to_dict() for a in self.aggregates],
+            "verdicts": [v.to_dict() for v in self.verdicts],
+            "objectives": [o.to_dict() for o in self.objectives],
             "completions": [c.to_dict() for c in self.completions], "comparisons": [c.to_dict() for c in self.comparisons],
             "notes": list(self.notes), "method": self.method,
         }
@@ -307,10 +324,38 @@ class AnalysisReport:
         return cls(
             d["source"], d["group"], int(d["n"]), int(d["calls"]), int(d["max_calls"]), float(d["alpha"]),
             TwoCallEstimates.from_dict(d["two_call"]), _opt(AllCallEstimates, d["all_calls"]), None if d["region"] is None else dict(d["region"]),
-            tuple(BudgetRow.from_dict(b) for b in d["budgets"]), tuple(Verdict.from_dict(v) for v in d["verdicts"]),
+            tuple(BudgetRow.from_dict(b) for b in d["budgets"] if b.get("aggregate", "majority") == "majority"),
+            tuple(Verdict.from_dict(v) for v in d["verdicts"]),
             tuple(Completion.from_dict(c) for c in d["completions"]),
             tuple(PairedComparison.from_dict(c) for c in d["comparisons"]), tuple(d["notes"]), str(d["method"]),
+            tuple(AggregateBudget.from_dict(b) for b in d["budgets"] if b.get("aggregate", "majority") != "majority"),
+            tuple(ObjectiveInterval.from_dict(o) for o in d.get("objectives", ())),
         )
+
+
+@dataclass(frozen=True)
+class ObjectiveInterval:
+    """The 1 - alpha interval of a polynomial objective in q (``--objective "1 - (1-q)**8"``).
+
+    Attributes
+    ----------
+    objective : str
+        Its name as parsed (:func:`certify.parse_objective`).
+    interval : IntervalEstimate
+        By the analysis' method: the likelihood interval (profile calibration when the
+        objective's degree is at most the calls recorded, projection beyond), or the
+        projected two-call interval.
+    """
+
+    objective: str
+    interval: IntervalEstimate
+
+    def to_dict(self) -> dict:
+        return {"objective": self.objective, "interval": self.interval.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ObjectiveInterval":
+        return cls(str(d["objective"]), IntervalEstimate.from_dict(d["interval"]))
 
 
 def _sharp_at(votes, mu: float, nu: float) -> tuple[float, float]:
@@ -329,7 +374,8 @@ def _feasible(mu: float, nu: float) -> tuple[float, float, bool]:
 
 
 def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singular: str = "floor",
-            method: str = "likelihood", calls: int | None = None, simultaneous: bool = False) -> AnalysisReport:
+            method: str = "likelihood", calls: int | None = None, simultaneous: bool = False,
+            aggregates=("majority",), objectives=()) -> AnalysisReport:
     """Full analysis of one policy's bits (module docstring).
 
     Parameters
@@ -348,8 +394,17 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         an example with fewer keeps all of its own). Default: every recorded call.
     simultaneous : bool
         ``"likelihood"`` only: calibrate so that every interval holds at once.
+    aggregates : sequence of str
+        Besides the bit majority (always reported): ``"plurality"`` (needs answers) and
+        ``"pass@k"`` (``"pass"``), each with an interval per budget and verdicts on the gains
+        (:mod:`certify.stats._aggregate_report`).
+    objectives : sequence
+        Polynomial objectives in q (``"1 - (1-q)**8"``, ``"V5 - V3"``), each with an interval
+        by ``method`` (:class:`ObjectiveInterval`).
     """
     votes = parse_votes(votes)
+    extra = [a for a in dict.fromkeys(parse_aggregate(a) for a in aggregates) if a != "majority"]
+    wanted = [parse_objective(o) for o in objectives]
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"alpha={alpha!r} must be in (0, 1)")
     if method not in METHODS:
@@ -374,9 +429,9 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     if moved:
         notes.append(f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})")
     gain_budgets = verdict_budgets(votes)
-    objectives = list(votes) + [f"V{v} - V1" for v in gain_budgets]
-    projected = [None] * len(objectives) if region is None else project_many([region], objectives, certify=False)[0]
-    intervals = _intervals(data, objectives, projected, alpha, method, calls, simultaneous)
+    targets = list(votes) + [f"V{v} - V1" for v in gain_budgets] + wanted
+    projected = [None] * len(targets) if region is None else project_many([region], targets, certify=False)[0]
+    intervals = _intervals(data, targets, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
         try:
@@ -403,14 +458,21 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     verdicts = []
     one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
     calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
-    for v, iv in zip(gain_budgets, intervals[len(votes):]):
+    for v, iv in zip(gain_budgets, intervals[len(votes):len(votes) + len(gain_budgets)]):
         status = verdict_status(iv.lower, iv.upper)
         verdicts.append(Verdict(v, iv.lower, iv.upper, status, method, verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree)))
+    objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[len(votes) + len(gain_budgets):]))
+    aggregate_rows = []
+    for aggregate in extra:
+        aggregate_rows += aggregate_budgets(data, aggregate, votes, alpha)
+        for v, lo, up, how in aggregate_verdict_intervals(data, aggregate, gain_budgets, alpha):
+            verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(
         source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),
         two_call=two, all_calls=allc, region=None if region is None else region.to_dict(), budgets=tuple(rows), verdicts=tuple(verdicts),
         completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)), method=method,
+        aggregates=tuple(aggregate_rows), objectives=objective_rows,
     )
 
 

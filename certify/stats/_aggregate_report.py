@@ -1,0 +1,169 @@
+"""Plurality votes and pass@k in the analysis: intervals per budget and verdicts on gains over one call.
+
+:func:`certify.stats.analyze` reports the paper's bit majority (the ``"majority"`` aggregate)
+and, on request, two aggregates of what people do with repeated calls
+(:data:`AGGREGATES`):
+
+``"plurality"``
+    a plurality vote over the calls' answers with fair ties (self-consistency); needs the
+    answers (:attr:`certify.CallBits.answers`). On tasks with more than two possible answers
+    the bit majority is only a lower bound of it (``proofs/plurality_bounds.py``).
+``"pass@k"``
+    best-of-k with a perfect verifier: at least one of k calls correct, pass@k = E[1 - (1-Q)^k];
+    needs the bits only.
+
+Each budget's interval comes from :func:`certify.stats.aggregate_intervals` (identified by the
+calls, or beyond them through the likelihood set, with the route in ``calibration``). A
+verdict is the interval of the gain over one call (``k`` calls minus 1 call):
+
+* k <= min_i K_i: the paired per-example U-statistic differences
+  (:func:`certify.stats.aggregate_estimates`, asymptotic over examples);
+* beyond: pass@k's gain is the polynomial 1 - (1-q)^k - q, whose likelihood-ratio interval is
+  taken like any objective's; plurality's gain lies in [min_C E[V_k(Q) - Q], max_C E[U_k(Q) - Q]]
+  (the pointwise bounds minus q, from one likelihood set C), as for its accuracy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .._aggregate_bounds import pass_at_k_objective, plurality_bounds
+from .._calls import CORRECT, NO_CALL, CallBits
+from .._errors import InputError
+from .._objective import Objective, budget_json, parse_vote_budget, parse_vote_budgets
+from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals
+from ._aggregate_intervals import aggregate_intervals
+from ._aggregates import AGGREGATES, aggregate_estimates
+
+__all__ = ["AGGREGATE_NAMES", "AggregateBudget", "aggregate_budgets", "aggregate_verdict_intervals", "answer_codes_of",
+           "parse_aggregate"]
+
+#: Every aggregate ``analyze`` reports: the paper's bit majority, then :data:`AGGREGATES`.
+AGGREGATE_NAMES = ("majority",) + AGGREGATES
+
+#: Spellings accepted for each aggregate (``--aggregate pass`` is pass@k).
+_SPELLINGS = {"majority": "majority", "plurality": "plurality", "pass": "pass@k", "pass@k": "pass@k"}
+
+
+def parse_aggregate(value) -> str:
+    """The aggregate's name from a spelling (``"pass"`` -> ``"pass@k"``), or a one-line error."""
+    name = _SPELLINGS.get(str(value).strip().lower())
+    if name is None:
+        raise InputError(f"aggregate {value!r}: use majority, plurality or pass")
+    return name
+
+
+def _none_or_float(value):
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+@dataclass(frozen=True)
+class AggregateBudget:
+    """The interval of one aggregate at one budget (a row of ``AnalysisReport.budgets``).
+
+    Attributes
+    ----------
+    aggregate : str
+        ``"plurality"`` or ``"pass@k"``.
+    votes : int or VoteLimit
+        k calls, or :data:`certify.V_INF`.
+    lower, upper : float
+        The 1 - alpha interval.
+    method, calibration : str
+        What was estimated and how the level is reached (identified or beyond the calls).
+    alpha : float
+    calls : int
+        Most calls of an example (K_max): what the interval is made from.
+    empirical : float or None
+        The estimate from the recorded calls (k <= K); None beyond them.
+    """
+
+    aggregate: str
+    votes: object
+    lower: float
+    upper: float
+    method: str
+    calibration: str
+    alpha: float
+    calls: int
+    empirical: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"aggregate": self.aggregate, "votes": budget_json(self.votes),
+                "interval": {"lower": self.lower, "upper": self.upper, "method": self.method,
+                             "calibration": self.calibration, "alpha": self.alpha, "calls": self.calls},
+                "empirical": _none_or_float(self.empirical)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AggregateBudget":
+        iv = d["interval"]
+        return cls(str(d["aggregate"]), parse_vote_budget(d["votes"]), float(iv["lower"]), float(iv["upper"]),
+                   str(iv["method"]), str(iv["calibration"]), float(iv["alpha"]), int(iv["calls"]),
+                   None if d.get("empirical") is None else float(d["empirical"]))
+
+
+def answer_codes_of(data: CallBits, aggregate: str) -> np.ndarray:
+    """The answer codes an aggregate reads: the recorded answers, or for pass@k the bits alone.
+
+    pass@k depends on how many calls are correct only, so without answers every incorrect
+    call is coded as one wrong answer. A plurality vote needs the answers themselves.
+    """
+    if data.answers is not None:
+        return data.answers
+    if aggregate == "plurality":
+        where = f" of group {data.group!r}" if data.group else ""
+        raise InputError(f"--aggregate plurality needs the calls' answers, and {data.source or 'the data'}{where} records "
+                         f"correctness only: give answer and target columns (or a log with answers), or use "
+                         f"--aggregate majority or pass")
+    bits = data.bits
+    return np.where(np.isnan(bits), NO_CALL, np.where(bits == 1, CORRECT, 1)).astype(np.int32)
+
+
+def aggregate_budgets(data: CallBits, aggregate: str, votes, alpha: float) -> tuple[AggregateBudget, ...]:
+    """One :class:`AggregateBudget` per budget (module docstring)."""
+    votes = parse_vote_budgets(votes)
+    codes = answer_codes_of(data, aggregate)
+    rows = aggregate_intervals(codes, list(votes), aggregate=aggregate, alpha=alpha)
+    return tuple(AggregateBudget(aggregate, v, float(r.lower), float(r.upper), r.method, r.calibration, float(alpha),
+                                 data.max_calls, None if r.estimate is None else float(r.estimate))
+                 for v, r in zip(votes, rows))
+
+
+def _minus_q(objective: Objective, name: str) -> Objective:
+    """g(q) - q, the gain of g over one call (one call is correct with probability q)."""
+    coeffs = list(objective.monomial_coefficients()) + [Fraction(0)]
+    coeffs[1] -= 1
+    return Objective.from_coefficients(coeffs, name=name)
+
+
+def aggregate_verdict_intervals(data: CallBits, aggregate: str, budgets, alpha: float) -> list[tuple[int, float, float, str]]:
+    """(k, gain_lower, gain_upper, method) per finite budget k > 1 (module docstring)."""
+    codes = answer_codes_of(data, aggregate)
+    fewest = int(data.calls)
+    out = []
+    identified = [k for k in budgets if k <= fewest]
+    if identified:
+        rows = aggregate_estimates(codes, identified, aggregate=aggregate, alpha=alpha, baseline=1)
+        for r in rows:
+            if r.baseline == 1:
+                out.append((r.votes, float(r.lower), float(r.upper), "paired U-statistic differences over examples"))
+    beyond = [k for k in budgets if k > fewest]
+    if beyond:
+        cells = cell_counts(data.counts, data.successes.astype(int))
+        if aggregate == "pass@k":
+            gains = [_minus_q(pass_at_k_objective(k), f"pass@{k} - pass@1") for k in beyond]
+            for k, iv in zip(beyond, likelihood_intervals(cells, gains, alpha=alpha)):
+                out.append((k, iv.lower.value, iv.upper.value, f"likelihood ratio, {iv.calibration_text()}"))
+        else:
+            abstain = bool(data.abstentions)
+            for k in beyond:
+                lower, upper = plurality_bounds(k, abstentions=abstain)
+                iv = likelihood_envelope(cells, _minus_q(lower, f"{lower.name} - q"), _minus_q(upper, f"{upper.name} - q"),
+                                         alpha=alpha)
+                out.append((k, iv.lower.value, iv.upper.value, f"likelihood ratio, {iv.calibration_text()}"))
+    order = {k: i for i, k in enumerate(budgets)}
+    return sorted(out, key=lambda t: order[t[0]])
