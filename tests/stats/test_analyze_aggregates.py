@@ -1,0 +1,88 @@
+"""analyze with --aggregate and --objective: the rows are the aggregate engines' own numbers, labelled, in valid JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from certify._calls import CallBits
+from certify.stats import aggregate_estimates, aggregate_intervals, analyze
+from certify.likelihood import cell_counts, likelihood_intervals
+
+
+def _data(seed=5, n=150, k=5):
+    rng = np.random.default_rng(seed)
+    q = rng.beta(2, 1.5, n)
+    correct = rng.random((n, k)) < q[:, None]
+    codes = np.where(correct, 0, rng.integers(1, 4, (n, k))).astype(np.int32)
+    return CallBits(tuple(f"e{i}" for i in range(n)), correct.astype(float), np.full(n, k), answers=codes), codes
+
+
+def test_aggregate_rows_and_verdicts_are_those_of_the_engines():
+    data, codes = _data()
+    r = analyze(data, (3, 9), aggregates=("plurality", "pass"), objectives=("1 - (1-q)**8",))
+    rows = {(a.aggregate, a.votes): a for a in r.aggregates}
+    (p3,) = aggregate_estimates(codes, [3], aggregate="plurality", baseline=None)
+    assert (rows["plurality", 3].lower, rows["plurality", 3].upper) == (p3.lower, p3.upper)
+    beyond = aggregate_intervals(codes, [9], aggregate="pass@k")[0]
+    # solved alone rather than beside the 3-call end: the same end to the solver's tolerance
+    assert (rows["pass@k", 9].lower, rows["pass@k", 9].upper) == pytest.approx((beyond.lower, beyond.upper), abs=1e-9)
+    gains = {(v.aggregate, v.votes): v for v in r.verdicts}
+    g3 = [e for e in aggregate_estimates(codes, [3], aggregate="plurality", baseline=1) if e.baseline == 1][0]
+    assert (gains["plurality", 3].gain_lower, gains["plurality", 3].gain_upper) == (g3.lower, g3.upper)
+    assert gains["majority", 3].aggregate == "majority"
+    (iv,) = likelihood_intervals(cell_counts(data.counts, data.successes.astype(int)), ["1 - (1-q)**8"])
+    assert (r.objectives[0].interval.lower, r.objectives[0].interval.upper) == pytest.approx((iv.lower.value, iv.upper.value), abs=1e-9)
+    # plurality of k calls is at least the bit majority's estimate where both are identified
+    maj3 = next(b for b in r.budgets if b.votes == 3).empirical.value
+    assert rows["plurality", 3].empirical >= maj3 - 1e-12
+
+
+def _csv(tmp_path, answers: bool):
+    data, codes = _data(n=80, k=3)
+    path = tmp_path / "d.csv"
+    lines = ["example_id,call,correct"]
+    for i in range(data.n):
+        for j in range(3):
+            lines.append(f"e{i},{j},{int(data.bits[i, j])}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "certify.cli.main", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_plurality_without_answers_is_one_line(tmp_path):
+    r = cli("analyze", str(_csv(tmp_path, False)), "--aggregate", "plurality")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "--aggregate plurality needs the calls' answers" in r.stderr
+
+
+@pytest.mark.parametrize("bad, fragment", [(["--aggregate", "mode"], "aggregate 'mode': use majority, plurality or pass"),
+                                           (["--objective", "q**"], "")])
+def test_bad_aggregate_or_objective_is_one_line(tmp_path, bad, fragment):
+    r = cli("analyze", str(_csv(tmp_path, False)), *bad)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and fragment in r.stderr
+
+
+def test_json_labels_every_entry_and_validates(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    from pathlib import Path
+
+    r = cli("analyze", str(_csv(tmp_path, False)), "--aggregate", "pass", "--votes", "3", "9", "inf",
+            "--objective", "1 - (1-q)**8", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    schema = json.loads((Path(__file__).resolve().parents[2] / "certify" / "schemas" / "analyze-v2.json").read_text())
+    jsonschema.validate(out, schema)
+    (rep,) = out["reports"]
+    assert [(b["aggregate"], b["votes"]) for b in rep["budgets"]] == [
+        ("majority", 3), ("majority", 9), ("majority", "inf"), ("pass@k", 3), ("pass@k", 9), ("pass@k", "inf")]
+    assert rep["budgets"][-1]["interval"]["upper"] == 1.0  # P(Q > 0)'s upper end is 1 by definition
+    assert {v["aggregate"] for v in rep["verdicts"]} == {"majority", "pass@k"}
+    assert rep["objectives"][0]["objective"] == "1 - (1-q)**8"
