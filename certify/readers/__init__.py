@@ -49,6 +49,7 @@ column also says which columns were read as what and how to map them.
 """
 
 from .._calls import CallBits, DataError, ReadInfo
+from ._answers import DEFAULT_NORMALIZATION, NORMALIZATIONS, normalize_answer
 from ._columns import ColumnMap
 from ._inspect import parse_score_map
 from ._registry import READERS, Reader, ReadOptions, read_bits, read_groups, reader_for
@@ -56,6 +57,8 @@ from ._store import CallTable, read_call_table
 from ._tables import bits_from_array
 
 __all__ = [
+    "DEFAULT_NORMALIZATION",
+    "NORMALIZATIONS",
     "READERS",
     "CallBits",
     "CallTable",
@@ -65,6 +68,7 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "bits_from_array",
+    "normalize_answer",
     "parse_score_map",
     "read_bits",
     "read_call_table",

@@ -38,6 +38,7 @@ from .._errors import CertifyError, InputError
 from .._objective import V_INF, budget_json, parse_vote_budget, parse_vote_budgets
 from ._completions import Completion, complete
 from .._calls import CallBits
+from ..readers import read_bits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ._likelihood import CellCounts, likelihood_intervals
@@ -332,7 +333,9 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
 
     Parameters
     ----------
-    data : CallBits
+    data : CallBits, pandas.DataFrame, str or Path
+        The bits, or a table of them read by :func:`certify.readers.read_bits` (a DataFrame
+        or a file in wide or long form, with answers and a target or with bits; one group).
     votes : sequence
         Budgets: vote counts and :data:`certify.V_INF` (or any spelling of it, ``"inf"``).
     alpha : float
@@ -347,6 +350,8 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     simultaneous : bool
         ``"likelihood"`` only: calibrate so that every interval holds at once.
     """
+    if not isinstance(data, CallBits):
+        data = read_bits(data)
     votes = parse_votes(votes)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"alpha={alpha!r} must be in (0, 1)")

@@ -81,8 +81,9 @@ def test_options_for_the_wrong_kind_of_file_are_refused_in_one_line(tmp_path):
         (table, {"scorer": "s", "score_map": {"N": 0}},
          f"{table}: scorer= (--scorer), score_map= (--score-map) apply to inspect_ai logs (.eval, .json) only"),
         (lines, {"delimiter": ","}, f"{lines}: delimiter= (--delimiter) applies to delimited text tables (.csv, .tsv, .txt) only"),
-        (log, {"columns": {"id_col": "x"}}, f"{log}: column options (--id-col, --call-cols, --call-col, --correct-col, "
-                                            f"--group-cols, --ignore-cols) apply to tables (.csv, .tsv, .txt, .jsonl, .parquet) only"),
+        (log, {"columns": {"id_col": "x"}}, f"{log}: column options (--id-col, --call-cols, --answer-cols, --call-col, "
+                                            f"--correct-col, --answer-col, --target-col, --group-cols, --ignore-cols) "
+                                            f"apply to tables (.csv, .tsv, .txt, .jsonl, .parquet) only"),
     ]
     for path, kw, message in cases:
         with pytest.raises(DataError) as info:
