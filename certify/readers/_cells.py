@@ -63,6 +63,16 @@ _TRUE = {"1", "1.0", "true", "c"}
 _FALSE = {"0", "0.0", "false", "i"}
 
 
+#: Characters of a cell shown in a message: a message is one short line whatever the cell.
+SHOWN_CHARS = 60
+
+
+def _show(value) -> str:
+    """repr(value) for a message, cut to SHOWN_CHARS characters (with the length said)."""
+    text = repr(str(value) if isinstance(value, Decimal) else value)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS - 3]}... ({len(text)} characters)"
+
+
 def _where(source: str, row, column) -> str:
     return f"{source}: row {row}, column {column!r}"
 
@@ -81,7 +91,7 @@ def _bit(value, source: str, row, column, context=None):
     if isinstance(value, Decimal):  # a JSON number, as its decimal text reads (exactly)
         if value == 0 or value == 1:
             return float(value)
-        raise DataError(f"{_where(source, row, column)}: value {str(value)!r} is not binary (0/1, true/false)"
+        raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
                         f"{context(column) if context else ''}")
     if isinstance(value, (int, float)):
         v = float(value)
@@ -89,7 +99,7 @@ def _bit(value, source: str, row, column, context=None):
             return None
         if v in (0.0, 1.0):
             return v
-        raise DataError(f"{_where(source, row, column)}: value {value!r} is not binary (0/1, true/false)"
+        raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
                     f"{context(column) if context else ''}")
     text = str(value).strip()
     if text == "" or text.lower() in ("na", "nan", "null", "none"):
@@ -99,7 +109,7 @@ def _bit(value, source: str, row, column, context=None):
         return 1.0
     if low in _FALSE:
         return 0.0
-    raise DataError(f"{_where(source, row, column)}: value {value!r} is not binary (0/1, true/false)"
+    raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
                     f"{context(column) if context else ''}")
 
 
@@ -149,11 +159,10 @@ def _call_index(value, source, row, column, context) -> int:
     elif isinstance(value, str) and _INDEX_TEXT.fullmatch(value.strip()):
         c = int(value.strip().split(".")[0])
     if c is None or abs(c) > MAX_CALL_INDEX:
-        shown = str(value) if isinstance(value, Decimal) else value
         why = (" (beyond a 64-bit integer)" if c is not None else
                " (an integer is written in ASCII digits 0-9)" if isinstance(value, str) and any(
                    (ch.isdigit() and not "0" <= ch <= "9") or ch == "_" for ch in value) else "")
-        raise DataError(f"{_where(source, row, column)}: call index {shown!r} is not an integer{why}{context(column)}")
+        raise DataError(f"{_where(source, row, column)}: call index {_show(value)} is not an integer{why}{context(column)}")
     return c
 
 
@@ -169,7 +178,7 @@ def _answer_text(value, source, row, column) -> str | None:
         return None if math.isnan(value) else repr(value)
     if isinstance(value, (int, Decimal)):
         return str(value)
-    raise DataError(f"{_where(source, row, column)}: value {value!r} is not a text or a number")
+    raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not a text or a number")
 
 
 def _kind(value) -> str | None:
@@ -493,7 +502,7 @@ class Cells:
             e, p = int(ex[dup_at[j]]), int(pos[dup_at[j]])
             errors.append((int(dup_rows[j]), 6,
                            f"{source}: {self.row_label} {self.label(dup_rows[j])} duplicates {self.row_label} "
-                           f"{self.label(dup_of[j])}: (example, call) = ({self._id_of(e)!r}, "
+                           f"{self.label(dup_of[j])}: (example, call) = ({_show(self._id_of(e))}, "
                            f"{self.call_value[p]}) appears twice"))
         if target is not None:
             self._one_target(ex, rows, target[valid], errors)
@@ -559,7 +568,7 @@ class Cells:
             known = self._known(np.array([k], dtype=np.int64))[0]
             first = self.ex_first[self._index(k)] if known else rows[keys == k].min()
             self.duplicate = (int(rows[i]), f"{source}: {self.row_label} {self.label(rows[i])} duplicates "
-                              f"{self.row_label} {self.label(first)}: key {self.id_text[k & 0xFFFFFFFF]!r} appears twice")
+                              f"{self.row_label} {self.label(first)}: key {_show(self.id_text[k & 0xFFFFFFFF])} appears twice")
         ok = ~dup
         ex = self._examples(keys[ok], rows[ok])
         self.bit[ex, :width] = vals[ok]
@@ -609,10 +618,10 @@ class Cells:
             return
         i = int(np.argmin(np.where(wrong, rows, np.iinfo(np.int64).max)))
         a, t = block.columns[answer_column], block.columns[self.info.target]
-        shown = "no answer" if answer[i] == 1 else f"the answer {a.values[a.codes[i]]!r}"
+        shown = "no answer" if answer[i] == 1 else f"the answer {_show(a.values[a.codes[i]])}"
         errors.append((int(rows[i]), priority,
                        f"{_where(self.source, self.label(rows[i]), bit_column)}: the bit is {int(given[i])} but "
-                       f"{shown} {'equals' if computed[i] else 'does not equal'} the target {t.values[t.codes[i]]!r} "
+                       f"{shown} {'equals' if computed[i] else 'does not equal'} the target {_show(t.values[t.codes[i]])} "
                        f"(--answer-normalize {self.normalize}); a bit or correct column must agree with answer == target"))
 
     def _one_target(self, ex, rows, target, errors) -> None:
@@ -628,8 +637,8 @@ class Cells:
             i = int(np.argmin(np.where(clash, rows, np.iinfo(np.int64).max)))
             texts = self.keys.texts
             errors.append((int(rows[i]), 7,
-                           f"{self.source}: {self.row_label} {self.label(rows[i])}: example {self._id_of(int(ex[i]))!r} "
-                           f"has the target {texts[target[i] - 2]!r} here and {texts[expected[i] - 2]!r} in another "
+                           f"{self.source}: {self.row_label} {self.label(rows[i])}: example {_show(self._id_of(int(ex[i])))} "
+                           f"has the target {_show(texts[target[i] - 2])} here and {_show(texts[expected[i] - 2])} in another "
                            f"{self.row_label}; an example has one target"))
 
     def _id_of(self, example: int) -> str:
@@ -666,7 +675,7 @@ class Cells:
         if len(short):
             e = int(short[np.argmin(first[short])])
             raise DataError(f"{source}: {self.row_label} {self.label(first[e])}, example "
-                            f"{self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF]!r}: {int(k[e])} call(s) recorded; "
+                            f"{_show(self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF])}: {int(k[e])} call(s) recorded; "
                             f"at least 2 are needed")
         # recorded calls first, in call-index order; NaN after an example's K_i calls. The
         # calls are put in place in the 1-byte bits, so that the float output is the only

@@ -313,7 +313,7 @@ class CsvTable:
     def _arrow_error(self, exc, row: int) -> DataError:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if "straddl" in text:  # a row (quoted fields spanning lines) longer than a block
-            return DataError(f"{self.path}: a row from row {row} on is longer than the limit of {MAX_LINE_BYTES:,} bytes "
+            return DataError(f"{self.path}: a row from row {max(row, 1)} on is longer than the limit of {MAX_LINE_BYTES:,} bytes "
                              f"(MAX_LINE_BYTES)")
         if "UTF8" in text or "utf8" in text.lower():
             return DataError(f"{self.path}: not UTF-8 text (in the rows from row {row} on); save the file as UTF-8 CSV")

@@ -42,29 +42,41 @@ MAX_LINE_BYTES = 16 * 2**20
 MAX_DEPTH = 64
 #: Lines per block handed to the accumulator.
 BLOCK_LINES = 1 << 16
+#: Bytes read at once; lines are split from them in C.
+_CHUNK_BYTES = 1 << 20
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every line, read within the limits (module docstring)."""
+    """(line number, text) of every line, read within the limits (module docstring), a chunk of bytes at a time."""
     with open(path, "rb") as fh:
-        line_no = 0
+        line_no, rest = 0, b""
         while True:
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                return
-            line_no += 1
-            if b"\x00" in raw:
-                raise DataError(f"{path}: line {line_no}: not UTF-8 text (a NUL byte: a binary file?)")
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                raise DataError(f"{path}: line {line_no} is longer than the limit of {MAX_LINE_BYTES:,} bytes "
+            chunk = fh.read(_CHUNK_BYTES)
+            nul = chunk.find(b"\x00")
+            if nul >= 0:
+                where = line_no + 1 + rest.count(b"\n") + chunk.count(b"\n", 0, nul)
+                raise DataError(f"{path}: line {where}: not UTF-8 text (a NUL byte: a binary file?)")
+            data = rest + chunk if rest else chunk
+            if chunk:
+                parts = data.split(b"\n")
+                rest = parts.pop()  # the line that goes on in the next chunk
+            else:
+                parts, rest = ([data] if data else []), b""
+            if len(rest) > MAX_LINE_BYTES or any(len(raw) > MAX_LINE_BYTES for raw in parts):
+                over = next((i for i, raw in enumerate(parts) if len(raw) > MAX_LINE_BYTES), len(parts))
+                raise DataError(f"{path}: line {line_no + 1 + over} is longer than the limit of {MAX_LINE_BYTES:,} bytes "
                                 f"(MAX_LINE_BYTES)")
-            if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                yield line_no, raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(f"{path}: line {line_no}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the "
-                                f"file as UTF-8") from None
+            for raw in parts:
+                line_no += 1
+                if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                try:
+                    yield line_no, raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DataError(f"{path}: line {line_no}: not UTF-8 text (byte {exc.start}: {exc.reason}); save "
+                                    f"the file as UTF-8") from None
+            if not chunk:
+                return
 
 
 def jsonl_objects(path: Path, what: str = "a JSON object per line", exact_numbers: bool = False):
@@ -105,9 +117,9 @@ def _blocks(path: Path) -> Iterator[tuple[list[dict], list[int]]]:
 
 
 def _keys(records: list[dict], columns: dict) -> None:
-    for rec in records:
-        for k in rec:
-            columns.setdefault(k, None)
+    """Add the keys of ``records`` to ``columns`` in order of first sight (records mostly share one key order)."""
+    for keys in dict.fromkeys(map(tuple, records)):
+        columns.update(dict.fromkeys(keys))
 
 
 def read_jsonl(path: Path, cmap: ColumnMap,
@@ -123,7 +135,7 @@ def read_jsonl(path: Path, cmap: ColumnMap,
     def blocks(names, known=frozenset(columns)):
         yield records_block(first[0], names, first[1])
         for records, lines in stream:
-            if any(k not in known for rec in records for k in rec):
+            if any(not known.issuperset(keys) for keys in dict.fromkeys(map(tuple, records))):
                 raise _NewColumn
             yield records_block(records, names, lines)
 

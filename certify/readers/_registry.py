@@ -169,15 +169,15 @@ def _refuse_options(path: Path, reader: Reader | None, options: ReadOptions) -> 
     """A DataError for keywords given for a kind of file they do not apply to (module docstring)."""
     wrong = options.given() - (reader.options if reader is not None else frozenset())
     if wrong & {"answer_regex", "ignore_case"}:
-        raise DataError(f"{path}: answer_regex= (--answer-regex) and ignore_case= (--answer-ignore-case) apply to "
+        raise DataError(f"{path}: --answer-regex (answer_regex=) and --answer-ignore-case (ignore_case=) apply to "
                         f"lm-eval samples files only (.jsonl lines with doc_id, doc, target, resps)")
-    given = [f"{name}= ({flag})" for name, flag in (("scorer", "--scorer"), ("allow_incomplete", "--allow-incomplete"),
+    given = [f"{flag} ({name}=)" for name, flag in (("scorer", "--scorer"), ("allow_incomplete", "--allow-incomplete"),
                                                    ("score_map", "--score-map")) if name in wrong]
     if given:
         raise DataError(f"{path}: {', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} to inspect_ai logs "
                         f"(.eval, .json) only")
     if "delimiter" in wrong:
-        raise DataError(f"{path}: delimiter= (--delimiter) applies to delimited text tables (.csv, .tsv, .txt) only")
+        raise DataError(f"{path}: --delimiter (delimiter=) applies to delimited text tables (.csv, .tsv, .txt) only")
     # a file no reader handles is reported as of an unknown type instead: the column options may
     # be right for it once it is saved as a table
     if "columns" in wrong and reader is not None:

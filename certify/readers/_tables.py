@@ -10,6 +10,7 @@ of the result join the :class:`ReadInfo`. Records already in memory take the sam
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -55,9 +56,16 @@ def read_table(columns: Iterable[str], cmap: ColumnMap, source: str, row_label: 
 
 
 def records_block(records: list[dict], columns, rows=None) -> Block:
-    """A Block of JSON-like records (``rows``: their row numbers, default 1, 2, ...)."""
+    """A Block of JSON-like records (``rows``: their row numbers, default 1, 2, ...); a missing key is an empty cell."""
     rows = np.arange(1, len(records) + 1, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-    return Block(rows, {c: encode_values([rec.get(c) for rec in records]) for c in columns})
+    columns = list(columns)
+    try:  # every record has every column (the usual table): the cells are picked out in C
+        picked = list(zip(*map(operator.itemgetter(*columns), records))) if len(columns) > 1 else None
+    except KeyError:
+        picked = None
+    if picked is None:
+        picked = [[rec.get(c) for rec in records] for c in columns]
+    return Block(rows, {c: encode_values(list(cells)) for c, cells in zip(columns, picked)})
 
 
 def read_long(records: list[dict], id_col: str, call_col: str, bit_col: str, gcols, source: str, row_label: str,

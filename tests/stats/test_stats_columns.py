@@ -175,8 +175,8 @@ def test_column_rule_errors(tmp_path, header, columns, match):
 
 def test_options_for_the_wrong_kind_of_file(tmp_path):
     path = _long_csv(tmp_path / "a.csv")
-    _raises(r"score_map= \(--score-map\) applies to inspect_ai logs \(.eval, .json\) only", path, score_map={"N": 0})
-    _raises(r"allow_incomplete= \(--allow-incomplete\), scorer= \(--scorer\)|scorer= \(--scorer\), allow_incomplete=", path,
+    _raises(r"--score-map \(score_map=\) applies to inspect_ai logs \(.eval, .json\) only", path, score_map={"N": 0})
+    _raises(r"--scorer \(scorer=\), --allow-incomplete \(allow_incomplete=\)|--allow-incomplete \(allow_incomplete=\), --scorer", path,
             scorer="x", allow_incomplete=True)
     write_eval_json(tmp_path / "log.json", [eval_sample("a", 1, "C"), eval_sample("a", 2, "I")])
     _raises(r"column options .* apply to tables", tmp_path / "log.json", columns={"id_col": "x"})

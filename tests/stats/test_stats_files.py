@@ -164,7 +164,7 @@ def test_bad_delimiter_and_wrong_file_type(tmp_path, capsys):
     jl = tmp_path / "d.jsonl"
     jl.write_text('{"id": "a", "b0": 1, "b1": 0}\n')
     assert cli_error(capsys, jl, "--delimiter", ";") == (
-        f"{jl}: delimiter= (--delimiter) applies to delimited text tables (.csv, .tsv, .txt) only")
+        f"{jl}: --delimiter (delimiter=) applies to delimited text tables (.csv, .tsv, .txt) only")
 
 
 # ---- files that are not tables ----------------------------------------------------------------
