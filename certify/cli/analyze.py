@@ -35,7 +35,8 @@ def register(sub) -> None:
             "1-alpha intervals of vote accuracy from every recorded call (likelihood ratio over the latent law), "
             "two-call estimates, sharp intervals at the estimate, projected 1-alpha intervals (paper Section 4.4), "
             "MaxEnt and LDGP completions, empirical vote accuracies and a verdict on improvement over one call. FILE is "
-            "CSV/TSV, JSONL or Parquet (wide: one column per call; long: example_id, call, correct), an inspect_ai "
+            "CSV/TSV, JSONL or Parquet (wide: one column per call; long: example_id, call, correct; or each call's "
+            "answer with a target column: answer1..answerK, target or example_id, call, answer, target), an inspect_ai "
             "log (.eval or .json; epochs are calls) or a certify run store (.sqlite)."
         ),
     )
