@@ -54,6 +54,14 @@ class ReadInfo:
         For logs read with ``allow_incomplete``: samples without a usable score.
     notes : tuple of str
         Anything else the user should know (skipped samples, mapped score values).
+    answers : tuple of str
+        The columns (fields) holding each call's answer: wide form, one per call in call
+        order; long form, logs and stores, the one answer column. Empty without answers.
+    target : str or None
+        The column holding each example's correct answer, when correctness is computed
+        from answers (answer == target after normalization).
+        (:meth:`to_dict` does not list ``answers`` and ``target``: its JSON form is fixed by the
+        ``analyze`` schema; its ``text`` names them.)
     """
 
     form: str
@@ -68,6 +76,8 @@ class ReadInfo:
     status: str | None = None
     skipped: int = 0
     notes: tuple[str, ...] = ()
+    answers: tuple[str, ...] = ()
+    target: str | None = None
 
     def describe(self) -> str:
         """One line: ``id = doc_id; call = repeat; correct = exact_match (long form)``."""
@@ -78,6 +88,10 @@ class ReadInfo:
             parts.append(f"call = {self.call}")
         if self.correct is not None:
             parts.append(f"correct = {self.correct}")
+        if self.answers:
+            parts.append(f"answer{'s' if len(self.answers) > 1 else ''} = {abbreviate(self.answers)}")
+        if self.target is not None:
+            parts.append(f"target = {self.target}")
         if self.groups:
             parts.append(f"groups = {', '.join(self.groups)}")
         if self.metadata:

@@ -460,4 +460,50 @@ _add(says="required")
 _add("frobnicate", says="invalid choice")
 _add("--version", code=0, check=lambda out: out.startswith("certify "))
 
+# analyze: hostile tables and answers (certify/readers: _csv, _jsonl, _cells, _columns)
+# Generators: one bad byte or line in a valid file (a NUL byte deep inside, a line past
+# MAX_LINE_BYTES, a JSON line with a repeated key, NaN, a 5000-digit integer or deep
+# nesting), misreads of the call index and of ids, and answer tables that break one rule.
+# Sparse files of gigabytes, FIFOs, devices and link loops are made in tests/stats/test_readers_limits.py.
+_GOOD_ROWS = b"".join(f"e{i},{i % 2},1\n".encode() for i in range(30))
+FILES.update({
+    "nul_deep.csv": b"example_id,b0,b1\n" + _GOOD_ROWS * 1000 + b"e\x00x,1,0\n",
+    "long_line.csv": b"example_id,b0,b1\n" + _GOOD_ROWS + b"e99,1," + b"0" * (600 * 1024) + b"\n",
+    "header_no_newline.csv": b"example_id,b0,b1",
+    "repeated_key.jsonl": b'{"example_id": "a", "b0": 1, "b1": 0}\n{"example_id": "b", "b0": 1, "b0": 0, "b1": 1}\n',
+    "nan_bit.jsonl": b'{"example_id": "a", "b0": NaN, "b1": 0}\n',
+    "long_int.jsonl": b'{"example_id": "a", "b0": ' + b"1" * 5000 + b', "b1": 0}\n',
+    "deep_line.jsonl": b'{"example_id": "a", "b0": 1, "b1": 0, "x": ' + b"[" * 5000 + b"]" * 5000 + b"}\n",
+    "rounds_to_one.jsonl": b'{"example_id": "a", "b0": 0.99999999999999999, "b1": 0}\n',
+    "call_underscore.csv": b"example_id,call,correct\na,0,1\na,1_0,1\n",
+    "call_arabic.csv": "example_id,call,correct\na,0,1\na,\u0661,1\n".encode(),
+    "spaced_ids.csv": b"example_id,b0,b1\ne1,1,0\n e1,0,1\n",
+    "answers_no_target.csv": b"example_id,call,answer,correct\na,0,x,1\na,1,y,0\n",
+    "answers_mixed_target.jsonl": b'{"example_id": "a", "answer1": "5", "answer2": "5", "target": 5}\n'
+                                  b'{"example_id": "b", "answer1": "x", "answer2": "y", "target": "x"}\n',
+    "answers_disagree.csv": b"example_id,call,answer,target,correct\na,0,x,x,1\na,1,y,x,1\n",
+    "answer_unpaired.csv": b"example_id,b1,b2,answer1,answer2,answer3,target\na,1,0,x,y,z,x\n",
+    "answers_wide.csv": b"example_id,answer1,answer2,answer3,target\n" + b"".join(
+        f"q{i},{'A' if i % 3 else 'B'},{'A' if i % 2 else 'C'}, A ,A\n".encode() for i in range(30)),
+    "call_gap.csv": b"example_id,call1,call2,call4\n" + _GOOD_ROWS.replace(b",1\n", b",1,0\n"),
+})
+# the lm-eval samples reader tests the first line of every .jsonl first (certify/readers/_lmeval.py)
+_LMEVAL_SNIFF = "the lm-eval sniffer parses the first line with json.loads, without the limits"
+for name, says in {"nul_deep.csv": "NUL byte", "long_line.csv": "is longer than the limit",
+                   "header_no_newline.csv": "no data rows", "repeated_key.jsonl": "appears twice in one object",
+                   "nan_bit.jsonl": "NaN is not a JSON number", "long_int.jsonl": "4300 digits",
+                   "deep_line.jsonl": "deeper than the limit", "rounds_to_one.jsonl": "not binary",
+                   "call_underscore.csv": "not an integer", "call_arabic.csv": "ASCII digits",
+                   "spaced_ids.csv": "appears twice", "answers_no_target.csv": "without a target column",
+                   "answers_mixed_target.jsonl": "mixes numbers", "answers_disagree.csv": "must agree with answer == target",
+                   "answer_unpaired.csv": "no matching call column"}.items():
+    _add("analyze", f"{{dir}}/{name}", says=says, id=f"analyze {name}",
+         xfail=_LMEVAL_SNIFF if name in ("long_int.jsonl", "deep_line.jsonl") else None)
+_add("analyze", "{dir}/calls.csv", "--answer-normalize", "lower", says="invalid choice", id="analyze --answer-normalize lower")
+_add("analyze", "{dir}/answers_wide.csv", "--votes", "3", code=0,
+     check=lambda out: out.startswith("columns: id = example_id; answers = answer1, answer2, answer3; target = target")
+     and "30 examples x 3 calls" in out, id="analyze wide answers")
+_add("analyze", "{dir}/call_gap.csv", "--votes", "3", code=0, check=lambda out: "skip the number 3" in out,
+     id="analyze wide call columns with a gap")
+
 CASES: tuple[Case, ...] = tuple(_cases)

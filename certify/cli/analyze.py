@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .._errors import InputError
 from .._numbers import percentage_points, pp_interval
-from ..readers import ColumnMap, parse_score_map, read_groups
+from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
 from ..stats import (METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, compare_policies, parse_aggregate,
                      verdict_budgets, votes_label)
 from .._json import schema_id
@@ -36,7 +36,8 @@ def register(sub) -> None:
             "1-alpha intervals of vote accuracy from every recorded call (likelihood ratio over the latent law), "
             "two-call estimates, sharp intervals at the estimate, projected 1-alpha intervals (paper Section 4.4), "
             "MaxEnt and LDGP completions, empirical vote accuracies and a verdict on improvement over one call. FILE is "
-            "CSV/TSV, JSONL or Parquet (wide: one column per call; long: example_id, call, correct), an inspect_ai "
+            "CSV/TSV, JSONL or Parquet (wide: one column per call; long: example_id, call, correct; or each call's "
+            "answer with a target column: answer1..answerK, target or example_id, call, answer, target), an inspect_ai "
             "log (.eval or .json; epochs are calls) or a certify run store (.sqlite)."
         ),
     )
@@ -59,13 +60,21 @@ def register(sub) -> None:
                                 "cover (see certify.readers); every other column must be documented or ignored")
     cols.add_argument("--id-col", metavar="COL", help="the example id column")
     cols.add_argument("--call-cols", nargs="+", metavar="COL", help="wide form: the call columns, in call order")
+    cols.add_argument("--answer-cols", nargs="+", metavar="COL",
+                      help="wide form: the answer columns, one per call, in call order (with --target-col or a target column)")
     cols.add_argument("--call-col", metavar="COL", help="long form: the call-index column")
     cols.add_argument("--correct-col", metavar="COL", help="long form: the correct (0/1) column")
+    cols.add_argument("--answer-col", metavar="COL", help="long form: the answer column (with --target-col or a target column)")
+    cols.add_argument("--target-col", metavar="COL",
+                      help="the column of each example's correct answer; a call is correct when its answer equals it")
     cols.add_argument("--group-cols", nargs="*", metavar="COL", help="columns whose values split the file into groups (none: no groups)")
     cols.add_argument("--ignore-cols", nargs="+", action="extend", metavar="COL", help="columns to drop before reading")
     cols.add_argument("--delimiter", metavar="SEP",
                       help="CSV/TSV/TXT: the field separator, ',' or ';' or tab (also written \\t); default: tab for "
                            ".tsv, else the one of the three found in the header line")
+    p.add_argument("--answer-normalize", choices=NORMALIZATIONS, default=DEFAULT_NORMALIZATION,
+                   help="how answers are compared with the target and with each other: exact, strip (default: surrounding "
+                        "white space removed), casefold (also case and runs of white space), number (also numbers by value)")
     p.add_argument("--baseline", metavar="GROUP", help="also compare every other group with GROUP, example by example")
     p.add_argument("--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance (default floor)")
     p.add_argument("--method", choices=METHODS, default="likelihood",
@@ -89,10 +98,12 @@ def run(args: argparse.Namespace) -> int:
     args.alpha = parse_alpha(args.alpha)  # validated once, here: plain decimal or p/q in [1e-12, 1)
     votes = parse_vote_budgets(args.votes)
     columns = ColumnMap(id_col=args.id_col, call_cols=args.call_cols, call_col=args.call_col, correct_col=args.correct_col,
-                        group_cols=args.group_cols, ignore_cols=args.ignore_cols)
+                        group_cols=args.group_cols, ignore_cols=args.ignore_cols, answer_cols=args.answer_cols,
+                        answer_col=args.answer_col, target_col=args.target_col)
     groups = read_groups(args.file, scorer=args.scorer, allow_incomplete=args.allow_incomplete,
                          score_map=parse_score_map(args.score_map), columns=columns, delimiter=args.delimiter,
-                         answer_regex=args.answer_regex, ignore_case=args.answer_ignore_case, open_store=open_run_store)
+                         answer_regex=args.answer_regex, ignore_case=args.answer_ignore_case, open_store=open_run_store,
+                         answer_normalize=args.answer_normalize)
     read_info = next(iter(groups.values())).read_info  # how the file was read: the same for every group
     if args.group is not None:
         if args.group not in groups:

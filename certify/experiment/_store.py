@@ -361,15 +361,25 @@ class RunStore:
         return self._db.execute(sql, params).fetchall()
 
     def call_rows(self) -> list[tuple]:
-        """Every recorded call as ``(dataset, policy, example_id, repeat, correct)``.
+        """Every recorded call as ``(dataset, policy, example_id, repeat, correct, answer)``.
 
         Ordered by dataset, policy, the example's position in the draw and repeat: the
         :class:`certify.readers.CallTable` through which the readers read a store
-        (:func:`certify.readers.read_call_table`).
+        (:func:`certify.readers.read_call_table`); ``answer`` is the parsed answer (``None``
+        for an output without one). A call whose example is not in the store's examples
+        table has no place in the draw: the store is refused rather than read without it.
         """
         try:
+            ((calls, examples, first),) = self.query(
+                """SELECT COUNT(*), COUNT(DISTINCT c.dataset || '/' || c.example_id), MIN(c.dataset || '/' || c.example_id)
+                   FROM calls c LEFT JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
+                   WHERE e.example_id IS NULL"""
+            )
+            if calls:
+                raise self._unusable(f"{calls} recorded call(s) of {examples} example(s) missing from its examples table, "
+                                     f"the first {first}")
             return self.query(
-                """SELECT c.dataset, c.policy, c.example_id, c.repeat, c.correct
+                """SELECT c.dataset, c.policy, c.example_id, c.repeat, c.correct, c.answer
                    FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
                    ORDER BY c.dataset, c.policy, e.position, c.repeat"""
             )

@@ -26,7 +26,16 @@ suffix and, where a suffix is shared, by its content:
 * the project's run store (``.sqlite``, ``.sqlite3``, ``.db``; ``certify/experiment/README.md``):
   :mod:`~certify.readers._store`, through the :class:`CallTable` protocol and an
   ``open_store=`` the caller passes (:class:`certify.experiment.RunStore`), so that the
-  readers never import the experiment; :func:`read_call_table` reads any CallTable.
+  readers never import the experiment; :func:`read_call_table` reads any CallTable;
+* a pandas DataFrame, passed instead of a path: :mod:`~certify.readers._frame`, read as a
+  table file (``certify.analyze(df)`` reads one this way).
+
+**Answers.** Where a source records each call's answer (table columns ``answer`` /
+``answer1..K`` with a ``target``, the run store's parsed answers, logs), the answers become
+:attr:`CallBits.answers` codes after one normalization (:func:`normalize_answer`,
+:data:`NORMALIZATIONS`, ``answer_normalize=`` / ``--answer-normalize``); in tables a call
+is correct when its answer equals the target (:mod:`~certify.readers._columns`,
+:mod:`~certify.readers._cells`).
 
 **How a table becomes CallBits.** The header's columns get their roles, by name or by an
 explicit :class:`ColumnMap` (:mod:`~certify.readers._columns`: wide or long form, ids,
@@ -41,14 +50,19 @@ run stores hand their records (one per call) to the same accumulator, and
 **Errors** (:class:`DataError`, an :class:`~certify.InputError`) are one line naming
 the file, the row (1-based data row, header excluded, a blank line counts; JSONL: line),
 the column and the rule: non-binary and missing values, examples with fewer than two
-calls, empty files, duplicated (example, call) keys, columns without a role, a
-directory, a file that is not UTF-8 text, more than ``MAX_CALL_INDICES`` distinct
-call indices (:mod:`~certify.readers._cells`), a keyword that does not apply to the
-file's kind (:mod:`~certify.readers._registry`). A value error in a call or correct
-column also says which columns were read as what and how to map them.
+calls, empty files, duplicated (example, call) keys, columns without a role, answers
+without a target, a target column of mixed kinds, a bit that disagrees with answer ==
+target, a path that is not a regular file (a directory, a FIFO, a device, a link loop),
+a file that is not UTF-8 text, a line or value beyond the reading limits
+(:mod:`~certify.readers._csv`, :mod:`~certify.readers._jsonl`), call indices that would
+need a table far larger than the file (:mod:`~certify.readers._cells`), a keyword that
+does not apply to the file's kind (:mod:`~certify.readers._registry`). A value error in
+a call or correct column also says which columns were read as what and how to map them.
+Messages name CLI flags first and the Python keyword in brackets (``--group (group=)``).
 """
 
 from .._calls import CallBits, DataError, ReadInfo
+from ._answers import DEFAULT_NORMALIZATION, NORMALIZATIONS, normalize_answer
 from ._columns import ColumnMap
 from ._inspect import parse_score_map
 from ._registry import READERS, Reader, ReadOptions, read_bits, read_groups, reader_for
@@ -56,6 +70,8 @@ from ._store import CallTable, read_call_table
 from ._tables import bits_from_array
 
 __all__ = [
+    "DEFAULT_NORMALIZATION",
+    "NORMALIZATIONS",
     "READERS",
     "CallBits",
     "CallTable",
@@ -65,6 +81,7 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "bits_from_array",
+    "normalize_answer",
     "parse_score_map",
     "read_bits",
     "read_call_table",

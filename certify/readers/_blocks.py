@@ -11,6 +11,7 @@ cells) and from pyarrow arrays (Parquet, and CSV parsed by pyarrow).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
@@ -56,7 +57,10 @@ class Block:
 
 
 def _hashable(value):
-    """A dict key that tells values apart exactly as they are (``1``, ``1.0`` and ``True`` differ)."""
+    """A dict key that tells values apart exactly as they are (``1``, ``1.0`` and ``True`` differ; so do the
+    JSON numbers ``1.0`` and ``1.00``, read as equal Decimals, whose texts an answer keeps)."""
+    if isinstance(value, Decimal):
+        return (Decimal, str(value))
     try:
         hash(value)
     except TypeError:
@@ -64,8 +68,21 @@ def _hashable(value):
     return (type(value), value)
 
 
+#: Value types that a dict tells apart exactly as they are (with None): a column of one of
+#: them is encoded in C, without a key per value (``1``, ``1.0`` and ``True``, which a dict
+#: takes for one key, are never in one such column).
+_PLAIN = (frozenset({str, type(None)}), frozenset({int, type(None)}), frozenset({float, type(None)}),
+          frozenset({bool, type(None)}))
+
+
 def encode_values(values: list) -> Encoded:
     """:class:`Encoded` of a list of Python values (JSON records, padded CSV rows)."""
+    types = set(map(type, values))
+    if any(types <= plain for plain in _PLAIN):
+        distinct = list(dict.fromkeys(values))
+        index = dict(zip(distinct, range(len(distinct))))
+        codes = np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
+        return Encoded(distinct, codes, types == {str})
     index: dict = {}
     distinct: list = []
     codes = np.empty(len(values), dtype=np.intp)

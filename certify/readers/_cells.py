@@ -1,6 +1,22 @@
 """The streaming accumulator of bits: the one path from a table's rows to :class:`CallBits`.
 
-Bits are 0/1, ``true``/``false``, ``0.0``/``1.0`` or inspect's ``C``/``I`` (any case).
+Bits are 0/1, ``true``/``false``, ``0.0``/``1.0`` or inspect's ``C``/``I`` (any case); a
+JSON number is a bit only when the number its decimal text denotes is exactly 0 or 1
+(``0.99999999999999999`` is not a bit, although it rounds to the float 1.0). Example ids
+are read with surrounding white space removed, as headers and bits are (`` e1`` is
+``e1``). Call indices are integers written in ASCII digits (an optional sign, an
+optional ``.0``): ``1_0`` and ``١`` (Arabic-Indic one), which Python's own number
+parsing reads as 10 and 1, are refused.
+
+**Answers.** When the columns include answers (:mod:`certify.readers._columns`), each
+distinct answer of a block is normalized once (:func:`~certify.readers._answers.normalize_answer`)
+and its key interned to an id kept per (example, call), 4 bytes a cell; the per-example
+answer codes of :attr:`CallBits.answers` are made once at the end
+(:func:`~certify.readers._answers.answer_codes`). With a target column a call is correct
+when its answer's key equals the target's key (a bit or correct column, if present, must
+agree); without one (logs, run stores) the bits decide and the answers group the wrong
+calls. A target column holds one kind of value (texts, numbers or booleans), and an
+example has one target.
 
 **Ragged call counts.** Each example keeps all its recorded calls in call-index
 order (K_i of them); a wide row may end early (missing or empty trailing cells), a long
@@ -19,24 +35,42 @@ call; an empty cell before a recorded call is a missing value (error).
 :class:`Cells`: blocks of rows, each distinct cell value converted once, bits placed
 with numpy into an (examples x calls) array. A CSV is never held whole in memory: the
 memory grows with the number of examples, not rows (``benchmarks/bench_large_csv.py``).
+A long table's (examples x distinct call indices) array is refused when it would exceed
+:data:`MAX_CELLS_PER_ROW` cells per row read (once past :data:`DENSE_CELLS`): a call
+column that does not number each example's calls (a timestamp, a global row counter)
+would otherwise cost memory quadratic in the file, while every file whose examples
+share their call numbers (0, 1, 2, ...) is read whatever their count.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
+from decimal import Decimal
 from itertools import repeat
 
 import numpy as np
 
 from .._calls import CallBits, DataError, ReadInfo, abbreviate
+from ._answers import DEFAULT_NORMALIZATION, answer_codes, normalize_answer
 from ._columns import role_columns
 from ._memory import SortedIndex, TextCodes, trim_heap
 
-__all__ = ["MAX_CALL_INDICES", "MAX_ROWS", "Cells"]
+__all__ = ["DENSE_CELLS", "MAX_CALL_INDEX", "MAX_CELLS_PER_ROW", "MAX_ROWS", "Cells"]
 
 _TRUE = {"1", "1.0", "true", "c"}
 _FALSE = {"0", "0.0", "false", "i"}
+
+
+#: Characters of a cell shown in a message: a message is one short line whatever the cell.
+SHOWN_CHARS = 60
+
+
+def _show(value) -> str:
+    """repr(value) for a message, cut to SHOWN_CHARS characters (with the length said)."""
+    text = repr(str(value) if isinstance(value, Decimal) else value)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS - 3]}... ({len(text)} characters)"
 
 
 def _where(source: str, row, column) -> str:
@@ -54,13 +88,18 @@ def _bit(value, source: str, row, column, context=None):
         return float(value)
     if isinstance(value, np.generic):
         value = value.item()  # report 0.5, not np.float64(0.5)
+    if isinstance(value, Decimal):  # a JSON number, as its decimal text reads (exactly)
+        if value == 0 or value == 1:
+            return float(value)
+        raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
+                        f"{context(column) if context else ''}")
     if isinstance(value, (int, float)):
         v = float(value)
         if math.isnan(v):
             return None
         if v in (0.0, 1.0):
             return v
-        raise DataError(f"{_where(source, row, column)}: value {value!r} is not binary (0/1, true/false)"
+        raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
                     f"{context(column) if context else ''}")
     text = str(value).strip()
     if text == "" or text.lower() in ("na", "nan", "null", "none"):
@@ -70,14 +109,21 @@ def _bit(value, source: str, row, column, context=None):
         return 1.0
     if low in _FALSE:
         return 0.0
-    raise DataError(f"{_where(source, row, column)}: value {value!r} is not binary (0/1, true/false)"
+    raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
                     f"{context(column) if context else ''}")
 
 
-#: At most this many distinct call indices in a long table: the bits are kept as an
-#: (examples x call indices) array while the file streams, so an index that is not a
-#: call number (a timestamp, a global row counter) is refused instead of exhausting memory.
-MAX_CALL_INDICES = 4096
+#: A long table's (examples x distinct call indices) array of any shape up to this many
+#: cells is accepted: 2^24 cells cost at most 150 MB while reading (1-byte bit, 4-byte row,
+#: 4-byte answer id) and 134 MB of float output.
+DENSE_CELLS = 1 << 24
+#: Past DENSE_CELLS, a long table may keep at most this many (example, call index) cells
+#: per row read: a table whose examples share their call numbers fills them all (one row
+#: per cell, or a few empty for ragged examples); a call column that is not a call number
+#: fills one cell per example and index, and its array would grow with the square of the file.
+MAX_CELLS_PER_ROW = 16
+#: Largest call index (in absolute value): a 64-bit integer.
+MAX_CALL_INDEX = 2**63 - 1
 #: Row numbers are kept as 32-bit unsigned integers (half the memory of 64-bit ones).
 MAX_ROWS = 2**32 - 1
 #: Tables of at least this many (example, call) cells (or rows read) give freed heap memory
@@ -93,19 +139,71 @@ def _is_blank(value) -> bool:
 def _id_text(value, source, row, column) -> str:
     if value is None or str(value).strip() == "" or (isinstance(value, float) and math.isnan(value)):
         raise DataError(f"{_where(source, row, column)}: missing example id")
-    return str(value)
+    return str(value).strip()
+
+
+# ASCII digits only: float() would read "1_0" as 10 and "١" as 1; at most 19 digits (int64)
+_INDEX_TEXT = re.compile(r"[+-]?[0-9]{1,19}(?:\.0*)?", re.ASCII)
 
 
 def _call_index(value, source, row, column, context) -> int:
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        c = float(value)
-        if not c.is_integer():
-            raise ValueError
-        return int(c)
-    except (TypeError, ValueError, OverflowError):
-        raise DataError(f"{_where(source, row, column)}: call index {value!r} is not an integer{context(column)}") from None
+    if isinstance(value, np.generic):
+        value = value.item()
+    c = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        c = value
+    elif isinstance(value, float) and value.is_integer():
+        c = int(value)
+    elif isinstance(value, Decimal) and value.is_finite() and abs(value) <= MAX_CALL_INDEX and value == int(value):
+        c = int(value)  # a JSON number: 2 and 2.0 are call 2, as in a CSV
+    elif isinstance(value, str) and _INDEX_TEXT.fullmatch(value.strip()):
+        c = int(value.strip().split(".")[0])
+    if c is None or abs(c) > MAX_CALL_INDEX:
+        why = (" (beyond a 64-bit integer)" if c is not None else
+               " (an integer is written in ASCII digits 0-9)" if isinstance(value, str) and any(
+                   (ch.isdigit() and not "0" <= ch <= "9") or ch == "_" for ch in value) else "")
+        raise DataError(f"{_where(source, row, column)}: call index {_show(value)} is not an integer{why}{context(column)}")
+    return c
+
+
+def _answer_text(value, source, row, column) -> str | None:
+    """The text of an answer or target cell (``None``: empty); numbers as written, booleans as JSON writes them."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return None if math.isnan(value) else repr(value)
+    if isinstance(value, (int, Decimal)):
+        return str(value)
+    raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not a text or a number")
+
+
+def _kind(value) -> str | None:
+    """What a target value is, for the one-kind rule: ``text``, ``number``, ``boolean`` (None: empty)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, bool):
+        return "boolean"
+    return "number" if isinstance(value, (int, float, Decimal)) else "text"
+
+
+def _intern(table: TextCodes, texts: list) -> np.ndarray:
+    """Codes of texts in ``table`` (new ones numbered in order of first sight); ``None`` gets -1."""
+    codes = table.codes(texts)
+    missing = np.flatnonzero(codes < 0)
+    if len(missing):
+        texts = list(map(texts.__getitem__, missing.tolist()))
+        new = list(dict.fromkeys(t for t in texts if t is not None))
+        start = len(table.texts)
+        table.add(new)
+        local = dict(zip(new, range(start, start + len(new))))
+        codes[missing] = np.fromiter(map(local.get, texts, repeat(-1)), dtype=np.int64, count=len(texts))
+    return codes
 
 
 class Cells:
@@ -133,12 +231,19 @@ class Cells:
         ``context(column)``: the tail of a value error (how the columns were read).
     labels : sequence, optional
         ``labels[r - 1]`` names row r in messages (default: r itself).
+    normalize : str
+        How answers are compared (:data:`~certify.readers._answers.NORMALIZATIONS`).
     """
 
-    def __init__(self, source: str, row_label: str, info: ReadInfo, context=None, labels=None):
+    def __init__(self, source: str, row_label: str, info: ReadInfo, context=None, labels=None,
+                 normalize: str = DEFAULT_NORMALIZATION):
         self.source, self.row_label, self.info = source, row_label, info
         self.context = context or (lambda column: "")
         self.labels = labels
+        self.normalize = normalize
+        # answers: normalized keys interned to ids; per cell 0 no call, 1 no answer, 2 + id an answer
+        self.keys = TextCodes()
+        self.target_kinds: dict[str, int] = {}  # kind of target value -> first row with it
         self.ids = TextCodes()  # example id text -> id code
         self.id_text: list[str] = self.ids.texts  # id code -> text
         self.group_code: dict[tuple, int] = {}
@@ -147,12 +252,16 @@ class Cells:
         self.ex_key = np.zeros(0, dtype=np.int64)
         self.ex_first = np.zeros(0, dtype=np.int64)
         # call index -> column of the arrays below; wide form: the call columns in order
-        self.call_value: list[int] = list(range(len(info.calls))) if info.form == "wide" else []
+        width = len(info.calls or info.answers) if info.form == "wide" else 0
+        self.call_value: list[int] = list(range(width))
         self.call_pos: dict[int, int] = {v: v for v in self.call_value}
-        self.bit = np.zeros((0, len(self.call_value)), dtype=np.int8)
-        self.row = np.zeros((0, len(self.call_value)), dtype=np.uint32)  # 0: no call recorded
+        self.bit = np.zeros((0, width), dtype=np.int8)
+        self.row = np.zeros((0, width), dtype=np.uint32)  # 0: no call recorded
+        self.answer = np.zeros((0, width if info.answers else 0), dtype=np.int32)  # answer ids (see self.keys)
+        self.target = np.zeros(0, dtype=np.int32)  # per example: 2 + the target's key id, 0 before it is read
         self.duplicate: tuple[int, str] | None = None  # wide form: the first duplicated key, reported at the end
         self.untrimmed = 0  # rows read since the heap was last trimmed (trim_heap)
+        self.rows_read = 0
 
     # ---- helpers ------------------------------------------------------------------------------
 
@@ -163,17 +272,24 @@ class Cells:
         cap_n, cap_v = self.bit.shape
         if n <= cap_n and v <= cap_v:
             return
+        if self.info.form == "long" and n * v > max(DENSE_CELLS, MAX_CELLS_PER_ROW * self.rows_read):
+            raise DataError(
+                f"{self.source}: column {self.info.call!r} has {v:,} distinct call indices over {n:,} examples, an "
+                f"(examples x call indices) table of {n * v:,} cells for {self.rows_read:,} {self.row_label}s read "
+                f"(at most {MAX_CELLS_PER_ROW} per {self.row_label} past {DENSE_CELLS:,}); the call index must number "
+                f"the calls of each example (0, 1, 2, ...){self.context(self.info.call)}")
         # examples grow by half again (amortized copies); call indices are few and grow exactly
         new_n = max(n, cap_n + cap_n // 2, 1024) if n > cap_n else cap_n
         new_v = max(v, cap_v)
-        for name in ("bit", "row"):
+        for name in ("bit", "row", "answer"):
             old = getattr(self, name)
-            new = np.zeros((new_n, new_v), dtype=old.dtype)
+            width = new_v if name != "answer" or self.info.answers else 0  # no answers: an empty array
+            new = np.zeros((new_n, width), dtype=old.dtype)
             new[: old.shape[0], : old.shape[1]] = old
             setattr(self, name, new)
-        for name in ("ex_key", "ex_first"):
+        for name, dtype in (("ex_key", np.int64), ("ex_first", np.int64), ("target", np.int32)):
             old = getattr(self, name)
-            new = np.zeros(new_n, dtype=np.int64)
+            new = np.zeros(new_n, dtype=dtype)
             new[: len(old)] = old
             setattr(self, name, new)
         del old, new
@@ -206,27 +322,21 @@ class Cells:
 
     def _id_codes(self, texts: list) -> np.ndarray:
         """Global codes of id texts (``None``: no id, code 0), new ids numbered in order."""
-        codes = self.ids.codes(texts)
-        missing = np.flatnonzero(codes < 0)
-        if len(missing):
-            texts = list(map(texts.__getitem__, missing.tolist()))
-            new = list(dict.fromkeys(t for t in texts if t is not None))
-            start = len(self.id_text)
-            self.ids.add(new)
-            local = dict(zip(new, range(start, start + len(new))))
-            # rows without an id get code 0 (reported by the caller)
-            codes[missing] = np.fromiter(map(local.get, texts, repeat(0)), dtype=np.int64, count=len(texts))
+        codes = _intern(self.ids, texts)
+        codes[codes < 0] = 0  # rows without an id (reported by the caller)
         return codes
 
     def _id_texts(self, enc, rows, errors) -> tuple[list, np.ndarray]:
         """The id text of each distinct id value (``None`` when missing) and the rows without an id."""
         values, column = enc.values, self.info.id
-        if enc.texts and all(map(str.strip, values)):  # CSV cells, none blank: the texts are the ids
-            return values, np.zeros(len(rows), dtype=bool)
+        if enc.texts:
+            texts = list(map(str.strip, values))
+            if all(texts):  # CSV cells, none blank: the stripped texts are the ids
+                return texts, np.zeros(len(rows), dtype=bool)
         # _id_text's rule, written out so that a block of CSV texts costs one pass
-        texts = [v if type(v) is str and v.strip() else
-                 None if v is None or type(v) is str or (isinstance(v, float) and math.isnan(v)) or not str(v).strip()
-                 else str(v) for v in values]
+        texts = [v.strip() or None if type(v) is str else
+                 None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v).strip() or None
+                 for v in values]
         if all(t is not None for t in texts):
             return texts, np.zeros(len(rows), dtype=bool)
         return self._convert(enc, lambda v, r: _id_text(v, self.source, r, column), rows, 0, errors)
@@ -247,7 +357,7 @@ class Cells:
             combos, inverse = np.unique(stacked, axis=0, return_inverse=True)
             # a group is named by its values as text, as in the dataset/policy label
             lut = np.array([self.group_code.setdefault(
-                tuple(str(block.columns[g].values[c]) for g, c in zip(info.groups, combo)), len(self.group_code))
+                tuple(str(block.columns[g].values[c]).strip() for g, c in zip(info.groups, combo)), len(self.group_code))
                 for combo in combos.tolist()], dtype=np.int64)
             gidx = lut[inverse.reshape(-1)]
         return (gidx << 32) | codes, bad
@@ -326,6 +436,7 @@ class Cells:
             return
         if block.rows[-1] > MAX_ROWS:
             raise DataError(f"{self.source}: more than {MAX_ROWS:,} rows; split the file")
+        self.rows_read += len(block.rows)
         if info.form == "wide":
             self._add_wide(block)
         else:
@@ -338,31 +449,43 @@ class Cells:
     def _add_long(self, block) -> None:
         info, source, rows = self.info, self.source, block.rows
         errors: list = []
-        keys, bad_id = self._keys(block, errors)
-        call_enc, bit_enc = block.columns[info.call], block.columns[info.correct]
-
-        def bit(value, row):
-            b = _bit(value, source, row, info.correct, self.context)
-            if b is None:
-                raise DataError(f"{_where(source, row, info.correct)}: missing value")
-            return b
-
+        keys, bad = self._keys(block, errors)
+        call_enc = block.columns[info.call]
         calls, bad_call = self._convert(call_enc, lambda v, r: _call_index(v, source, r, info.call, self.context),
                                         rows, 1, errors)
-        bits, bad_bit = self._convert(bit_enc, bit, rows, 2, errors)
-        valid = ~(bad_id | bad_call | bad_bit)
+        bad |= bad_call
+        given = None
+        if info.correct is not None:
+            bit_enc = block.columns[info.correct]
+
+            def bit(value, row):
+                b = _bit(value, source, row, info.correct, self.context)
+                if b is None:
+                    raise DataError(f"{_where(source, row, info.correct)}: missing value")
+                return b
+
+            bits, bad_bit = self._convert(bit_enc, bit, rows, 2, errors)
+            bad |= bad_bit
+            given = np.array([-1 if b is None else int(b) for b in bits], dtype=np.int8)[bit_enc.codes]
+        answer = target = None
+        if info.answers:
+            answer, bad_answer = self._answer_ids(block, rows, info.answers[0], 3, errors)
+            bad |= bad_answer
+        if info.target is not None:
+            target, bad_target = self._target_ids(block, rows, 4, errors)
+            bad |= bad_target
+            computed = (answer == target).astype(np.int8)  # no answer (1) never equals a target (2 + id)
+            if given is not None:
+                self._disagree(block, rows, given, computed, answer, ~bad, info.correct, info.answers[0], 5, errors)
+            given = computed
+        valid = ~bad
         for c in calls:
             if c is not None and c not in self.call_pos:
-                if len(self.call_value) == MAX_CALL_INDICES:
-                    raise DataError(f"{source}: column {info.call!r} has more than {MAX_CALL_INDICES} distinct call "
-                                    f"indices; it must number the calls of each example (0, 1, 2, ...)"
-                                    f"{self.context(info.call)}")
                 self.call_pos[c] = len(self.call_value)
                 self.call_value.append(c)
         pos_lut = np.array([-1 if c is None else self.call_pos[c] for c in calls], dtype=np.int64)
-        bit_lut = np.array([-1 if b is None else int(b) for b in bits], dtype=np.int8)
         rows, keys = rows[valid], keys[valid]
-        pos, val = pos_lut[call_enc.codes[valid]], bit_lut[bit_enc.codes[valid]]
+        pos, val = pos_lut[call_enc.codes[valid]], given[valid]
         ex = self._examples(keys, rows)
         # duplicated (example, call): a cell filled by an earlier block, or by two rows of this
         # one (then one write overwrites the other, and reading back tells); both cost O(rows)
@@ -377,24 +500,51 @@ class Cells:
             dup_at = np.concatenate([np.flatnonzero(earlier > 0), order[1:][same]])
             j = int(np.argmin(dup_rows))
             e, p = int(ex[dup_at[j]]), int(pos[dup_at[j]])
-            errors.append((int(dup_rows[j]), 3,
+            errors.append((int(dup_rows[j]), 6,
                            f"{source}: {self.row_label} {self.label(dup_rows[j])} duplicates {self.row_label} "
-                           f"{self.label(dup_of[j])}: (example, call) = ({self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF]!r}, "
+                           f"{self.label(dup_of[j])}: (example, call) = ({_show(self._id_of(e))}, "
                            f"{self.call_value[p]}) appears twice"))
+        if target is not None:
+            self._one_target(ex, rows, target[valid], errors)
         self._raise_first(errors)
         self.bit[ex, pos] = val
+        if answer is not None:
+            self.answer[ex, pos] = answer[valid]
 
     def _add_wide(self, block) -> None:
         info, source, rows = self.info, self.source, block.rows
         errors: list = []
         keys, bad = self._keys(block, errors)
-        vals = np.empty((len(rows), len(info.calls)), dtype=np.int8)
+        width = len(info.calls or info.answers)
+        vals = np.empty((len(rows), width), dtype=np.int8)
         for j, name in enumerate(info.calls):
             enc = block.columns[name]
             bits, bad_j = self._convert(enc, lambda v, r, name=name: _bit(v, source, r, name, self.context),
                                         rows, 1 + j, errors)
             vals[:, j] = np.array([-1 if b is None else int(b) for b in bits], dtype=np.int8)[enc.codes]
             bad |= bad_j
+        answers = None
+        if info.answers:
+            answers = np.empty((len(rows), width), dtype=np.int32)
+            for j, name in enumerate(info.answers):
+                answers[:, j], bad_j = self._answer_ids(block, rows, name, 1 + width + j, errors)
+                bad |= bad_j
+            target, bad_target = self._target_ids(block, rows, 1 + 2 * width, errors)
+            bad |= bad_target
+            computed = (answers == target[:, None]).astype(np.int8)
+            if info.calls:
+                for j, (call, name) in enumerate(zip(info.calls, info.answers)):
+                    # an answer where no call is recorded: the bit cell is empty but the answer is not
+                    orphan = ~bad & (vals[:, j] < 0) & (answers[:, j] != 1)
+                    if orphan.any():
+                        i = int(np.argmin(np.where(orphan, rows, np.iinfo(np.int64).max)))
+                        errors.append((int(rows[i]), 2 + 2 * width + j,
+                                       f"{_where(source, self.label(rows[i]), name)}: an answer for a call that is not "
+                                       f"recorded (column {call!r} is empty)"))
+                    self._disagree(block, rows, vals[:, j], computed[:, j], answers[:, j], ~bad & (vals[:, j] >= 0),
+                                   call, name, 2 + 2 * width + j, errors)
+            else:
+                vals = computed  # every answer column is a call; an empty answer is a call without an answer
         present = vals >= 0
         # a call is recorded after an empty cell: the empty cell is a missing value, not "fewer calls"
         later = np.flip(np.logical_or.accumulate(np.flip(present, axis=1), axis=1), axis=1)
@@ -402,8 +552,8 @@ class Cells:
         if hole.any():
             i = int(np.argmin(np.where(hole.any(axis=1), rows, np.iinfo(np.int64).max)))
             j = int(np.argmax(hole[i]))
-            last = len(info.calls) - 1 - int(np.argmax(present[i, ::-1]))
-            errors.append((int(rows[i]), 1 + len(info.calls),
+            last = width - 1 - int(np.argmax(present[i, ::-1]))
+            errors.append((int(rows[i]), 2 + 3 * width,
                            f"{_where(source, self.label(rows[i]), info.calls[j])}: missing value before the recorded "
                            f"call in column {info.calls[last]!r}"))
         self._raise_first(errors)
@@ -418,11 +568,81 @@ class Cells:
             known = self._known(np.array([k], dtype=np.int64))[0]
             first = self.ex_first[self._index(k)] if known else rows[keys == k].min()
             self.duplicate = (int(rows[i]), f"{source}: {self.row_label} {self.label(rows[i])} duplicates "
-                              f"{self.row_label} {self.label(first)}: key {self.id_text[k & 0xFFFFFFFF]!r} appears twice")
+                              f"{self.row_label} {self.label(first)}: key {_show(self.id_text[k & 0xFFFFFFFF])} appears twice")
         ok = ~dup
         ex = self._examples(keys[ok], rows[ok])
-        self.bit[ex, : vals.shape[1]] = vals[ok]
-        self.row[ex, : vals.shape[1]] = np.where(present[ok], rows[ok, None], 0)
+        self.bit[ex, :width] = vals[ok]
+        self.row[ex, :width] = np.where(present[ok], rows[ok, None], 0)
+        if answers is not None:
+            self.answer[ex, :width] = np.where(present[ok], answers[ok], 0)
+
+    # ---- answers ------------------------------------------------------------------------------
+
+    def _answer_ids(self, block, rows, column, priority, errors) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of an answer column: 1 for no answer, else 2 + its key's id; and the rows whose cell is not an answer."""
+        enc = block.columns[column]
+        texts, bad = self._convert(enc, lambda v, r: _answer_text(v, self.source, r, column), rows, priority, errors)
+        keys = [None if t is None else normalize_answer(t, self.normalize) for t in texts]
+        ids = (_intern(self.keys, keys) + 2).astype(np.int32)  # no key (-1) -> 1
+        return ids[enc.codes], bad
+
+    def _target_ids(self, block, rows, priority, errors) -> tuple[np.ndarray, np.ndarray]:
+        """Per row: 2 + the id of the target's key; the rows without a target. One kind of value per column."""
+        column, source = self.info.target, self.source
+
+        def convert(value, row):
+            text = _answer_text(value, source, row, column)
+            key = None if text is None else normalize_answer(text, self.normalize)
+            if key is None:
+                raise DataError(f"{_where(source, row, column)}: missing target (a call's answer is compared with "
+                                f"its example's target)")
+            return _kind(value), key
+
+        enc = block.columns[column]
+        pairs, bad = self._convert(enc, convert, rows, priority, errors)
+        for u, pair in enumerate(pairs):
+            if pair is not None and pair[0] not in self.target_kinds:
+                self.target_kinds[pair[0]] = int(rows[enc.codes == u].min())
+        if len(self.target_kinds) > 1:
+            (k1, r1), (k2, r2) = sorted(self.target_kinds.items(), key=lambda t: t[1])[:2]
+            raise DataError(f"{source}: column {column!r} mixes {k1}s ({self.row_label} {self.label(r1)}) and {k2}s "
+                            f"({self.row_label} {self.label(r2)}); a target column holds one kind of value (write them "
+                            f"all as text, or all as numbers)")
+        ids = (_intern(self.keys, [None if p is None else p[1] for p in pairs]) + 2).astype(np.int32)
+        return ids[enc.codes], bad
+
+    def _disagree(self, block, rows, given, computed, answer, check, bit_column, answer_column, priority, errors) -> None:
+        """An error for the first row whose bit is not answer == target."""
+        wrong = check & (given != computed)
+        if not wrong.any():
+            return
+        i = int(np.argmin(np.where(wrong, rows, np.iinfo(np.int64).max)))
+        a, t = block.columns[answer_column], block.columns[self.info.target]
+        shown = "no answer" if answer[i] == 1 else f"the answer {_show(a.values[a.codes[i]])}"
+        errors.append((int(rows[i]), priority,
+                       f"{_where(self.source, self.label(rows[i]), bit_column)}: the bit is {int(given[i])} but "
+                       f"{shown} {'equals' if computed[i] else 'does not equal'} the target {_show(t.values[t.codes[i]])} "
+                       f"(--answer-normalize {self.normalize}); a bit or correct column must agree with answer == target"))
+
+    def _one_target(self, ex, rows, target, errors) -> None:
+        """An error when an example's rows give it two targets (long form): the first target it was given is its own."""
+        order = np.argsort(rows, kind="stable")
+        uniq, first = np.unique(ex[order], return_index=True)
+        known = self.target[uniq]
+        own = np.where(known != 0, known, target[order][first])
+        self.target[uniq] = own
+        expected = own[np.searchsorted(uniq, ex)]
+        clash = target != expected
+        if clash.any():
+            i = int(np.argmin(np.where(clash, rows, np.iinfo(np.int64).max)))
+            texts = self.keys.texts
+            errors.append((int(rows[i]), 7,
+                           f"{self.source}: {self.row_label} {self.label(rows[i])}: example {_show(self._id_of(int(ex[i])))} "
+                           f"has the target {_show(texts[target[i] - 2])} here and {_show(texts[expected[i] - 2])} in another "
+                           f"{self.row_label}; an example has one target"))
+
+    def _id_of(self, example: int) -> str:
+        return self.id_text[int(self.ex_key[example]) & 0xFFFFFFFF]
 
     # ---- the result ---------------------------------------------------------------------------
 
@@ -455,21 +675,30 @@ class Cells:
         if len(short):
             e = int(short[np.argmin(first[short])])
             raise DataError(f"{source}: {self.row_label} {self.label(first[e])}, example "
-                            f"{self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF]!r}: {int(k[e])} call(s) recorded; "
+                            f"{_show(self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF])}: {int(k[e])} call(s) recorded; "
                             f"at least 2 are needed")
         # recorded calls first, in call-index order; NaN after an example's K_i calls. The
         # calls are put in place in the 1-byte bits, so that the float output is the only
         # (examples x calls) array of 8-byte values ever allocated.
         small = self.bit[:n] if in_order else self.bit[:n][:, order]
+        codes = None
+        if self.info.answers:
+            codes = self.answer[:n] if in_order else self.answer[:n][:, order]
+            self.answer = np.zeros((0, self.answer.shape[1]), dtype=self.answer.dtype)
         if (present[:, 1:] & ~present[:, :-1]).any():  # some example skips a call index: close the gaps
             pack = np.argsort(~present, axis=1, kind="stable")
             small = np.take_along_axis(small, pack, axis=1)
+            if codes is not None:
+                codes = np.take_along_axis(codes, pack, axis=1)
             del pack
         del present
         bits = small.astype(float)
         del small
         self.bit = np.zeros((0, self.bit.shape[1]), dtype=self.bit.dtype)
         bits[np.arange(bits.shape[1])[None, :] >= k[:, None]] = np.nan
+        if codes is not None:
+            # stored 0 (no call), 1 (no answer), 2 + key id -> answer_codes' -2, -1, key id
+            codes = answer_codes(codes.astype(np.int64) - 2, bits == 1)
         names = {g: "/".join(t) for t, g in self.group_code.items()} or {0: ""}
         out, notes = {}, []
         if (len(names) == 1 and len(self.id_text) == n and (self.ex_key[:n] == np.arange(n)).all()
@@ -493,7 +722,8 @@ class Cells:
             kmax = int(kg.max())
             ids = tuple(texts)
             member_first = first[rows]
-            out[names[g]] = CallBits(ids, bits[rows, :kmax], kg.astype(int, copy=False), source, names[g])
+            out[names[g]] = CallBits(ids, bits[rows, :kmax], kg.astype(int, copy=False), source, names[g],
+                                     answers=None if codes is None else codes[rows, :kmax])
             fewer = np.flatnonzero(kg < kmax)
             if len(fewer):
                 i = int(fewer[0])

@@ -7,10 +7,20 @@ or tab. The delimiter is the one given (``delimiter=``, CLI ``--delimiter``), el
 ``.tsv``, else the one of the three that occurs in the header line outside quotes; a
 header with two or more of them is an error asking for ``--delimiter`` (never a guess).
 
-Rows are numbered as data rows (1-based, header excluded, a blank line counts). A row
-with fewer fields than the header is padded with empty cells (spreadsheets drop
-trailing empty cells); a row with more fields is an error. Every cell is read as text;
-what a cell means is decided by :mod:`certify.readers._cells`.
+Rows are numbered as data rows (1-based, header excluded, a blank line counts). Short
+and long rows are treated alike, as trailing empty cells that a spreadsheet dropped or
+added: a row with fewer fields than the header has empty cells at its end (calls not
+recorded, said in a note), and a row with more fields is read when the extra fields are
+empty; a non-empty field beyond the header is an error (it would have no column). Every
+cell is read as text; what a cell means is decided by :mod:`certify.readers._cells`.
+
+**Limits.** Every byte is checked as it is read, before a parser sees it (both parsers
+read through :class:`_CheckedFile`): a NUL byte (no text table has one: a binary file,
+or a sparse file of zeros) and a line longer than :data:`MAX_LINE_BYTES` are refused
+at once with the line's number, so that a file of any size without line ends costs one
+block of memory; a row (one record, also when quoted fields span lines) longer than
+:data:`MAX_LINE_BYTES` is refused too. Python's :mod:`csv` also limits one field to
+131,072 characters (its ``field_size_limit``).
 
 The file is read in blocks of rows and only the columns asked for are kept, so memory
 grows with the block size, not the file. Each block gives, per column, the distinct
@@ -26,6 +36,7 @@ from __future__ import annotations
 import bisect
 import csv
 import io
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,16 +44,22 @@ from pathlib import Path
 import numpy as np
 
 from .._calls import CallBits, DataError, ReadInfo
+from ._answers import DEFAULT_NORMALIZATION
 from ._blocks import Block, Encoded, encode_arrow, encode_texts
 from ._columns import ColumnMap
 from ._tables import read_table
 
-__all__ = ["CsvTable", "DELIMITERS", "open_csv_table", "parse_delimiter", "read_csv"]
+__all__ = ["CsvTable", "DELIMITERS", "MAX_LINE_BYTES", "open_csv_table", "parse_delimiter", "read_csv"]
 
 DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab"}
 _DELIMITER_NAMES = {",": ",", "comma": ",", ";": ";", "semicolon": ";", "\t": "\t", "\\t": "\t", "tab": "\t"}
 #: Bytes of text per pyarrow block; rows of a block are converted together.
 BLOCK_BYTES = 1 << 19
+#: Longest line, and longest row, of a delimited table (512 KiB): pyarrow's parser needs a
+#: row within one block, and a wide row of 10,000 calls takes 20 KB (40 answers of 10 KB
+#: each, 400 KB). Checked while the bytes stream, so a file without line ends is refused
+#: after one block instead of being read whole.
+MAX_LINE_BYTES = BLOCK_BYTES
 #: Rows per block when Python's csv module parses.
 BLOCK_ROWS = 1 << 16
 
@@ -59,6 +76,60 @@ def parse_delimiter(value: str | None) -> str | None:
     if d is None:
         raise DataError(f"--delimiter {value!r} is not a table delimiter; use ',' (comma), ';' (semicolon) or tab")
     return d
+
+
+class _CheckedFile(io.RawIOBase):
+    """A file's bytes as both parsers read them, refusing NUL bytes and over-long lines as they stream.
+
+    Lines are counted here (1-based, the header is line 1), so that a refusal names the
+    line whichever parser was reading; a refusal is a :class:`DataError`, which the
+    parsers pass on unchanged.
+    """
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.path = path
+        self.raw = open(path, "rb", buffering=0)
+        self.offset = 0  # bytes read so far
+        self.line = 1  # the line the next byte belongs to
+        self.run = 0  # bytes of that line read so far
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        if n:
+            self._check(np.frombuffer(buffer, dtype=np.uint8, count=n))
+        return n
+
+    def _check(self, data: np.ndarray) -> None:
+        nul = np.flatnonzero(data == 0)
+        if len(nul):
+            raise DataError(f"{self.path}: not UTF-8 text (a NUL byte at byte {self.offset + int(nul[0])}: a binary "
+                            f"file?); save the file as UTF-8 CSV")
+        ends = np.flatnonzero(data == 10)  # b"\n"; "\r\n" counts its "\r" in the line
+        lengths = np.diff(ends, prepend=-1) if len(ends) else np.zeros(0, dtype=np.intp)
+        if len(ends):
+            lengths[0] += self.run
+        tail = self.run + len(data) if not len(ends) else len(data) - 1 - int(ends[-1])
+        over = np.flatnonzero(lengths > MAX_LINE_BYTES + 1)  # a line's length with its "\n"
+        if len(over) or tail > MAX_LINE_BYTES:
+            line = self.line + (int(over[0]) if len(over) else len(ends))
+            raise DataError(f"{self.path}: line {line} is longer than the limit of {MAX_LINE_BYTES:,} bytes "
+                            f"(MAX_LINE_BYTES); a table has one row per line")
+        self.offset += len(data)
+        self.line += len(ends)
+        self.run = tail
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def _text(path: Path) -> io.TextIOWrapper:
+    """The checked file as text, as the header and Python's csv module read it."""
+    return io.TextIOWrapper(io.BufferedReader(_CheckedFile(path), BLOCK_BYTES), encoding="utf-8-sig", newline="")
 
 
 def _decode_error(path: Path, exc: UnicodeDecodeError, where: str = "") -> DataError:
@@ -113,9 +184,13 @@ class CsvTable:
         return self._python_blocks(list(columns), index)
 
     def _pad(self, fields: list[str], row: int) -> list[str]:
+        """A row's fields as the header's cells: missing trailing cells are empty, extra ones must be (module docstring)."""
         n = len(self.header)
         if len(fields) > n:
-            raise DataError(f"{self.path}: row {row}: {len(fields)} fields but the header has {n}")
+            if any(f.strip() for f in fields[n:]):
+                raise DataError(f"{self.path}: row {row}: {len(fields)} fields but the header has {n}, and a field beyond "
+                                f"the header is not empty")
+            return fields[:n]
         return fields + [""] * (n - len(fields))
 
     def _python_block(self, names, index, rows: list[int], records: list[list[str]]) -> Block:
@@ -124,8 +199,18 @@ class CsvTable:
                      {name: encode_texts(columns[j]) for name, j in zip(names, index)})
 
     def _python_blocks(self, names, index) -> Iterator[Block]:
-        with open(self.path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.reader(fh, delimiter=self.delimiter, strict=False)
+        with _text(self.path) as fh:
+            fed = [0]  # characters of the row being read, over all its lines
+
+            def lines():
+                for line in fh:
+                    fed[0] += len(line)
+                    if fed[0] > MAX_LINE_BYTES:
+                        raise DataError(f"{self.path}: row {row + 1} is longer than the limit of {MAX_LINE_BYTES:,} "
+                                        f"characters (MAX_LINE_BYTES)")
+                    yield line
+
+            reader = csv.reader(lines(), delimiter=self.delimiter, strict=False)
             rows: list[int] = []
             records: list[list[str]] = []
             row = 0
@@ -133,6 +218,7 @@ class CsvTable:
                 next(reader)  # the header, read by open_csv_table
                 width = len(self.header)
                 for row, fields in enumerate(reader, start=1):
+                    fed[0] = 0
                     records.append(fields if len(fields) == width else self._pad(fields, row))
                     rows.append(row)
                     if len(rows) == BLOCK_ROWS:
@@ -166,50 +252,52 @@ class CsvTable:
         # (benchmarks/bench_large_csv.py); malloc's freed pages are reused by the reader's own
         # arrays and given back by _memory.trim_heap.
         pool = pa.system_memory_pool()
-        try:
-            reader = pacsv.open_csv(
-                self.path,
-                read_options=pacsv.ReadOptions(use_threads=False, block_size=BLOCK_BYTES),
-                # ignore_empty_lines=False: a blank line is a row of empty cells, so row
-                # numbers count it as Python's csv module does.
-                parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=True,
-                                                  ignore_empty_lines=False, invalid_row_handler=on_invalid),
-                convert_options=pacsv.ConvertOptions(include_columns=raw, column_types={c: pa.string() for c in raw},
-                                                     strings_can_be_null=False),
-                memory_pool=pool,
-            )
-        except pa.ArrowInvalid as exc:
-            raise self._arrow_error(exc, 0) from None
-        if [n.strip() for n in reader.schema.names] != [self.header[j] for j in index]:
-            raise DataError(f"{self.path}: the header read by pyarrow ({', '.join(reader.schema.names)}) differs from "
-                            f"the header line ({', '.join(self.raw_header)})")
-        next_row = 1
-        while True:
+        # both parsers read through _CheckedFile (module docstring: limits)
+        with io.BufferedReader(_CheckedFile(self.path), BLOCK_BYTES) as source:
             try:
-                batch = reader.read_next_batch()
-            except StopIteration:
-                break
+                reader = pacsv.open_csv(
+                    source,
+                    read_options=pacsv.ReadOptions(use_threads=False, block_size=BLOCK_BYTES),
+                    # ignore_empty_lines=False: a blank line is a row of empty cells, so row
+                    # numbers count it as Python's csv module does.
+                    parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=True,
+                                                      ignore_empty_lines=False, invalid_row_handler=on_invalid),
+                    convert_options=pacsv.ConvertOptions(include_columns=raw, column_types={c: pa.string() for c in raw},
+                                                         strings_can_be_null=False),
+                    memory_pool=pool,
+                )
             except pa.ArrowInvalid as exc:
-                raise self._arrow_error(exc, next_row) from None
-            m = batch.num_rows
-            if m == 0:
-                continue
-            skipped.sort()
-            skip_rows = np.array([r for r, _ in skipped], dtype=np.int64)
-            candidates = np.arange(next_row, next_row + m + len(skipped), dtype=np.int64)
-            rows = candidates[~np.isin(candidates, skip_rows)][:m]
-            last = int(rows[-1])
-            cut = bisect.bisect_right(skip_rows.tolist(), last)
-            mine, skipped[:] = skipped[:cut], skipped[cut:]
-            block = Block(rows, {name: encode_arrow(batch.column(i), pool) for i, name in enumerate(names)})
-            del batch  # the parsed text of the block: freed before the next one is parsed
-            if mine:
-                block = self._with_short_rows(block, names, index, mine)
-            next_row = last + 1
-            yield block
-        if skipped:
-            skipped.sort()
-            yield self._with_short_rows(None, names, index, skipped)
+                raise self._arrow_error(exc, 0) from None
+            if [n.strip() for n in reader.schema.names] != [self.header[j] for j in index]:
+                raise DataError(f"{self.path}: the header read by pyarrow ({', '.join(reader.schema.names)}) differs from "
+                                f"the header line ({', '.join(self.raw_header)})")
+            next_row = 1
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    break
+                except pa.ArrowInvalid as exc:
+                    raise self._arrow_error(exc, next_row) from None
+                m = batch.num_rows
+                if m == 0:
+                    continue
+                skipped.sort()
+                skip_rows = np.array([r for r, _ in skipped], dtype=np.int64)
+                candidates = np.arange(next_row, next_row + m + len(skipped), dtype=np.int64)
+                rows = candidates[~np.isin(candidates, skip_rows)][:m]
+                last = int(rows[-1])
+                cut = bisect.bisect_right(skip_rows.tolist(), last)
+                mine, skipped[:] = skipped[:cut], skipped[cut:]
+                block = Block(rows, {name: encode_arrow(batch.column(i), pool) for i, name in enumerate(names)})
+                del batch  # the parsed text of the block: freed before the next one is parsed
+                if mine:
+                    block = self._with_short_rows(block, names, index, mine)
+                next_row = last + 1
+                yield block
+            if skipped:
+                skipped.sort()
+                yield self._with_short_rows(None, names, index, skipped)
 
     def _with_short_rows(self, block: Block | None, names, index, short: list[tuple[int, str]]) -> Block:
         records = []
@@ -224,6 +312,9 @@ class CsvTable:
 
     def _arrow_error(self, exc, row: int) -> DataError:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "straddl" in text:  # a row (quoted fields spanning lines) longer than a block
+            return DataError(f"{self.path}: a row from row {max(row, 1)} on is longer than the limit of {MAX_LINE_BYTES:,} bytes "
+                             f"(MAX_LINE_BYTES)")
         if "UTF8" in text or "utf8" in text.lower():
             return DataError(f"{self.path}: not UTF-8 text (in the rows from row {row} on); save the file as UTF-8 CSV")
         return DataError(f"{self.path}: not readable as CSV from row {row} on ({text})")
@@ -261,20 +352,18 @@ def open_csv_table(path, delimiter: str | None = None, engine: str | None = None
             engine = "python"
     if engine not in ("pyarrow", "python"):
         raise ValueError(f"engine={engine!r} must be 'pyarrow' or 'python'")
-    with open(p, "rb") as fh:
-        head = fh.read(1 << 16)
-    nul = head.find(b"\x00")
-    if nul >= 0:  # valid UTF-8, but no spreadsheet writes it: a binary file
-        raise DataError(f"{p}: not UTF-8 text (a NUL byte at byte {nul}: a binary file?); save the file as UTF-8 CSV")
     try:
-        with open(p, encoding="utf-8-sig", newline="") as fh:
+        with _text(p) as fh:
             first = fh.readline()
             if delimiter is None:
                 delimiter = _sniff(p, first, p.suffix.lower())
-            fh.seek(0)
-            header = next(csv.reader(fh, delimiter=delimiter, strict=False), None)
+            # the first line again, then the rest: a quoted header field may span lines
+            header = next(csv.reader(itertools.chain([first], fh), delimiter=delimiter, strict=False), None)
+            only_header = fh.read(1) == ""  # the file ends with the header (with or without its line end)
     except UnicodeDecodeError as exc:
         raise _decode_error(p, exc, "in the header: ") from None
+    except csv.Error as exc:  # a quoted header field that is not closed, over more than one field's length
+        raise DataError(f"{p}: the header line is not readable as CSV ({exc})") from None
     if header is None or not any(h.strip() for h in header):
         raise DataError(f"{p}: the file is empty" if header is None else f"{p}: the header line is empty")
     others = [d for d in DELIMITERS if d != delimiter and d in header[0]]
@@ -287,17 +376,20 @@ def open_csv_table(path, delimiter: str | None = None, engine: str | None = None
         if h in seen:
             raise DataError(f"{p}: column {h!r} appears twice in the header")
         seen.add(h)
+    if only_header:
+        raise DataError(f"{p}: the file has no data rows (only the header line)")
     return CsvTable(p, delimiter, tuple(stripped), tuple(header), engine)
 
 
 _DEFAULT_DELIMITER = {".tsv": "\t"}
 
 
-def read_csv(path: Path, cmap: ColumnMap, delimiter: str | None,
-             engine: str | None = None) -> tuple[dict[str, CallBits], ReadInfo]:
+def read_csv(path: Path, cmap: ColumnMap, delimiter: str | None, engine: str | None = None,
+             answer_normalize: str = DEFAULT_NORMALIZATION) -> tuple[dict[str, CallBits], ReadInfo]:
     """A delimited table, streamed block by block (module docstring), and how its columns were read."""
     table = open_csv_table(path, delimiter, engine)
-    out, info = read_table(table.header, cmap, str(path), "row", table.blocks, skip_blank=True)
+    out, info = read_table(table.header, cmap, str(path), "row", table.blocks, skip_blank=True,
+                           answer_normalize=answer_normalize)
     if delimiter is None and table.delimiter != _DEFAULT_DELIMITER.get(path.suffix.lower(), ","):
         # said because a semicolon file read as commas would be one column: the reader decided
         info = replace(info, notes=(f"fields separated by {DELIMITERS[table.delimiter]}s (found in the header line)",

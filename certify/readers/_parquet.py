@@ -14,6 +14,7 @@ import numpy as np
 
 from .._calls import CallBits, DataError, ReadInfo
 from .._extras import require
+from ._answers import DEFAULT_NORMALIZATION
 from ._blocks import Block, encode_arrow
 from ._columns import ColumnMap
 from ._tables import read_table
@@ -24,7 +25,8 @@ __all__ = ["read_parquet"]
 BATCH_ROWS = 1 << 16
 
 
-def read_parquet(path: Path, cmap: ColumnMap) -> tuple[dict[str, CallBits], ReadInfo]:
+def read_parquet(path: Path, cmap: ColumnMap,
+                 answer_normalize: str = DEFAULT_NORMALIZATION) -> tuple[dict[str, CallBits], ReadInfo]:
     """A Parquet table's CallBits per group, and how its columns were read."""
     pq = require("pyarrow.parquet", f"reading the Parquet file {str(path)!r}")
     try:
@@ -45,4 +47,4 @@ def read_parquet(path: Path, cmap: ColumnMap) -> tuple[dict[str, CallBits], Read
         except Exception as exc:  # a corrupt page or column chunk, found while reading
             raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
 
-    return read_table(columns, cmap, str(path), "row", blocks)
+    return read_table(columns, cmap, str(path), "row", blocks, answer_normalize=answer_normalize)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .._calls import CallBits, DataError, ReadInfo
+from ._answers import DEFAULT_NORMALIZATION
 from ._tables import read_long
 
 __all__ = ["CallTable", "read_call_table", "read_store"]
@@ -24,29 +25,48 @@ class CallTable(Protocol):
     """A source of correctness bits, one row per call: how a higher layer hands its bits to the readers.
 
     ``call_rows()`` returns ``(dataset, policy, example_id, repeat, correct)`` tuples ordered
-    by dataset, policy, example and repeat; :class:`certify.experiment.RunStore` is one
-    (the readers never import the experiment: the experiment, the report or the CLI hands
-    the store over, with :func:`read_call_table` or ``read_groups(..., open_store=RunStore)``).
+    by dataset, policy, example and repeat, or the same with a sixth item, the call's parsed
+    answer (``None`` for a call without one), when the source records answers (all rows
+    alike); :class:`certify.experiment.RunStore` is one, with answers (the readers never
+    import the experiment: the experiment, the report or the CLI hands the store over, with
+    :func:`read_call_table` or ``read_groups(..., open_store=RunStore)``). The bits decide
+    which calls are correct; the answers group the wrong ones (:attr:`CallBits.answers`).
     """
 
     def call_rows(self) -> Iterable[tuple]: ...
 
 
-def read_call_table(table: CallTable, source: str = "run store") -> dict[str, CallBits]:
-    """One :class:`CallBits` per ``dataset/policy`` group of a :class:`CallTable` (``source`` names it in messages)."""
-    rows = table.call_rows()
-    records = [{"dataset": d, "policy": p, "example_id": x, "repeat": r, "correct": c} for d, p, x, r, c in rows]
-    if not records:
+_FIELDS = ("dataset", "policy", "example_id", "repeat", "correct", "answer")
+
+
+def read_call_table(table: CallTable, source: str = "run store",
+                    answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
+    """One :class:`CallBits` per ``dataset/policy`` group of a :class:`CallTable` (``source`` names it in messages).
+
+    The notes of the read (ragged call counts: a repeat missing for some example; repeats
+    that skip a number) are kept in each ``read_info``.
+    """
+    rows = list(table.call_rows())
+    if not rows:
         raise DataError(f"{source}: the run store has no recorded calls")
-    info = ReadInfo("run store", "example_id", (), "repeat", "correct", ("dataset", "policy"))
-    out = read_long(records, "example_id", "repeat", "correct", ["dataset", "policy"], source, "call")
-    return {g: replace(b, read_info=info) for g, b in out.items()}
+    width = len(rows[0])
+    if width not in (5, 6) or any(len(r) != width for r in rows):
+        raise DataError(f"{source}: call rows must all be (dataset, policy, example_id, repeat, correct) or all "
+                        f"(dataset, policy, example_id, repeat, correct, answer)")
+    fields = _FIELDS[:width]
+    records = [dict(zip(fields, r)) for r in rows]
+    answer = "answer" if width == 6 else None
+    out = read_long(records, "example_id", "repeat", "correct", ["dataset", "policy"], source, "call",
+                    answer_col=answer, answer_normalize=answer_normalize)
+    return {g: replace(b, read_info=ReadInfo("run store", "example_id", (), "repeat", "correct", ("dataset", "policy"),
+                                             notes=b.read_info.notes, answers=b.read_info.answers))
+            for g, b in out.items()}
 
 
-def read_store(path: Path, open_store) -> dict[str, CallBits]:
+def read_store(path: Path, open_store, answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
     """The groups of the run store at ``path``, opened with ``open_store(path)`` (a context manager giving a CallTable)."""
     if open_store is None:
         raise DataError(f"{path}: a run store is read through the experiment that wrote it: pass "
                         f"open_store=certify.experiment.RunStore (the CLI and the report do)")
     with open_store(path) as store:
-        return read_call_table(store, str(path))
+        return read_call_table(store, str(path), answer_normalize)

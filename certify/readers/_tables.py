@@ -10,6 +10,7 @@ of the result join the :class:`ReadInfo`. Records already in memory take the sam
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from .._calls import CallBits, DataError, ReadInfo
 from ._blocks import Block, Encoded, encode_texts, encode_values
+from ._answers import DEFAULT_NORMALIZATION
 from ._cells import Cells
 from ._columns import ColumnMap, resolve_columns, role_columns, role_context
 
@@ -24,8 +26,8 @@ __all__ = ["bits_from_array", "read_long", "read_table", "records_block"]
 
 
 def read_table(columns: Iterable[str], cmap: ColumnMap, source: str, row_label: str,
-               blocks: Callable[[list[str]], Iterable[Block]],
-               skip_blank: bool = False) -> tuple[dict[str, CallBits], ReadInfo]:
+               blocks: Callable[[list[str]], Iterable[Block]], skip_blank: bool = False,
+               answer_normalize: str = DEFAULT_NORMALIZATION) -> tuple[dict[str, CallBits], ReadInfo]:
     """A table's CallBits per group and how its columns were read.
 
     Parameters
@@ -42,28 +44,48 @@ def read_table(columns: Iterable[str], cmap: ColumnMap, source: str, row_label: 
         ``blocks(names)`` yields the table's rows in :class:`Block` s of the named columns.
     skip_blank : bool
         Drop rows whose read cells are all empty (text tables: a blank line is no record).
+    answer_normalize : str
+        How answers are compared with targets and each other (:mod:`certify.readers._answers`).
     """
     info = resolve_columns(list(columns), cmap, source)
-    cells = Cells(source, row_label, info, lambda column: role_context(info, column))
+    cells = Cells(source, row_label, info, lambda column: role_context(info, column), normalize=answer_normalize)
     for block in blocks(role_columns(info)):
         cells.add(block, skip_blank=skip_blank)
     out, notes = cells.finish()
-    return out, replace(info, notes=tuple(notes))
+    return out, replace(info, notes=(*info.notes, *notes))
 
 
 def records_block(records: list[dict], columns, rows=None) -> Block:
-    """A Block of JSON-like records (``rows``: their row numbers, default 1, 2, ...)."""
+    """A Block of JSON-like records (``rows``: their row numbers, default 1, 2, ...); a missing key is an empty cell."""
     rows = np.arange(1, len(records) + 1, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-    return Block(rows, {c: encode_values([rec.get(c) for rec in records]) for c in columns})
+    columns = list(columns)
+    try:  # every record has every column (the usual table): the cells are picked out in C
+        picked = list(zip(*map(operator.itemgetter(*columns), records))) if len(columns) > 1 else None
+    except KeyError:
+        picked = None
+    if picked is None:
+        picked = [[rec.get(c) for rec in records] for c in columns]
+    return Block(rows, {c: encode_values(list(cells)) for c, cells in zip(columns, picked)})
 
 
 def read_long(records: list[dict], id_col: str, call_col: str, bit_col: str, gcols, source: str, row_label: str,
-              labels=None) -> dict[str, CallBits]:
-    """Long records (one per call) -> CallBits per group; ``labels[i]`` names record i in messages."""
-    info = ReadInfo("long", id_col, (), call_col, bit_col, tuple(gcols))
-    cells = Cells(source, row_label, info, labels=labels)
+              labels=None, answer_col: str | None = None,
+              answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
+    """Long records (one per call) -> CallBits per group; ``labels[i]`` names record i in messages.
+
+    The bits decide which calls are correct; ``answer_col``, if given, names each record's
+    answer (``None``: no answer), which groups the wrong calls (:attr:`CallBits.answers`).
+    Each CallBits' ``read_info`` is a long-form :class:`ReadInfo` whose ``notes`` say what the
+    reader noticed (ragged call counts, call indices that skip a number): a caller that
+    describes its source otherwise keeps these notes.
+    """
+    info = ReadInfo("long", id_col, (), call_col, bit_col, tuple(gcols),
+                    answers=(answer_col,) if answer_col is not None else ())
+    cells = Cells(source, row_label, info, labels=labels, normalize=answer_normalize)
     cells.add(records_block(records, role_columns(info)))
-    return cells.finish()[0]
+    out, notes = cells.finish()
+    info = replace(info, notes=tuple(notes))
+    return {g: replace(b, read_info=info) for g, b in out.items()}
 
 
 def bits_from_array(array, example_ids=None, *, source: str = "array", group: str = "") -> CallBits:

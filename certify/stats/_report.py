@@ -39,6 +39,7 @@ from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget,
 from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
 from ._completions import Completion, complete
 from .._calls import CallBits
+from ..readers import read_bits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ..likelihood import CellCounts, likelihood_intervals
@@ -380,7 +381,9 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
 
     Parameters
     ----------
-    data : CallBits
+    data : CallBits, pandas.DataFrame, str or Path
+        The bits, or a table of them read by :func:`certify.readers.read_bits` (a DataFrame
+        or a file in wide or long form, with answers and a target or with bits; one group).
     votes : sequence
         Budgets: vote counts and :data:`certify.V_INF` (or any spelling of it, ``"inf"``).
     alpha : float
@@ -402,6 +405,8 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         Polynomial objectives in q (``"1 - (1-q)**8"``, ``"V5 - V3"``), each with an interval
         by ``method`` (:class:`ObjectiveInterval`).
     """
+    if not isinstance(data, CallBits):
+        data = read_bits(data)
     votes = parse_votes(votes)
     extra = [a for a in dict.fromkeys(parse_aggregate(a) for a in aggregates) if a != "majority"]
     wanted = [parse_objective(o) for o in objectives]

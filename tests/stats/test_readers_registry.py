@@ -76,13 +76,14 @@ def test_options_for_the_wrong_kind_of_file_are_refused_in_one_line(tmp_path):
     lines = tmp_path / "t.jsonl"
     lines.write_text('{"example_id": "a", "b0": 1, "b1": 0}\n')
     cases = [
-        (table, {"answer_regex": "x"}, f"{table}: answer_regex= (--answer-regex) and ignore_case= (--answer-ignore-case) "
+        (table, {"answer_regex": "x"}, f"{table}: --answer-regex (answer_regex=) and --answer-ignore-case (ignore_case=) "
                                       f"apply to lm-eval samples files only (.jsonl lines with doc_id, doc, target, resps)"),
         (table, {"scorer": "s", "score_map": {"N": 0}},
-         f"{table}: scorer= (--scorer), score_map= (--score-map) apply to inspect_ai logs (.eval, .json) only"),
-        (lines, {"delimiter": ","}, f"{lines}: delimiter= (--delimiter) applies to delimited text tables (.csv, .tsv, .txt) only"),
-        (log, {"columns": {"id_col": "x"}}, f"{log}: column options (--id-col, --call-cols, --call-col, --correct-col, "
-                                            f"--group-cols, --ignore-cols) apply to tables (.csv, .tsv, .txt, .jsonl, .parquet) only"),
+         f"{table}: --scorer (scorer=), --score-map (score_map=) apply to inspect_ai logs (.eval, .json) only"),
+        (lines, {"delimiter": ","}, f"{lines}: --delimiter (delimiter=) applies to delimited text tables (.csv, .tsv, .txt) only"),
+        (log, {"columns": {"id_col": "x"}}, f"{log}: column options (--id-col, --call-cols, --answer-cols, --call-col, "
+                                            f"--correct-col, --answer-col, --target-col, --group-cols, --ignore-cols) "
+                                            f"apply to tables (.csv, .tsv, .txt, .jsonl, .parquet) only"),
     ]
     for path, kw, message in cases:
         with pytest.raises(DataError) as info:
@@ -100,7 +101,7 @@ def test_a_file_no_reader_handles(tmp_path):
     empty.write_text("")
     with pytest.raises(DataError, match=r"empty\.json: the file is empty$"):
         read_groups(empty)
-    with pytest.raises(DataError, match=r"scorer= \(--scorer\) applies to inspect_ai logs"):
+    with pytest.raises(DataError, match=r"--scorer \(scorer=\) applies to inspect_ai logs"):
         read_groups(empty, scorer="s")
 
 

@@ -131,11 +131,21 @@ def test_group_columns_default_and_disabled(tmp_path):
 
 
 def test_run_store_long_export_columns(tmp_path):
+    # the export's answer and label are each call's answer and the example's target: the
+    # calls keep their answers, and the correct column agrees with answer == label
     header = ["dataset", "policy", "example_id", "position", "label", "repeat", "answer", "valid", "correct", "q"]
-    rows = [["qnli", "p", f"e{i}", i, "Yes", j, "Yes", 1, int(BITS[i, j]), ""] for i in range(4) for j in range(3)]
+    rows = [["qnli", "p", f"e{i}", i, "Yes", j, "Yes" if BITS[i, j] else ("No" if j else ""), int(bool(BITS[i, j] or j)),
+             int(BITS[i, j]), ""] for i in range(4) for j in range(3)]
     (bits,) = read_groups(_wide_csv(tmp_path / "x.csv", header, rows)).values()
     np.testing.assert_array_equal(bits.bits, BITS)
-    assert bits.read_info.form == "long" and bits.read_info.metadata == ("position", "label", "answer", "valid", "q")
+    assert bits.read_info.form == "long" and bits.read_info.metadata == ("position", "valid", "q")
+    assert bits.read_info.answers == ("answer",) and bits.read_info.target == "label"
+    # wrong calls: "No" is answer 1 of its example; an empty answer (call 0) is no answer
+    expected = np.where(BITS == 1, 0, np.where(np.arange(3) == 0, -1, 1))
+    np.testing.assert_array_equal(bits.answers, expected)
+    rows[0][8] = 1 - rows[0][8]  # a correct column that disagrees with answer == label
+    with pytest.raises(DataError, match=r"row 1, column 'correct': the bit is 0 but the answer 'Yes' equals the target 'Yes'"):
+        read_groups(_wide_csv(tmp_path / "x.csv", header, rows))
 
 
 @pytest.mark.parametrize(
@@ -165,8 +175,8 @@ def test_column_rule_errors(tmp_path, header, columns, match):
 
 def test_options_for_the_wrong_kind_of_file(tmp_path):
     path = _long_csv(tmp_path / "a.csv")
-    _raises(r"score_map= \(--score-map\) applies to inspect_ai logs \(.eval, .json\) only", path, score_map={"N": 0})
-    _raises(r"allow_incomplete= \(--allow-incomplete\), scorer= \(--scorer\)|scorer= \(--scorer\), allow_incomplete=", path,
+    _raises(r"--score-map \(score_map=\) applies to inspect_ai logs \(.eval, .json\) only", path, score_map={"N": 0})
+    _raises(r"--scorer \(scorer=\), --allow-incomplete \(allow_incomplete=\)|--allow-incomplete \(allow_incomplete=\), --scorer", path,
             scorer="x", allow_incomplete=True)
     write_eval_json(tmp_path / "log.json", [eval_sample("a", 1, "C"), eval_sample("a", 2, "I")])
     _raises(r"column options .* apply to tables", tmp_path / "log.json", columns={"id_col": "x"})

@@ -16,7 +16,7 @@ import pytest
 from certify.cli.main import main
 from certify.stats import read_bits, read_groups
 from certify.readers import ColumnMap, DataError
-from certify.readers._cells import MAX_CALL_INDICES
+from certify.readers._cells import DENSE_CELLS, MAX_CELLS_PER_ROW
 from certify.readers._csv import open_csv_table, parse_delimiter, read_csv
 
 ENGINES = ["pyarrow", "python"]
@@ -164,7 +164,7 @@ def test_bad_delimiter_and_wrong_file_type(tmp_path, capsys):
     jl = tmp_path / "d.jsonl"
     jl.write_text('{"id": "a", "b0": 1, "b1": 0}\n')
     assert cli_error(capsys, jl, "--delimiter", ";") == (
-        f"{jl}: delimiter= (--delimiter) applies to delimited text tables (.csv, .tsv, .txt) only")
+        f"{jl}: --delimiter (delimiter=) applies to delimited text tables (.csv, .tsv, .txt) only")
 
 
 # ---- files that are not tables ----------------------------------------------------------------
@@ -262,11 +262,25 @@ def test_row_errors_name_the_row(tmp_path, engine):
 
 
 def test_call_index_that_is_not_a_call_number(tmp_path):
-    # a global counter in the call column would make the (examples x calls) array huge: refused
+    # a global counter in the call column: each row a new example and a new call index, so
+    # the (examples x calls) array would grow with the square of the file: refused
+    rows = int(DENSE_CELLS ** 0.5) + 64
+    assert rows * rows > max(DENSE_CELLS, MAX_CELLS_PER_ROW * rows)
     path = tmp_path / "counter.csv"
-    path.write_text("example_id,call,correct\n" + "".join(f"e{i % 3},{i},1\n" for i in range(MAX_CALL_INDICES + 1)))
-    with pytest.raises(DataError, match=rf"^{path}: column 'call' has more than {MAX_CALL_INDICES} distinct call indices"):
+    path.write_text("example_id,call,correct\n" + "".join(f"e{i},{i},1\n" for i in range(rows)))
+    with pytest.raises(DataError, match=rf"^{path}: column 'call' has [0-9,]+ distinct call indices over [0-9,]+ examples"):
         read_bits(path)
+
+
+def test_many_call_indices_of_few_examples_are_read(tmp_path):
+    # 10,000 calls of each of 3 examples: more call indices than any fixed limit, a dense table
+    k = 10_000
+    bits = np.arange(3 * k).reshape(3, k) % 3 == 0
+    path = tmp_path / "many.csv"
+    path.write_text("example_id,call,correct\n" + "".join(f"e{i},{j},{int(bits[i, j])}\n" for j in range(k) for i in range(3)))
+    got = read_bits(path)
+    assert got.example_ids == ("e0", "e1", "e2") and got.bits.shape == (3, k)
+    np.testing.assert_array_equal(got.bits, bits.astype(float))
 
 
 @pytest.mark.parametrize("engine", ENGINES)
