@@ -165,13 +165,13 @@ def write_file_atomically(path, writer: Callable[[str], None], *, parents: bool 
             raise OutputError(f"{str(path)!r} is {kind}; certify writes regular files, character devices and pipes only")
         _write_through(str(path), writer, mode)
         return path
-    path = Path(os.path.realpath(path))  # a link is followed: its target is replaced, the link stays
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    real = Path(os.path.realpath(path))  # a link is followed: its target is replaced, the link stays
+    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
     os.close(fd)
     try:
         writer(tmp)
         os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, path)
+        os.replace(tmp, real)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -448,7 +448,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
     p = Path(path)
     try:
         if not p.is_file():
-            raise InputError(f"config {str(p)!r}: " + ("not a regular file" if p.exists() else "no such file"))
+            raise InputError(f"config {str(p)!r}: cannot read (" + ("not a regular file" if p.exists() else "no such file") + ")")
         with p.open("rb") as fh:
             raw = fh.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:

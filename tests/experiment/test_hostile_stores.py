@@ -81,7 +81,7 @@ def test_a_config_that_is_not_a_regular_file_is_refused_at_once(tmp_path, path):
         os.mkfifo(path)
     out = cli("experiment", "run", path, cwd=tmp_path, timeout=30)
     assert out.returncode == 2
-    assert out.stderr.splitlines() == [f"certify experiment: error: config {path!r}: not a regular file"]
+    assert out.stderr.splitlines() == [f"certify experiment: error: config {path!r}: cannot read (not a regular file)"]
 
 
 @pytest.mark.parametrize("store", ["/proc/certify-no-such/s.sqlite", "a" * 300 + ".sqlite"])
