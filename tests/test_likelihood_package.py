@@ -34,7 +34,7 @@ def test_statistics_re_export_the_likelihood_names(name):
     assert getattr(stats, name) is getattr(likelihood, name)
 
 
-@pytest.mark.parametrize("name", ["cell_counts", "likelihood_interval", "likelihood_intervals", "npmle"])
+@pytest.mark.parametrize("name", ["cell_counts", "likelihood_intervals", "npmle"])
 def test_the_top_level_names_are_the_likelihood_ones(name):
     assert getattr(certify, name) is getattr(likelihood, name)
 

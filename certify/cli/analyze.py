@@ -23,7 +23,7 @@ from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_sc
 from ..stats import (METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, compare_policies, parse_aggregate,
                      verdict_budgets, votes_label)
 from .._json import schema_id
-from .._objective import V_INF, parse_objective, parse_vote_budgets
+from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets
 from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_table
 
@@ -193,7 +193,7 @@ def _interval(lo, up) -> str:
 
 def _aggregate_label(aggregate: str, votes) -> str:
     """``pass@9``, ``pass@inf``, ``plurality of 5 calls``."""
-    k = "inf" if votes is V_INF else str(votes)
+    k = budget_json(votes)
     return f"pass@{k}" if aggregate == "pass@k" else f"{aggregate} of {k} calls"
 
 
