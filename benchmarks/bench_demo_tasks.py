@@ -1,23 +1,30 @@
-"""Accuracy of the embedded Gemma 3 270M on the built-in yes/no tasks, per temperature.
+"""Accuracy of the embedded Gemma 3 270M on the built-in tasks, per temperature.
 
 Runs the demo's own backend code (``choice`` mode: one prompt pass per example gives the
-Yes/No logits, :func:`choice_probability` turns them into the law of one call at each
-temperature) on the first ``--n`` generated examples of each built-in task, and prints a
-Markdown table for ``benchmarks/RESULTS.md`` (section "Demo tasks"):
+logits of the task's answers, :func:`choice_probability` turns them into the law of one
+call at each temperature) on the first ``--n`` generated examples of each built-in task,
+and prints Markdown tables for ``benchmarks/RESULTS.md`` (section "Demo tasks"):
 
-* greedy accuracy (temperature 0), and the share of examples the model answers Yes;
+* greedy accuracy (temperature 0), and the share of examples whose greedy answer is
+  each of the task's answers;
 * per temperature: mean q (the expected accuracy of one call), the fraction of examples
-  with q in (0.05, 0.95) (real per-example randomness), and the true gains
-  V3 - V1 and V5 - V1 of these examples with the standard error of their mean, which
-  says how many examples a certified gain needs.
+  with q in (0.05, 0.95) (real per-example randomness), and the true gains V3 - V1 and
+  V5 - V1 of these examples (majority of right calls) with the standard error of their
+  mean, which says how many examples a certified gain needs;
+* per temperature, for a task with more than two answers: how the wrong answers fall
+  (the share of examples whose likeliest wrong answer holds at least 80 % of the wrong
+  mass, and less than 50 %), and the true gains of a plurality vote over the answers
+  (fair ties) of 3 and 5 calls, which exceed the majority's when wrong answers spread.
 
-Usage: ``python benchmarks/bench_demo_tasks.py [--tasks lookup3 lookup5] [--n 200]
+Usage: ``python benchmarks/bench_demo_tasks.py [--tasks lookup3 tally5] [--n 200]
 [--seed 20260011] [--temperatures 0.1 0.2 0.5 1.0 2.0] [--top-p 0.95] [--threads 0]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import math
 import sys
 import time
 
@@ -29,32 +36,70 @@ from certify.experiment._config import DEFAULT_EMBEDDED_MODEL
 from certify.experiment._datasets import BUILTIN_GENERATED, builtin_examples
 from certify.experiment._protocol import TASKS, build_prompt
 
+# Where the wrong answers of an example count as concentrated on one answer, and as spread.
+CONCENTRATED, SPREAD = 0.8, 0.5
+
 
 def measure(task: str, n: int, seed: int, threads: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """Logit differences l_Yes - l_No and labels (True = Yes) of ``n`` examples, and seconds per example."""
+    """Answer logits (n x answers) and label indices of ``n`` examples, and seconds per example."""
     model = load_model(DEFAULT_EMBEDDED_MODEL, 1024, threads)  # the demo's n_ctx
-    diffs, labels = [], []
+    answers = TASKS[task].answers
+    logits, labels = [], []
     t0 = time.perf_counter()
     for ex in builtin_examples(task, seed, n):
-        (l_yes, l_no), _ = model.choice_logits(build_prompt(TASKS[task], ex.fields), "answer", ("Yes", "No"))
-        diffs.append(l_yes - l_no)
-        labels.append(ex.label == "Yes")
-    return np.array(diffs), np.array(labels), (time.perf_counter() - t0) / n
+        values, _ = model.choice_logits(build_prompt(TASKS[task], ex.fields), "answer", answers)
+        logits.append(values)
+        labels.append(answers.index(ex.label))
+    return np.array(logits), np.array(labels), (time.perf_counter() - t0) / n
 
 
-def rows(task: str, diff: np.ndarray, yes: np.ndarray, temperatures, top_p: float) -> list[str]:
-    """One Markdown row per temperature."""
-    out = []
+def plurality_accuracy(law: np.ndarray, right: int, k: int) -> float:
+    """P(the plurality of k calls drawn from ``law`` is answer ``right``), ties broken uniformly."""
+    total = 0.0
+    for counts in _compositions(k, len(law)):
+        top = max(counts)
+        if counts[right] == top:
+            ways = math.factorial(k) / math.prod(math.factorial(c) for c in counts)
+            total += ways * math.prod(p**c for p, c in zip(law, counts)) / counts.count(top)
+    return total
+
+
+def _compositions(k: int, parts: int):
+    """Every tuple of ``parts`` non-negative integers summing to ``k``."""
+    for cuts in itertools.combinations(range(k + parts - 1), parts - 1):
+        edges = (-1, *cuts, k + parts - 1)
+        yield tuple(b - a - 1 for a, b in zip(edges, edges[1:]))
+
+
+def _gain(values: np.ndarray, q: np.ndarray) -> str:
+    gain = values - q
+    return f"{gain.mean():+.3f} ± {gain.std(ddof=1) / np.sqrt(len(q)):.3f}"
+
+
+def rows(task: str, logits: np.ndarray, labels: np.ndarray, temperatures, top_p: float) -> tuple[list[str], list[str]]:
+    """The task's rows of the one-call table, and of the wrong-answer table (tasks with more than two answers)."""
+    out, wrong_rows = [], []
+    idx = np.arange(len(labels))
     for t in temperatures:
-        p_yes = np.array([choice_probability(d, 0.0, t, top_p) for d in diff])
-        q = np.where(yes, p_yes, 1 - p_yes)
+        law = np.array([choice_probability(values, t, top_p) for values in logits])
+        q = law[idx, labels]
         spread = np.mean((q > 0.05) & (q < 0.95))
         cells = [f"{q.mean():.3f}", f"{spread:.2f}"]
         for m in (1, 2):  # paper index: 2m + 1 votes
-            gain = majority_polynomial(m, q) - q
-            cells.append(f"{gain.mean():+.3f} ± {gain.std(ddof=1) / np.sqrt(len(q)):.3f}")
+            cells.append(_gain(majority_polynomial(m, q), q))
         out.append(f"| {task} | {t:g} | " + " | ".join(cells) + " |")
-    return out
+        if logits.shape[1] > 2:
+            wrong = law.copy()
+            wrong[idx, labels] = 0.0
+            mass = wrong.sum(axis=1)
+            some = mass > 1e-9  # examples with wrong answers at all
+            share = wrong[some].max(axis=1) / mass[some]
+            plur = [np.array([plurality_accuracy(p, r, k) for p, r in zip(law, labels)]) for k in (3, 5)]
+            wrong_rows.append(
+                f"| {task} | {t:g} | {np.mean(share >= CONCENTRATED):.2f} | {np.mean(share < SPREAD):.2f} | "
+                + " | ".join(f"{_gain(v, q)} | {np.mean(v):.3f}" for v in plur) + " |"
+            )
+    return out, wrong_rows
 
 
 def main(argv=None) -> int:
@@ -66,17 +111,26 @@ def main(argv=None) -> int:
     ap.add_argument("--top-p", type=float, default=0.95)
     ap.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: half the cores, as the demo)")
     args = ap.parse_args(argv)
-    summary = ["| task | greedy accuracy | answers Yes | s / example |", "|---|---:|---:|---:|"]
+    summary = ["| task | greedy accuracy | greedy answers | s / example |", "|---|---:|---|---:|"]
     table = ["| task | T | mean q | q in (0.05, 0.95) | V3 - V1 ± se | V5 - V1 ± se |", "|---|---:|---:|---:|---:|---:|"]
+    wrong = [f"| task | T | wrong mass >= {CONCENTRATED:g} on one answer | < {SPREAD:g} on any one | "
+             "plurality V3 - V1 ± se | plurality V3 | plurality V5 - V1 ± se | plurality V5 |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for task in args.tasks:
-        diff, yes, sec = measure(task, args.n, args.seed, args.threads)
-        greedy = np.mean((diff >= 0) == yes)  # temperature 0: a tie goes to Yes
-        summary.append(f"| {task} | {greedy:.3f} | {np.mean(diff >= 0):.2f} | {sec:.2f} |")
-        table += rows(task, diff, yes, args.temperatures, args.top_p)
+        logits, labels, sec = measure(task, args.n, args.seed, args.threads)
+        greedy = logits.argmax(axis=1)  # the first of tied maxima, as temperature 0
+        shares = np.bincount(greedy, minlength=logits.shape[1]) / len(greedy)
+        named = ", ".join(f"{a} {s:.2f}" for a, s in zip(TASKS[task].answers, shares))
+        summary.append(f"| {task} | {np.mean(greedy == labels):.3f} | {named} | {sec:.2f} |")
+        one, many = rows(task, logits, labels, args.temperatures, args.top_p)
+        table += one
+        wrong += many
         print(f"{task}: done", file=sys.stderr, flush=True)
     print(f"n = {args.n} examples per task (seed {args.seed}), top-p {args.top_p:g}\n")
     print("\n".join(summary) + "\n")
     print("\n".join(table))
+    if len(wrong) > 2:
+        print("\n" + "\n".join(wrong))
     return 0
 
 

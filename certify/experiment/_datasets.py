@@ -1,9 +1,10 @@
-"""Yes/no data sets: GLUE QNLI/QQP (hub or local files), built-in tasks, and the draw file.
+"""Data sets: GLUE QNLI/QQP (hub or local files), built-in tasks, and the draw file.
 
 Every source yields :class:`Example` objects with normalized, capped text fields
-and a Yes/No label. :func:`draw_examples` then picks N of them without
-replacement with a fixed seed and writes the draw file (JSONL) that every policy
-of the experiment reuses.
+and a label, one of the task's answers (Yes or No, but for a built-in task with
+several answers). :func:`draw_examples` then picks N of them without replacement
+with a fixed seed and writes the draw file (JSONL) that every policy of the
+experiment reuses.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .._extras import require
 from ._config import DatasetConfig
 from ._errors import DatasetError, InputError
 from .._files import write_atomically
-from ._protocol import TASKS, Task
+from ._protocol import TASKS, YES_NO, Task
 
 __all__ = ["BUILTIN_GENERATED", "Example", "builtin_examples", "draw_examples", "load_population", "normalize"]
 
@@ -50,14 +51,15 @@ _NAMES = (
 
 @dataclass(frozen=True)
 class Example:
-    """One yes/no example.
+    """One example.
 
     Parameters
     ----------
     example_id : str
         Identifier, unique within its data set (GLUE ``idx``/``id``, or ``task-00042``).
     label : str
-        The correct answer, ``"Yes"`` or ``"No"``.
+        The correct answer, one of the task's answers (``"Yes"`` or ``"No"`` for a
+        yes/no task).
     fields : dict of str to str
         The task's text fields, normalized and capped.
     """
@@ -74,8 +76,9 @@ class Example:
     def from_dict(cls, d: dict, task: Task) -> Example:
         """Read a draw-file line of ``task``."""
         missing = [k for k in ("id", "label", *task.fields) if k not in d]
-        if missing or d["label"] not in ("Yes", "No"):
-            raise InputError(f"draw line {d!r:.80}: needs id, label Yes/No and fields {', '.join(task.fields)}")
+        if missing or d["label"] not in task.answers:
+            raise InputError(f"draw line {d!r:.80}: needs id, a label of {', '.join(task.answers)} "
+                             f"and fields {', '.join(task.fields)}")
         return cls(str(d["id"]), d["label"], {k: str(d[k]) for k in task.fields})
 
 
@@ -87,7 +90,7 @@ def normalize(text: str, cap: int) -> str:
 def _make(task: Task, example_id, label_raw, row: dict, where: str) -> Example:
     label = _LABEL_MAPS.get(task.name, {}).get(str(label_raw).strip()) if label_raw is not None else None
     if label is None:
-        if str(label_raw) in ("Yes", "No"):
+        if str(label_raw) in task.answers:
             label = str(label_raw)
         else:
             raise InputError(f"{where}: label {label_raw!r} is not a {task.name} label (unlabeled test split?)")
@@ -154,7 +157,11 @@ def _h(*parts) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
-def _compare(seed: int, i: int) -> tuple[dict, bool]:
+def _yes_no(yes: bool) -> str:
+    return YES_NO[0] if yes else YES_NO[1]
+
+
+def _compare(seed: int, i: int) -> tuple[dict, str]:
     digits = 2 + _h("compare", seed, i, "digits") % 4
     lo, hi = 10 ** (digits - 1), 10**digits - 1
     a = lo + _h("compare", seed, i, "a") % (hi - lo + 1)
@@ -166,23 +173,23 @@ def _compare(seed: int, i: int) -> tuple[dict, bool]:
         b = b if b != a else (b + 1 if b < hi else b - 1)
     yes = _h("compare", seed, i, "label") % 2 == 0
     first, second = (max(a, b), min(a, b)) if yes else (min(a, b), max(a, b))
-    return {"first": str(first), "second": str(second)}, yes
+    return {"first": str(first), "second": str(second)}, _yes_no(yes)
 
 
-def _membership(seed: int, i: int) -> tuple[dict, bool]:
+def _membership(seed: int, i: int) -> tuple[dict, str]:
     order = sorted(_WORDS, key=lambda w: _h("membership", seed, i, "perm", w))
     items, outsider = order[:6], order[6]
     yes = _h("membership", seed, i, "label") % 2 == 0
     item = items[_h("membership", seed, i, "pick") % 6] if yes else outsider
-    return {"items": ", ".join(items), "item": item}, yes
+    return {"items": ", ".join(items), "item": item}, _yes_no(yes)
 
 
-def _parity(seed: int, i: int) -> tuple[dict, bool]:
+def _parity(seed: int, i: int) -> tuple[dict, str]:
     n = 1 + _h("parity", seed, i, "n") % 99998
     yes = _h("parity", seed, i, "label") % 2 == 0
     if (n % 2 == 0) != yes:
         n += 1
-    return {"number": str(n)}, yes
+    return {"number": str(n)}, _yes_no(yes)
 
 
 def _lookup(size: int):
@@ -195,18 +202,33 @@ def _lookup(size: int):
     """
     task = f"lookup{size}"
 
-    def generate(seed: int, i: int) -> tuple[dict, bool]:
+    def generate(seed: int, i: int) -> tuple[dict, str]:
         names = sorted(_NAMES, key=lambda w: _h(task, seed, i, "perm", w))[:size]
         pick = _h(task, seed, i, "pick") % size
         yes = _h(task, seed, i, "label") % 2 == 0
         answers = ", ".join(f"{name}: {'Yes' if yes and k == pick else 'No'}" for k, name in enumerate(names))
-        return {"answers": answers, "name": names[pick]}, yes
+        return {"answers": answers, "name": names[pick]}, _yes_no(yes)
 
     return generate
 
 
+def _tally(seed: int, i: int) -> tuple[dict, str]:
+    """``tally5``: votes for the task's five colors in a shuffled list; the label is the color with the most.
+
+    The winner is drawn uniformly and gets 4 to 6 votes; every other color gets from 0
+    to two fewer than the winner, so the winner leads by at least two votes.
+    """
+    colors = TASKS["tally5"].answers
+    winner = _h("tally5", seed, i, "winner") % len(colors)
+    top = 4 + _h("tally5", seed, i, "top") % 3
+    counts = [top if k == winner else _h("tally5", seed, i, "count", k) % (top - 1) for k in range(len(colors))]
+    votes = [color for color, count in zip(colors, counts) for _ in range(count)]
+    order = sorted(range(len(votes)), key=lambda j: _h("tally5", seed, i, "order", j))
+    return {"votes": ", ".join(votes[j] for j in order)}, colors[winner]
+
+
 _GENERATORS = {"compare": _compare, "membership": _membership, "parity": _parity,
-               "lookup3": _lookup(3), "lookup5": _lookup(5)}
+               "lookup3": _lookup(3), "lookup5": _lookup(5), "tally5": _tally}
 
 
 def builtin_examples(task: str, seed: int, count: int) -> list[Example]:
@@ -235,8 +257,8 @@ def builtin_examples(task: str, seed: int, count: int) -> list[Example]:
     spec = TASKS[task]
     out = []
     for i in range(count):
-        fields, yes = _GENERATORS[task](seed, i)
-        out.append(_make(spec, f"{task}-{i:05d}", "Yes" if yes else "No", fields, f"task {task!r}"))
+        fields, label = _GENERATORS[task](seed, i)
+        out.append(_make(spec, f"{task}-{i:05d}", label, fields, f"task {task!r}"))
     return out
 
 

@@ -39,7 +39,7 @@ class StatusRow:
     recorded, expected : int
         Calls in the store, and calls the experiment asks for (N x K).
     invalid : int
-        Recorded calls without a Yes/No answer.
+        Recorded calls without one of the task's answers.
     accuracy : float or None
         Mean correctness of the recorded calls.
     mean_q : float or None

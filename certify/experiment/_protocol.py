@@ -17,45 +17,74 @@ __all__ = [
     "INSTRUCTION_PREFIX",
     "SEED_MODULUS",
     "TASKS",
+    "YES_NO",
     "ParsedAnswer",
     "Task",
+    "answer_schema",
     "build_prompt",
     "call_seed",
+    "instruction_prefix",
     "parse_answer",
 ]
 
+#: The answers of a yes/no task (the paper's tasks), in the order choice mode reads them.
+YES_NO = ("Yes", "No")
+
+
+def _either(words: tuple[str, ...]) -> str:
+    """``a or b``, ``a, b or c``: the answers as the instruction lists them."""
+    return " or ".join(filter(None, (", ".join(words[:-1]), words[-1])))
+
+
+def instruction_prefix(answers: tuple[str, ...]) -> str:
+    """The instruction for a task with these answers; for Yes/No, the paper's.
+
+    Parameters
+    ----------
+    answers : tuple of str
+        The task's answers, in order.
+
+    Returns
+    -------
+    str
+        ``Answer the task with A, B or C. Return only valid JSON with key 'answer'
+        and value 'A', 'B' or 'C'.`` (one line).
+    """
+    quoted = tuple(f"'{a}'" for a in answers)
+    return f"Answer the task with {_either(answers)}. Return only valid JSON with key 'answer' and value {_either(quoted)}."
+
+
 #: The fixed instruction of ``prompt_strategy="direct"``. The paper prints it on two
 #: lines only because its verbatim block cannot wrap; it is one sentence pair.
-INSTRUCTION_PREFIX = (
-    "Answer the task with Yes or No. Return only valid JSON with key 'answer' "
-    "and value 'Yes' or 'No'."
-)
+INSTRUCTION_PREFIX = instruction_prefix(YES_NO)
 
 #: "two blank lines" between the prefix and the body: the prefix's own line end
 #: plus two empty lines.
 PREFIX_SEPARATOR = "\n\n\n"
 
-#: The JSON schema every request asks the server to satisfy.
-ANSWER_SCHEMA = MappingProxyType(
-    {
-        "type": "object",
-        "properties": {"answer": {"type": "string", "enum": ["Yes", "No"]}},
-        "required": ["answer"],
-        "additionalProperties": False,
-    }
-)
+
+def answer_schema(answers: tuple[str, ...]) -> MappingProxyType:
+    """The JSON schema a request for a task with these answers asks the server to satisfy."""
+    return MappingProxyType(
+        {
+            "type": "object",
+            "properties": {"answer": {"type": "string", "enum": list(answers)}},
+            "required": ["answer"],
+            "additionalProperties": False,
+        }
+    )
+
+
+#: The paper's schema: the one of every yes/no task.
+ANSWER_SCHEMA = answer_schema(YES_NO)
 
 #: Seeds are reduced modulo this Mersenne prime, so they fit every API's int32.
 SEED_MODULUS = 2**31 - 1
 
-_LABELS = {"Yes": True, "No": False}
-# Word-bounded so that "not" or "nothing" never count as "no"; first hit wins.
-_FALLBACK = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class Task:
-    """A yes/no task: which text fields an example has and how they become a prompt body.
+    """A task: which text fields an example has, how they become a prompt body, and its answers.
 
     Parameters
     ----------
@@ -69,6 +98,9 @@ class Task:
         ``str.format`` template of the task-specific body.
     description : str
         One line for documentation and ``status``.
+    answers : tuple of str
+        The answers the schema allows, one word each (an example's label is one of
+        them); ``YES_NO`` for the paper's yes/no tasks.
     """
 
     name: str
@@ -76,6 +108,12 @@ class Task:
     caps: tuple[int, ...]
     body: str
     description: str
+    answers: tuple[str, ...] = YES_NO
+
+    @property
+    def instruction(self) -> str:
+        """The task's instruction prefix (:func:`instruction_prefix` of its answers)."""
+        return instruction_prefix(self.answers)
 
 
 TASKS: MappingProxyType[str, Task] = MappingProxyType(
@@ -138,17 +176,31 @@ TASKS: MappingProxyType[str, Task] = MappingProxyType(
             "built-in: five names with their answers, all No but possibly the queried name's; "
             "Yes = the queried name answered Yes",
         ),
+        # Five answers, so that a plurality vote over repeated calls can differ from the
+        # majority of right calls. Gemma 3 270M is right about half the time here (chance:
+        # a fifth; benchmarks/bench_demo_tasks.py); asked "Who answered Yes?" over a
+        # lookup table, or "What is the color of Ben?", it mostly gave the first name or
+        # color listed (20-35 % right in trials of 40 examples).
+        "tally5": Task(
+            "tally5",
+            ("votes",),
+            (256,),
+            "Votes:\n{votes}\n\nWhich color has the most votes?",
+            "built-in: a shuffled list of votes for five colors, one ahead by at least two; "
+            "the answer is that color",
+            ("red", "blue", "green", "yellow", "white"),
+        ),
     }
 )
 
 
 def build_prompt(task: Task, fields: dict[str, str]) -> str:
-    """Return the exact prompt: prefix, two blank lines, task body, trailing newline.
+    """Return the exact prompt: instruction prefix, two blank lines, task body, trailing newline.
 
     Parameters
     ----------
     task : Task
-        The task whose body template is used.
+        The task whose instruction and body template are used.
     fields : dict of str to str
         The example's (already normalized and capped) text fields.
 
@@ -157,7 +209,7 @@ def build_prompt(task: Task, fields: dict[str, str]) -> str:
     str
         The prompt sent to the model (before any chat template).
     """
-    return INSTRUCTION_PREFIX + PREFIX_SEPARATOR + task.body.format(**fields) + "\n"
+    return task.instruction + PREFIX_SEPARATOR + task.body.format(**fields) + "\n"
 
 
 @dataclass(frozen=True)
@@ -167,7 +219,8 @@ class ParsedAnswer:
     Attributes
     ----------
     answer : str or None
-        ``"Yes"``, ``"No"``, or ``None`` when the output holds no answer.
+        One of the task's answers (``"Yes"``, ``"No"``), or ``None`` when the output
+        holds none.
     method : str
         ``"json"`` (schema-conforming JSON), ``"regex"`` (fallback), or ``"none"``.
     """
@@ -181,16 +234,20 @@ class ParsedAnswer:
         return self.answer is not None
 
 
-def parse_answer(raw: str) -> ParsedAnswer:
-    """Parse a raw output: JSON field ``answer`` first, then the yes/no regex fallback.
+def parse_answer(raw: str, answers: tuple[str, ...] = YES_NO) -> ParsedAnswer:
+    """Parse a raw output: JSON field ``answer`` first, then a word-bounded regex fallback.
 
-    JSON that decodes but whose ``answer`` is not exactly ``"Yes"``/``"No"`` (for
-    example ``"yes"``) also falls back to the regex, which then reads it.
+    JSON that decodes but whose ``answer`` is not exactly one of ``answers`` (for
+    example ``"yes"``) also falls back to the regex: the first case-insensitive,
+    word-bounded occurrence of an answer in the text (so ``not`` or ``nothing`` never
+    count as ``no``), returned in the task's spelling.
 
     Parameters
     ----------
     raw : str
         The model's output text.
+    answers : tuple of str
+        The task's answers (default: Yes/No).
 
     Returns
     -------
@@ -200,11 +257,13 @@ def parse_answer(raw: str) -> ParsedAnswer:
         obj = json.loads(raw)
     except (ValueError, TypeError):
         obj = None
-    if isinstance(obj, dict) and obj.get("answer") in _LABELS:
+    if isinstance(obj, dict) and obj.get("answer") in answers:
         return ParsedAnswer(obj["answer"], "json")
-    match = _FALLBACK.search(raw or "")
+    spelling = {a.lower(): a for a in answers}
+    words = "|".join(re.escape(a) for a in answers)
+    match = re.search(rf"\b({words})\b", raw or "", re.IGNORECASE)
     if match:
-        return ParsedAnswer(match.group(1).capitalize(), "regex")
+        return ParsedAnswer(spelling[match.group(1).lower()], "regex")
     return ParsedAnswer(None, "none")
 
 

@@ -15,13 +15,15 @@ import threading
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from .._extras import require
-from ._backends import Backend, CallRequest, CallResult, check_requirements, make_backend
+from ._backends import Backend, CallRequest, CallResult, Latent, check_requirements, make_backend
 from ._config import ExperimentConfig, PolicyConfig
 from ._datasets import Example, draw_examples
 from ._errors import BackendError
 from ._io import file_sha256
-from ._protocol import TASKS, build_prompt, call_seed, parse_answer
+from ._protocol import TASKS, YES_NO, build_prompt, call_seed, parse_answer
 from ._store import CallRecord, LatentRecord, RunStore, writer_lock
 
 __all__ = ["RunSummary", "run_experiment"]
@@ -50,7 +52,7 @@ class RunSummary:
     skipped : int
         Calls already in the store (from an earlier run).
     invalid : int
-        Recorded calls whose output held no Yes/No answer.
+        Recorded calls whose output held none of the task's answers.
     seconds : float
         Wall time.
     """
@@ -72,7 +74,9 @@ def _plan(cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Example]
     for ds in cfg.datasets:
         task = TASKS[ds.task]
         done = {p.name: store.completed(ds.name, p.name) for p in cfg.policies}
-        known = {p.name: store.latents(ds.name, p.name) for p in cfg.policies}
+        # A recorded p_yes gives the whole law of a Yes/No task only; an example of a task
+        # with more answers is read again on resume (its logits do not depend on what ran before).
+        known = {p.name: store.latents(ds.name, p.name) if task.answers == YES_NO else {} for p in cfg.policies}
         for example in draws[ds.name]:
             prompt = build_prompt(task, example.fields)
             for p in cfg.policies:
@@ -88,6 +92,7 @@ def _plan(cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Example]
                         temperature=float(p.temperature),
                         top_p=float(p.top_p),
                         num_predict=p.num_predict,
+                        answers=task.answers,
                         known_p_yes=known[p.name].get(example.example_id),
                     )
                     groups.setdefault(key, []).append(_Job(ds.name, p, example, r, req))
@@ -95,7 +100,7 @@ def _plan(cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Example]
 
 
 def _records(job: _Job, result: CallResult) -> tuple[CallRecord, LatentRecord | None]:
-    parsed = parse_answer(result.raw_output)
+    parsed = parse_answer(result.raw_output, job.request.answers)
     call = CallRecord(
         dataset=job.dataset,
         policy=job.policy.name,
@@ -118,12 +123,28 @@ def _records(job: _Job, result: CallResult) -> tuple[CallRecord, LatentRecord | 
     lat = result.latent
     latent = None
     if lat is not None:
-        q = lat.p_yes if job.example.label == "Yes" else 1.0 - lat.p_yes
-        latent = LatentRecord(
-            job.dataset, job.policy.name, job.example.example_id, lat.p_yes, q,
-            lat.logit_yes, lat.logit_no, lat.prompt_tokens,
-        )
+        latent = LatentRecord(job.dataset, job.policy.name, job.example.example_id,
+                              *_latent_columns(lat, job.request.answers, job.example.label), lat.prompt_tokens)
     return call, latent
+
+
+def _latent_columns(lat: Latent, answers: tuple[str, ...], label: str) -> tuple[float, float, float, float]:
+    """``(p_yes, q, logit_yes, logit_no)`` of the store's ``latent`` table.
+
+    A Yes/No task stores its law as is: p_yes, and q = p_yes or 1 - p_yes by the
+    label. A task with more answers stores the law of a right call against a wrong
+    one: p_yes = q = the probability of the label, logit_yes = the label's logit and
+    logit_no = the log-sum-exp of the other answers' logits (so that
+    ``sigmoid(logit_yes - logit_no)`` is the untempered probability of the label).
+    """
+    if answers == YES_NO:
+        p_yes = lat.probabilities[0]
+        return p_yes, p_yes if label == YES_NO[0] else 1.0 - p_yes, lat.logits[0], lat.logits[1]
+    k = answers.index(label)
+    q = lat.probabilities[k]
+    others = np.array([v for i, v in enumerate(lat.logits) if i != k])
+    top = others.max()
+    return q, q, lat.logits[k], float(top + np.log(np.exp(others - top).sum()))
 
 
 def _worker(backend: Backend, endpoint: str, jobs: queue.Queue, out: queue.Queue, stop: threading.Event):

@@ -9,9 +9,9 @@ Ollama's statuses: 400 for a bad request, 404 for an unknown model.
 
 Requests are served by ``instances`` model copies in parallel (each with its own
 threads); further requests queue. In ``choice`` mode a request whose ``format`` is
-an object schema with one required string-enum property is answered from one
-prompt pass (the enum values' next-token law, drawn with the request's seed), as
-the embedded backend does; every other request is generated.
+an object schema with one required string-enum property (two or more values) is
+answered from one prompt pass (the enum values' next-token law, drawn with the
+request's seed), as the embedded backend does; every other request is generated.
 """
 
 from __future__ import annotations
@@ -137,12 +137,8 @@ class OllamaServer(ThreadingHTTPServer):
             choice = enum_choice(schema) if self.mode == "choice" and not req.get("raw") else None
             if choice is not None:
                 key, options = choice
-                if len(options) != 2:
-                    choice = None
-            if choice is not None:
-                (l0, l1), n = model_obj.choice_logits(prompt, key, options)
-                p_first = choice_probability(l0, l1, temperature, top_p)
-                answer = options[0] if draw_answer(p_first, seed) == "Yes" else options[1]
+                logits, n = model_obj.choice_logits(prompt, key, options)
+                answer = draw_answer(choice_probability(logits, temperature, top_p), options, seed)
                 out = {"text": json.dumps({key: answer}), "prompt_tokens": n, "completion_tokens": 1,
                        "stop_reason": "stop"}
             else:

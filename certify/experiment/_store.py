@@ -95,7 +95,7 @@ class CallRecord(_Record):
     raw_output : str
         The model's text exactly as returned.
     answer : str or None
-        Parsed answer ``"Yes"``/``"No"``; ``None`` for an invalid output.
+        Parsed answer, one of the task's (``"Yes"``/``"No"``); ``None`` for an invalid output.
     parse : str
         ``json``, ``regex`` or ``none`` (see :func:`certify.experiment.parse_answer`).
     valid : bool
@@ -138,6 +138,10 @@ class CallRecord(_Record):
 @dataclass(frozen=True)
 class LatentRecord(_Record):
     """An example's latent answer law under a policy (embedded ``choice`` mode).
+
+    A task with more answers than Yes/No is stored as a right call against a wrong
+    one: ``p_yes = q``, ``logit_yes`` the label's logit and ``logit_no`` the
+    log-sum-exp of the other answers' logits.
 
     Attributes
     ----------

@@ -1,6 +1,6 @@
 """``certify demo``: from nothing to a certified, illustrated report on a real model, offline.
 
-Stages (each timed): the experiment (``examples/embedded.toml``: built-in yes/no
+Stages (each timed): the experiment (``examples/embedded.toml``: built-in
 tasks, Gemma 3 270M embedded, ``choice`` mode, K = 5, three temperatures; resumable
 through its SQLite store), the analysis (paper Section 4.4 projected regions,
 Theorems 4.1-4.3, mixtures, overtaking) and the report (:func:`write_report`).

@@ -111,6 +111,37 @@ def test_lookup_tasks_are_deterministic_balanced_and_labelled_by_their_rule(task
     assert builtin_examples(task, 20260012, 50) != pop[:50]
 
 
+def test_tally_task_is_deterministic_balanced_and_labelled_by_the_most_votes():
+    colors = ("red", "blue", "green", "yellow", "white")
+    pop = builtin_examples("tally5", 20260013, 2000)
+    assert [e.example_id for e in pop] == [f"tally5-{i:05d}" for i in range(2000)]
+    first_positions = set()
+    for e in pop:
+        votes = e.fields["votes"].split(", ")
+        counts = sorted(((votes.count(c), c) for c in colors), reverse=True)
+        assert set(votes) <= set(colors)
+        # the rule, read back from the text: the label has the most votes (4 to 6), at least two ahead
+        assert counts[0][1] == e.label and 4 <= counts[0][0] <= 6 and counts[0][0] - counts[1][0] >= 2
+        first_positions.add(votes.index(e.label))
+    # every color wins about as often: the color alone does not give the answer
+    for c in colors:
+        assert 0.17 < sum(e.label == c for e in pop) / len(pop) < 0.23
+    # the winner's first vote is anywhere in the list, not first or last by construction
+    assert set(range(8)) <= first_positions
+    assert builtin_examples("tally5", 20260013, 2000) == pop  # same seed, same examples
+    assert builtin_examples("tally5", 20260014, 50) != pop[:50]
+
+
+def test_draw_file_keeps_a_several_answer_label_and_refuses_a_foreign_one(tmp_path):
+    cfg = _cfg(tmp_path, name="tally5", n=20, pool=100, seed=4)
+    drawn = draw_examples(cfg)
+    assert draw_examples(cfg) == drawn and {e.label for e in drawn} <= {"red", "blue", "green", "yellow", "white"}
+    line = json.loads((tmp_path / "draw.jsonl").read_text().splitlines()[0])
+    (tmp_path / "draw.jsonl").write_text(json.dumps({**line, "label": "Yes"}) + "\n")
+    with pytest.raises(InputError, match="needs id, a label of red, blue, green, yellow, white and fields votes"):
+        draw_examples(DatasetConfig.from_dict({**cfg.to_dict(), "n": 1}))
+
+
 def test_every_generated_task_is_a_configurable_builtin_task():
     # a generator the config refuses, or a config name without a generator, is a dead end
     from certify.experiment._config import BUILTIN_TASKS

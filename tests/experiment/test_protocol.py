@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from certify.experiment import ANSWER_SCHEMA, TASKS, build_prompt, call_seed, parse_answer
+from certify.experiment import ANSWER_SCHEMA, TASKS, YES_NO, answer_schema, build_prompt, call_seed, parse_answer
 
 PREFIX = "Answer the task with Yes or No. Return only valid JSON with key 'answer' and value 'Yes' or 'No'."
 
@@ -34,11 +34,28 @@ def test_lookup_prompts_are_prefix_table_and_question():
         )
 
 
-def test_generated_lookup_fields_fit_their_caps():
-    # a field longer than its cap would be cut by normalize() and lose names
+def test_tally_prompt_names_its_five_answers_in_the_instruction_and_schema():
+    task = TASKS["tally5"]
+    assert task.fields == ("votes",) and task.answers == ("red", "blue", "green", "yellow", "white")
+    assert build_prompt(task, {"votes": "red, blue, red"}) == (
+        "Answer the task with red, blue, green, yellow or white. Return only valid JSON with key 'answer' "
+        "and value 'red', 'blue', 'green', 'yellow' or 'white'.\n\n\nVotes:\nred, blue, red\n\n"
+        "Which color has the most votes?\n"
+    )
+    assert json.loads(json.dumps(dict(answer_schema(task.answers)))) == {
+        "type": "object", "properties": {"answer": {"type": "string", "enum": list(task.answers)}},
+        "required": ["answer"], "additionalProperties": False,
+    }
+    # every other task is a yes/no task with the paper's instruction and schema
+    assert all(t.answers == YES_NO and t.instruction == PREFIX for name, t in TASKS.items() if name != "tally5")
+    assert answer_schema(YES_NO) == ANSWER_SCHEMA
+
+
+def test_generated_fields_fit_their_caps():
+    # a field longer than its cap would be cut by normalize() and lose names or votes
     from certify.experiment._datasets import builtin_examples
 
-    for task in ("lookup3", "lookup5"):
+    for task in ("lookup3", "lookup5", "tally5"):
         for e in builtin_examples(task, 3, 500):
             for name, cap in zip(TASKS[task].fields, TASKS[task].caps):
                 assert 0 < len(e.fields[name]) < cap
@@ -63,6 +80,22 @@ def test_parse_falls_back_to_regex_for_non_json_and_off_schema_json():
     assert parse_answer('{"answer": "no"}').method == "regex"
     # the first yes/no token wins
     assert parse_answer("no... well, yes").answer == "No"
+
+
+def test_parse_reads_a_task_s_own_answers():
+    colors = TASKS["tally5"].answers
+    p = parse_answer('{"answer": "green"}', colors)
+    assert (p.answer, p.method, p.valid) == ("green", "json", True)
+    # off-schema JSON and free text: the first word-bounded answer, in the task's spelling
+    assert (parse_answer('{"answer": "Green"}', colors).answer, parse_answer('{"answer": "Green"}', colors).method) == (
+        "green", "regex")
+    assert parse_answer("Most votes: WHITE, then red.", colors).answer == "white"
+    assert parse_answer("reddish blue", colors).answer == "blue"
+    for raw in ('{"answer": "Yes"}', "greenish", "purple", ""):
+        p = parse_answer(raw, colors)
+        assert (p.answer, p.method, p.valid) == (None, "none", False), raw
+    # the yes/no answers are not a color task's
+    assert parse_answer('{"answer": "red"}').answer is None
 
 
 def test_parse_invalid_outputs_have_no_answer():

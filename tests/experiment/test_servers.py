@@ -41,14 +41,18 @@ def test_official_ollama_client_lists_and_generates(ollama_choice_server):
     assert err.value.status_code == 404 and "not found" in err.value.error
 
 
+def _same_policy_over_ollama_and_embedded(tmp_path, server: str, datasets: str, repeats: int, seed_base: int,
+                                          concurrency: int) -> None:
+    """Write o.toml (the policy over ``server``) and e.toml (the same policy embedded, choice mode)."""
+    write_config(tmp_path / "o.toml", store=str(tmp_path / "o.sqlite"), datasets=datasets, repeats=repeats,
+                 backends=f'[backends.ollama]\nendpoints = ["{server}"]\nconcurrency = {concurrency}\n',
+                 policies=policy("gemma3-t1", "ollama", "gemma3:270m", 1.0, seed_base))
+    write_config(tmp_path / "e.toml", store=str(tmp_path / "e.sqlite"), datasets=datasets, repeats=repeats,
+                 backends=EMBEDDED_CHOICE, policies=policy("gemma3-t1", "embedded", "gemma3:270m", 1.0, seed_base))
+
+
 def test_ollama_backend_run_equals_embedded_choice_and_exports(tmp_path, ollama_choice_server):
-    ds = BUILTIN_DATASET.format(n=5)
-    pol = "gemma3-t1"
-    write_config(tmp_path / "o.toml", store=str(tmp_path / "o.sqlite"), datasets=ds, repeats=3,
-                 backends=f'[backends.ollama]\nendpoints = ["{ollama_choice_server}"]\nconcurrency = 2\n',
-                 policies=policy(pol, "ollama", "gemma3:270m", 1.0, 77))
-    write_config(tmp_path / "e.toml", store=str(tmp_path / "e.sqlite"), datasets=ds, repeats=3, backends=EMBEDDED_CHOICE,
-                 policies=policy(pol, "embedded", "gemma3:270m", 1.0, 77))
+    _same_policy_over_ollama_and_embedded(tmp_path, ollama_choice_server, BUILTIN_DATASET.format(n=5), 3, 77, 2)
     out = cli("experiment", "run", str(tmp_path / "o.toml"), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "recorded 15 calls (0 invalid)" in out.stdout
@@ -71,6 +75,18 @@ def test_ollama_backend_run_equals_embedded_choice_and_exports(tmp_path, ollama_
         answer = next(c[3] for c in over_http if c[0] == r["example_id"] and c[1] == r["repeat"])
         assert r["correct"] == int(answer == labels[r["example_id"]])
         assert wide[[w["example_id"] for w in wide].index(r["example_id"])][f"b{r['repeat']}"] == str(r["correct"])
+
+
+def test_several_answer_task_over_ollama_equals_embedded_choice(tmp_path, ollama_choice_server):
+    # the backend sends the task's five answers as the schema's enum; the server answers it the choice way
+    ds = '[[datasets]]\nname = "tally5"\nn = 3\nseed = 8\npool = 40\n'
+    _same_policy_over_ollama_and_embedded(tmp_path, ollama_choice_server, ds, 2, 78, 1)
+    for name in ("o.toml", "e.toml"):
+        out = cli("experiment", "run", str(tmp_path / name), "--no-progress", cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+    over_http, in_process = _calls(tmp_path / "o.sqlite"), _calls(tmp_path / "e.sqlite")
+    assert len(over_http) == 6 and [r[:6] for r in over_http] == [r[:6] for r in in_process]
+    assert {r[3] for r in over_http} <= set(TASKS["tally5"].answers) and {r[5] for r in over_http} == {"json"}
 
 
 def test_generate_mode_server_answers_with_schema(ollama_generate_server):

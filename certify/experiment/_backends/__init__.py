@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..._extras import require
 from .._config import BackendConfig
+from .._protocol import YES_NO
 
 __all__ = ["Backend", "CallRequest", "CallResult", "Latent", "REQUIREMENTS", "check_requirements", "make_backend"]
 
@@ -34,9 +35,12 @@ class CallRequest:
         Decoding options.
     num_predict : int
         Maximum generated tokens.
+    answers : tuple of str
+        The answers the task's schema allows (default: Yes/No).
     known_p_yes : float or None
-        Choice mode: the example's ``p_yes`` already recorded in the store, reused on
-        resume so that a resumed run draws exactly what an uninterrupted one would.
+        Choice mode, a Yes/No task: the example's ``p_yes`` already recorded in the
+        store, reused on resume so that a resumed run draws exactly what an
+        uninterrupted one would.
     """
 
     model: str
@@ -45,16 +49,26 @@ class CallRequest:
     temperature: float
     top_p: float
     num_predict: int
+    answers: tuple[str, ...] = YES_NO
     known_p_yes: float | None = None
 
 
 @dataclass(frozen=True)
 class Latent:
-    """Choice mode: the answer law of one example under one policy."""
+    """Choice mode: the answer law of one example under one policy.
 
-    p_yes: float
-    logit_yes: float
-    logit_no: float
+    Attributes
+    ----------
+    probabilities : tuple of float
+        Probability that one call gives each answer, in the request's answer order.
+    logits : tuple of float
+        Next-token logits of the answers' tokens, in the same order.
+    prompt_tokens : int
+        Tokens in the prompt pass.
+    """
+
+    probabilities: tuple[float, ...]
+    logits: tuple[float, ...]
     prompt_tokens: int
 
 

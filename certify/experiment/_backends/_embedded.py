@@ -8,9 +8,10 @@ Two modes:
     min-p 0 as Ollama's defaults).
 ``choice``
     One prompt pass per example: the prompt in Gemma's turn format followed by the
-    forced JSON prefix ``{"answer": "``; the next-token logits of ``Yes`` and ``No``
-    give the example's answer law (see :func:`choice_probability`), and each call
-    draws its answer from it with its own seed (see :func:`draw_answer`).
+    forced JSON prefix ``{"answer": "``; the next-token logits of the task's answers
+    (``Yes`` and ``No``, or a task's several answers) give the example's answer law
+    (see :func:`choice_probability`), and each call draws its answer from it with its
+    own seed (see :func:`draw_answer`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 from ..._extras import require
 from .._config import DEFAULT_EMBEDDED_MODEL
 from .._errors import BackendError, InputError
-from .._protocol import ANSWER_SCHEMA, INSTRUCTION_PREFIX
+from .._protocol import PREFIX_SEPARATOR, answer_schema
 from . import Backend, CallRequest, CallResult, Latent
 
 __all__ = [
@@ -136,39 +137,83 @@ def forced_prefix(key: str) -> str:
     return json.dumps({key: ""})[:-2]
 
 
-def choice_probability(logit_yes: float, logit_no: float, temperature: float, top_p: float) -> float:
-    """Probability that one call answers Yes, from the two answer logits.
+def choice_probability(logits, temperature: float, top_p: float) -> tuple[float, ...]:
+    """Law of one call's answer over the allowed answers, from their next-token logits.
 
-    The schema allows only the two answers, so the law is restricted to them (as a
+    The schema allows only these answers, so the law is restricted to them (as a
     grammar masks every other token), then llama.cpp's sampler order is applied:
-    top-p on the untempered probabilities (keeping the most likely answer, and the
-    other only if the first holds less than ``top_p``), then temperature on what is
-    kept. Temperature 0 is greedy (a tie goes to Yes).
+    top-p on the untempered probabilities (the likeliest answers, in decreasing
+    probability with ties in the given order, up to and including the first that
+    brings their mass to ``top_p``), then temperature on what is kept. Temperature 0
+    is greedy (a tie goes to the earlier answer).
+
+    Each kept answer's probability is evaluated as ``1 / sum_j exp((l_j - l_i) / T)``
+    over the kept answers j, one scalar ``numpy.exp`` per term. For two answers this
+    is ``1 / (1 + exp(-(l_1 - l_2) / T))``, the logistic function of the logit gap,
+    term for term, so the Yes/No law of a yes/no task is one case of this function.
 
     Parameters
     ----------
-    logit_yes, logit_no : float
-        Next-token logits of ``Yes`` and ``No``.
+    logits : sequence of float
+        Next-token logits of the answers' tokens, in answer order (at least one).
     temperature : float
     top_p : float
 
     Returns
     -------
-    float
-        ``p_yes`` in [0, 1].
+    tuple of float
+        The probability of each answer, in answer order.
     """
-    diff = float(logit_yes) - float(logit_no)
+    values = [float(v) for v in logits]
     if temperature == 0:
-        return 1.0 if diff >= 0 else 0.0
-    p_top = 1.0 / (1.0 + np.exp(-abs(diff)))  # untempered probability of the likelier answer
-    if p_top >= top_p:
-        return 1.0 if diff >= 0 else 0.0
-    return float(1.0 / (1.0 + np.exp(-diff / temperature)))
+        best = values.index(max(values))  # the first of tied maxima
+        return tuple(1.0 if i == best else 0.0 for i in range(len(values)))
+    untempered = _restricted_softmax(values, range(len(values)), 1.0)
+    kept, mass = [], 0.0
+    for i in sorted(range(len(values)), key=lambda i: -untempered[i]):  # stable: ties in answer order
+        kept.append(i)
+        mass += untempered[i]
+        if mass >= top_p:
+            break
+    law = _restricted_softmax(values, kept, temperature)
+    return tuple(law.get(i, 0.0) for i in range(len(values)))
 
 
-def draw_answer(p_yes: float, seed: int) -> str:
-    """One call's answer: ``Yes`` iff the first uniform of NumPy's PCG64 seeded with ``seed`` is below ``p_yes``."""
-    return "Yes" if np.random.default_rng(seed).random() < p_yes else "No"
+def _restricted_softmax(values: list[float], kept, temperature: float) -> dict[int, float]:
+    """``{i: 1 / sum_j exp((values[j] - values[i]) / temperature)}`` over the indices ``kept``."""
+    # A term that overflows belongs to an answer whose probability is below the smallest
+    # double: 1 / inf = 0 is that probability, so the overflow is no error.
+    with np.errstate(over="ignore"):
+        return {i: float(1.0 / sum(np.exp((values[j] - values[i]) / temperature) for j in kept)) for i in kept}
+
+
+def draw_answer(probabilities, answers, seed: int) -> str:
+    """One call's answer, drawn from the law ``probabilities`` over ``answers`` with ``seed``.
+
+    The answer is the first whose cumulative probability exceeds the first uniform of
+    NumPy's PCG64 seeded with ``seed``; for two answers, the first iff that uniform is
+    below its probability.
+
+    Parameters
+    ----------
+    probabilities : sequence of float
+        The law (:func:`choice_probability`), in answer order.
+    answers : sequence of str
+    seed : int
+
+    Returns
+    -------
+    str
+        One of ``answers``.
+    """
+    u = np.random.default_rng(seed).random()
+    mass = 0.0
+    for p, answer in zip(probabilities, answers):
+        mass += p
+        if u < mass:
+            return answer
+    # Rounding left the total just below 1 and u above it: the last answer the law allows.
+    return next(a for p, a in zip(reversed(probabilities), reversed(answers)) if p > 0)
 
 
 class EmbeddedModel:
@@ -209,7 +254,6 @@ class EmbeddedModel:
                 )
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"cannot load model {str(self.path)!r}: {exc}") from None
-        self._head: list[int] | None = None
         _LIVE.add(self)
 
     def close(self) -> None:
@@ -233,7 +277,7 @@ class EmbeddedModel:
         return self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=True)
 
     def answer_token(self, text: str) -> int:
-        """The single token that spells ``text`` (``Yes``/``No``)."""
+        """The single token that spells the answer ``text`` (``Yes``, ``No``, ``red``...)."""
         toks = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
         if len(toks) != 1:
             raise BackendError(f"model {self.path.name}: answer {text!r} is {len(toks)} tokens, choice mode needs 1")
@@ -242,15 +286,17 @@ class EmbeddedModel:
     def next_logits(self, text: str) -> tuple[np.ndarray, int]:
         """Next-token logits after ``text`` and its token count (one prompt pass).
 
-        The tokens shared by every protocol prompt (turn header and instruction) are
-        decoded once and kept in the KV cache; the rest is always decoded as one batch
-        from the same position, so the logits of a prompt are the same whatever was
-        decoded before it (a resumed run reads exactly what an uninterrupted one read).
+        The tokens shared by every prompt of a task (turn header and instruction, up to
+        the protocol's blank lines) are decoded once and kept in the KV cache while the
+        next prompt shares them; the rest is always decoded as one batch from the same
+        position, so the logits of a prompt are the same whatever was decoded before it
+        (a resumed run reads exactly what an uninterrupted one read).
         """
         tokens = self.tokenize(text)
+        cut = text.find(PREFIX_SEPARATOR)
+        head = self.tokenize(text[:cut]) if cut > 0 else []
         with self.lock:
-            head = self._head_tokens()
-            split = len(head) if tokens[: len(head)] == head and len(tokens) > len(head) else 0
+            split = len(head) if head and tokens[: len(head)] == head and len(tokens) > len(head) else 0
             llm = self.llm
             if split and llm.n_tokens >= split and list(llm.input_ids[:split]) == head:
                 # Keep the head's KV cache: ``eval`` drops every cell from ``n_tokens``
@@ -267,14 +313,12 @@ class EmbeddedModel:
             logits = np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).copy()
         return logits, len(tokens)
 
-    def _head_tokens(self) -> list[int]:
-        if self._head is None:
-            rendered = self.render(INSTRUCTION_PREFIX)
-            self._head = self.tokenize(rendered[: rendered.index(INSTRUCTION_PREFIX) + len(INSTRUCTION_PREFIX)])
-        return self._head
-
     def choice_logits(self, prompt: str, key: str, options: tuple[str, ...]) -> tuple[list[float], int]:
-        """Logits of each option's token after ``{"key": "``, and the prompt's token count."""
+        """Logits of each option's token after ``{"key": "``, and the prompt's token count.
+
+        Every option must be one token (:meth:`answer_token`): the first token then
+        names the option, and its next-token logit is the option's.
+        """
         ids = [self.answer_token(o) for o in options]
         logits, n = self.next_logits(self.render(prompt) + forced_prefix(key))
         return [float(logits[i]) for i in ids], n
@@ -339,7 +383,7 @@ class EmbeddedBackend(Backend):
         super().__init__(cfg, (self.ENDPOINT,), stop)
         self._models: dict[str, EmbeddedModel] = {}
         # Last prompts' logits: every policy of an example reuses one prompt pass.
-        self._passes: OrderedDict[tuple, tuple[float, float, int]] = OrderedDict()
+        self._passes: OrderedDict[tuple, tuple[list[float], int]] = OrderedDict()
 
     def _model(self, name: str) -> EmbeddedModel:
         if name not in self._models:
@@ -356,32 +400,30 @@ class EmbeddedBackend(Backend):
         model = self._model(request.model)
         start = time.perf_counter()
         if self.cfg.mode == "generate":
+            # A plain, mutable copy of the schema for llama-cpp-python's grammar builder.
+            schema = json.loads(json.dumps(dict(answer_schema(request.answers))))
             out = model.generate(
-                request.prompt, _SCHEMA, request.temperature, request.top_p, request.num_predict, request.seed
+                request.prompt, schema, request.temperature, request.top_p, request.num_predict, request.seed
             )
             return CallResult(out["text"], time.perf_counter() - start, out["prompt_tokens"],
                               out["completion_tokens"], out["stop_reason"], endpoint)
         latent = None
         key = (request.model, request.prompt)
         if key in self._passes:
-            ly, ln, n = self._passes[key]
+            logits, n = self._passes[key]
         elif request.known_p_yes is not None:
-            ly = ln = None
+            logits = None
             n = len(model.tokenize(model.render(request.prompt) + forced_prefix("answer")))
         else:
-            (ly, ln), n = model.choice_logits(request.prompt, "answer", ("Yes", "No"))
-            self._passes[key] = (ly, ln, n)
+            logits, n = model.choice_logits(request.prompt, "answer", request.answers)
+            self._passes[key] = (logits, n)
             while len(self._passes) > 16:
                 self._passes.popitem(last=False)
         if request.known_p_yes is not None:
-            p_yes = request.known_p_yes
+            law = (request.known_p_yes, 1.0 - request.known_p_yes)
         else:
-            p_yes = choice_probability(ly, ln, request.temperature, request.top_p)
-            latent = Latent(p_yes, ly, ln, n)
-        answer = draw_answer(p_yes, request.seed)
+            law = choice_probability(logits, request.temperature, request.top_p)
+            latent = Latent(law, tuple(logits), n)
+        answer = draw_answer(law, request.answers, request.seed)
         return CallResult(json.dumps({"answer": answer}), time.perf_counter() - start, n, 1, "choice",
                           endpoint, latent=latent)
-
-
-# A plain, mutable copy of the schema for llama-cpp-python's grammar builder.
-_SCHEMA = json.loads(json.dumps(dict(ANSWER_SCHEMA)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._errors import BackendError
-from .._protocol import ANSWER_SCHEMA
+from .._protocol import answer_schema
 from . import CallRequest, CallResult
 from ._http import HttpBackend
 
@@ -34,7 +34,7 @@ class OllamaBackend(HttpBackend):
         payload = {
             "model": request.model,
             "prompt": request.prompt,
-            "format": dict(ANSWER_SCHEMA),
+            "format": dict(answer_schema(request.answers)),
             "options": {
                 "temperature": request.temperature,
                 "top_p": request.top_p,

@@ -6,7 +6,7 @@ Servers differ in which ``response_format`` they accept: OpenAI and vLLM take
 some take neither. With ``response_format = "auto"`` (the default) the backend
 tries them in the order of :data:`RESPONSE_FORMATS` once per run, with one short
 probe request, and keeps the first one the server accepts; ``text`` sends no
-``response_format`` and relies on the paper's parser (JSON, then the yes/no regex).
+``response_format`` and relies on the paper's parser (JSON, then the answers' regex).
 
 The chat template a server applies is not part of any OpenAI-compatible reply.
 llama-cpp-python's server reports the prompt's token count (``usage``) and
@@ -21,7 +21,7 @@ import os
 
 from .._config import RESPONSE_FORMATS
 from .._errors import BackendError, RequestRejected
-from .._protocol import ANSWER_SCHEMA, TASKS, build_prompt
+from .._protocol import TASKS, YES_NO, answer_schema, build_prompt
 from .._store import UNKNOWN
 from . import CallRequest, CallResult
 from ._http import HttpBackend
@@ -178,9 +178,9 @@ class OpenAIBackend(HttpBackend):
         return matches[0] if len(matches) == 1 else UNKNOWN
 
     @staticmethod
-    def _response_format(fmt: str) -> dict:
-        """The request's ``response_format`` entry for ``fmt`` (``text``: none)."""
-        schema = dict(ANSWER_SCHEMA)
+    def _response_format(fmt: str, answers: tuple[str, ...] = YES_NO) -> dict:
+        """The request's ``response_format`` entry for ``fmt`` and a task's ``answers`` (``text``: none)."""
+        schema = dict(answer_schema(answers))
         if fmt == "json_object":
             return {"response_format": {"type": "json_object", "schema": schema}}
         if fmt == "json_schema":
@@ -196,7 +196,7 @@ class OpenAIBackend(HttpBackend):
             "top_p": request.top_p,
             "max_tokens": request.num_predict,
             "seed": request.seed,
-            **self._response_format(self.response_format),
+            **self._response_format(self.response_format, request.answers),
         }
         body, latency, attempts = self.post(endpoint, "/chat/completions", payload)
         try:
