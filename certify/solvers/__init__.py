@@ -24,7 +24,9 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
       3. _exchange_patterns: the exchange (revised simplex) on the grid, then on [0, 1]
          at tighter tolerances (_tolerances.EXCHANGE_TOLS); each basis yields its
          merged contacts (MERGE_GAPS), then itself -> "exchange". Generators: the
-         continuous exchange runs only if everything before was refused.
+         continuous exchange runs only if everything before was refused. Moments
+         outside the grid's moment space (atoms closer than grid points) leave
+         artificial columns in the grid basis; the exchange on [0, 1] removes them.
       _finish, the one end of every route: a pattern is polished by Newton on
       _contact.kkt_system (which the exact certificates also polish in mpmath), and a
       result with two interior contacts (m = 2) is finished by bitangent_law, so every

@@ -383,6 +383,11 @@ def _grid_hull_patterns(T: Target, theta: np.ndarray):
 def _exchange_patterns(T: Target, theta: np.ndarray):
     """Proposer 3: the exchange on the grid, then on [0, 1] to tighter tolerances.
 
+    The grid phase starts from artificial columns (m != 2); moments inside the moment
+    space of [0, 1] but not of the grid (two atoms between neighbouring grid points) keep
+    some in its basis, and the exchange on [0, 1] finishes the first phase off the grid.
+    Only moments it cannot reach either are infeasible.
+
     Each optimal basis yields its atoms merged at coarse gaps first, then finer ones
     (neighbouring atoms may straddle one contact point, or be two genuine contacts close
     together), then the basis law itself: where f is flat to rounding (e.g. P_n near 0)
@@ -394,12 +399,12 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
     else:
         basis = [0.0, 1.0] if m1 == 2 else [("art", i) for i in range(m1)]
     basis, w, yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
-    if any(isinstance(col, tuple) and wj > ARTIFICIAL_WEIGHT for col, wj in zip(basis, w)):
-        raise SolverError("exact", "infeasible", "moments are outside the moment space of the grid")
     for tol in (None, *EXCHANGE_TOLS):
         if tol is not None:
             basis, w, yv, its = _simplex(T, theta, basis, max_iter=30 * m1 + 60, continuous=True, tol=tol)
             total += its
+        if _artificial(basis, w):  # still in the first phase: only the exchange on [0, 1] can finish it
+            continue
         atoms = np.array([np.nan if isinstance(col, tuple) else col for col in basis])
         keep = ~np.isnan(atoms)
         tried = set()
@@ -410,6 +415,13 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
                 tried.add(key)
                 yield "exchange", "pattern", A, W, total + 1
         yield "exchange", "law", atoms[keep], w[keep], yv, total + 1
+    if _artificial(basis, w):
+        raise SolverError("exact", "infeasible", "moments are outside the moment space of [0, 1]")
+
+
+def _artificial(basis: list, w: np.ndarray) -> bool:
+    """Does an artificial column still carry weight: are the moments outside the columns' moment space?"""
+    return any(isinstance(col, tuple) and wj > ARTIFICIAL_WEIGHT for col, wj in zip(basis, w))
 
 
 def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):
