@@ -55,13 +55,26 @@ from .._errors import InputError
 from .._numbers import float_or_nan
 from .._objective import V_INF, budget_json, is_vote_limit
 from ._estimators import TwoCallEstimates
+from ._tolerances import (
+    CENTER_GRIDS,
+    CENTER_MARGIN,
+    CORNER_TOL,
+    FLAT_TOL,
+    GAP_RETRY,
+    MEMBERSHIP_TOL,
+    NULL_EIGENVALUE_RTOL,
+    PHI_TOL,
+    PROJECTION_POINTS,
+    QUADRATIC_ROOT_IMAG,
+    QUARTIC_ROOT_IMAG,
+    TINY,
+    VERTEX_OFFSET,
+)
 
 __all__ = ["WaldRegion", "ProjectedInterval", "EmptyRegionError", "wald_region", "project", "project_many"]
 
 #: Extent used for unconstrained (pinv null) directions: larger than the diameter of F.
 _UNBOUNDED = 4.0
-#: Bracket width (radians) at which refinement stops.
-_PHI_TOL = 1e-8
 
 
 class EmptyRegionError(InputError):
@@ -114,7 +127,7 @@ class WaldRegion:
         u = np.linalg.solve(self.shape, d.reshape(-1, 2).T).T
         return np.sum(u * u, axis=1).reshape(np.shape(mu))
 
-    def contains(self, mu, nu, tol: float = 1e-12) -> np.ndarray:
+    def contains(self, mu, nu, tol: float = MEMBERSHIP_TOL) -> np.ndarray:
         """Membership in C_alpha (ellipse and F)."""
         mu, nu = np.asarray(mu, float), np.asarray(nu, float)
         return (self.quad(mu, nu) <= 1 + tol) & (nu >= mu * mu - tol) & (nu <= mu + tol)
@@ -198,7 +211,7 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
         lam = np.maximum(lam, tau)
         half = np.sqrt(lam * r2 / n)
     else:
-        tiny = lam <= 1e-12 * max(float(lam.max()), 1e-300)
+        tiny = lam <= NULL_EIGENVALUE_RTOL * max(float(lam.max()), TINY)
         floored = int(np.sum(tiny))
         half = np.where(tiny, _UNBOUNDED, np.sqrt(np.maximum(lam, 0.0) * r2 / n))
     shape = vec * half  # columns: principal axes scaled to the ellipse's half-lengths
@@ -211,9 +224,9 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
 def _center(th: np.ndarray, shape: np.ndarray) -> tuple[np.ndarray, bool]:
     """An interior point of C: theta-hat if strictly feasible, else a centroid of interior grid points."""
     scale = float(np.max(np.abs(shape)))
-    if _in_f(th[0], th[1], 1e-3 * scale) and scale > 0:
+    if _in_f(th[0], th[1], CENTER_MARGIN * scale) and scale > 0:
         return th.copy(), False
-    for nr, na in ((24, 96), (160, 720)):
+    for nr, na in CENTER_GRIDS:
         r = (np.arange(1, nr + 1) / nr)[:, None]
         a = np.linspace(0, 2 * np.pi, na, endpoint=False)[None, :]
         u = np.stack([(r * np.cos(a)).ravel(), (r * np.sin(a)).ravel()], axis=1)
@@ -222,7 +235,7 @@ def _center(th: np.ndarray, shape: np.ndarray) -> tuple[np.ndarray, bool]:
         if np.sum(ok) >= 3:
             return pts[ok].mean(axis=0), False
     # No interior grid point: project theta-hat onto F in the Wald metric (dense search over dF).
-    s = np.linspace(0.0, 1.0, 200001)
+    s = np.linspace(0.0, 1.0, PROJECTION_POINTS)
     cand = np.concatenate([np.stack([s, s * s], 1), np.stack([s, s], 1)])
     u = np.linalg.solve(shape, (cand - th).T).T
     q = np.sum(u * u, axis=1)
@@ -280,7 +293,7 @@ def _corners(region: WaldRegion) -> np.ndarray:
     w = np.array([1.0, 1.0])
     a, b, c = w @ m @ w, -2 * w @ m @ th, th @ m @ th - 1
     for s in np.roots([a, b, c]):
-        if abs(s.imag) < 1e-12:
+        if abs(s.imag) < QUADRATIC_ROOT_IMAG:
             pts.append((s.real, s.real))
     # nu = mu^2: quartic in s
     dx, dy = (-th[0], -th[1])
@@ -290,13 +303,13 @@ def _corners(region: WaldRegion) -> np.ndarray:
     x, y = poly([dx, 1.0]), poly([dy, 0.0, 1.0])
     quart = m11 * x * x + 2 * m12 * x * y + m22 * y * y - 1
     for s in quart.roots():
-        if abs(s.imag) < 1e-9:
+        if abs(s.imag) < QUARTIC_ROOT_IMAG:
             pts.append((s.real, s.real**2))
     for p in ((0.0, 0.0), (1.0, 1.0)):
         if region.quad(np.array([p[0]]), np.array([p[1]]))[0] <= 1:
             pts.append(p)
     pts = np.array([p for p in pts if 0 <= p[0] <= 1], dtype=float).reshape(-1, 2)
-    return pts[region.contains(pts[:, 0], pts[:, 1], 1e-9)] if len(pts) else pts
+    return pts[region.contains(pts[:, 0], pts[:, 1], CORNER_TOL)] if len(pts) else pts
 
 
 def _linear_max(region: WaldRegion, g: np.ndarray, corners: np.ndarray) -> float:
@@ -310,7 +323,7 @@ def _linear_max(region: WaldRegion, g: np.ndarray, corners: np.ndarray) -> float
         s = -g[0] / (2 * g[1])
         cand.append(np.array([[s, s * s]]))
     pts = np.concatenate(cand) if cand else np.zeros((0, 2))
-    ok = region.contains(pts[:, 0], pts[:, 1], 1e-9) if len(pts) else np.zeros(0, bool)
+    ok = region.contains(pts[:, 0], pts[:, 1], CORNER_TOL) if len(pts) else np.zeros(0, bool)
     return float(np.max(pts[ok] @ g)) if np.any(ok) else float("nan")
 
 
@@ -411,7 +424,7 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
         Compute the supporting-plane optimality gap of every endpoint (one exact
         dual per endpoint). The best local optimum of the scan is refined first;
         with ``certify=True`` the others are refined only if the gap of the first
-        exceeds 1e-9, without it every local optimum of the scan is.
+        exceeds GAP_RETRY (1e-9), without it every local optimum of the scan is.
     scan : int
         Angles in the first scan (plus every corner of the boundary).
     refine : int
@@ -443,7 +456,7 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
                 s.others = []
         _refine(todo, refine)
     gaps = {id(s): (_gap(s) if certify else float("nan")) for s in searches}
-    retry = [s for s in todo if s.others and not gaps[id(s)] <= 1e-9]
+    retry = [s for s in todo if s.others and not gaps[id(s)] <= GAP_RETRY]
     if retry:
         for s in retry:
             s.brackets, s.others = s.others, []
@@ -481,7 +494,7 @@ def _proposals(br, refine: int) -> np.ndarray:
     if stalled or not lo < p < hi:
         return np.linspace(lo, hi, refine + 2)[1:-1]
     room = min(p - lo, hi - p)
-    h = min(max(0.25 * abs(p - mid), 1e-3 * _PHI_TOL), 0.5 * room)
+    h = min(max(0.25 * abs(p - mid), VERTEX_OFFSET), 0.5 * room)
     return np.array([p - h, p, p + h])
 
 
@@ -493,7 +506,7 @@ def _refine(searches, refine: int) -> None:
     unusable or the previous round shrank the bracket by less than half --
     `refine` evenly spaced points (linear, guaranteed shrinkage). The bracket
     becomes the best point and its two neighbours. It is finished when narrower
-    than 1e-8 rad, or when both neighbours are within 1e-14 of the best value.
+    than PHI_TOL (1e-8 rad), or when both neighbours are within FLAT_TOL (1e-14) of the best value.
     """
     while True:
         live = [(s, br) for s in searches for br in s.brackets]
@@ -516,7 +529,7 @@ def _refine(searches, refine: int) -> None:
                 i = min(max(i, 1), len(v) - 2)
             j, k = i - 1, i + 1
             width = phi[k] - phi[j]
-            if width > _PHI_TOL and v[i] - min(v[j], v[k]) > 1e-14:
+            if width > PHI_TOL and v[i] - min(v[j], v[k]) > FLAT_TOL:
                 s.brackets.append((phi[j], phi[i], phi[k], v[j], v[i], v[k], width > 0.5 * (hi - lo)))
 
 
