@@ -17,6 +17,7 @@ import numpy as np
 from scipy import special
 
 from ._errors import InputError
+from ._tolerances import DENSITY_DIGITS
 
 __all__ = [
     "majority_polynomial",

@@ -19,15 +19,18 @@ import numpy as np
 from numpy.polynomial import polynomial as npoly
 
 from .._errors import SolverError
+from .._support import free_atoms, merge_close
 from ._boundary import unique_law, unique_law_dual
-from ._contact import Target, ascent_from, hermite, kkt_system, max_violation, refine_max, target
+from ._contact import Target, ascent_from, hermite, kkt_system, max_violation, maxima_at, target
 from ._hull import grid_hull
 from ._solution import Solution
 from ._tolerances import (
     ACCEPT_TOL,
     ARTIFICIAL_COST,
     ARTIFICIAL_WEIGHT,
+    CONTINUOUS_ITER,
     ENDPOINT_TOL,
+    EXCHANGE_ITER,
     EXCHANGE_TOLS,
     FACE_MAX_VIOLATION,
     FACE_MIN_GAP,
@@ -37,6 +40,7 @@ from ._tolerances import (
     MERGE_GAPS,
     MERGE_WEIGHT_FLOOR,
     MOMENT_TOL,
+    NEWTON_MAX_ITER,
     NEWTON_MAX_WEIGHT,
     NEWTON_RESIDUAL_DONE,
     NEWTON_RESIDUAL_FINAL,
@@ -45,6 +49,7 @@ from ._tolerances import (
     NEWTON_STALL_RATIO,
     NEWTON_STEP_DONE,
     NEWTON_STEP_FLOOR,
+    PATTERN_DECIMALS,
     PIVOT_TOL,
     SUPPORT_FLOOR,
     TIE_TOL,
@@ -60,18 +65,23 @@ def _phi(x, m1: int) -> np.ndarray:
 def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.ndarray, y: np.ndarray):
     """Solve the KKT system (:func:`~._contact.kkt_system`) of a contact pattern by Newton's method.
 
+    Atoms within ENDPOINT_TOL of 0 or 1 are endpoint contacts; only the others are
+    location unknowns (:func:`certify._support.free_atoms`, which also says how this
+    Newton and the likelihood's differ). An atom that a step carries out of (0, 1) is
+    clipped onto the end and Newton starts again on that pattern.
+
     Returns (atoms, weights, y, converged).
     """
     m1 = len(theta)
     atoms = atoms.astype(float).copy()
     atoms[atoms <= ENDPOINT_TOL] = 0.0
     atoms[atoms >= 1 - ENDPOINT_TOL] = 1.0
-    inner = np.nonzero((atoms > 0) & (atoms < 1))[0]
+    inner = free_atoms(atoms)
     s = len(atoms)
     w = weights.astype(float).copy()
     y = y.astype(float).copy()
     prev = np.inf
-    for it in range(40):
+    for it in range(NEWTON_MAX_ITER):
         R, J = kkt_system(atoms.tolist(), w.tolist(), y.tolist(), theta.tolist(), lambda k, x: float(T(x, k)), inner.tolist())
         R, J = np.array(R), np.array(J)
         try:
@@ -115,26 +125,16 @@ def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
     return -np.inf < viol <= tol, viol, where  # a dual with inf or nan gives -inf or nan
 
 
-def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray | None = None):
-    """Merge atoms that straddle one contact point into their weighted mean.
+def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray):
+    """Merge atoms that straddle one contact point into their weighted mean (:func:`certify._support.merge_close`).
 
-    With ``grid``, atoms that are neighbouring grid points are merged (the grid
-    LP splits an off-grid contact between its two neighbours); otherwise atoms
-    closer than ``gap``.
+    With ``gap == "grid"``, atoms that are neighbouring grid points are merged (the grid
+    LP splits an off-grid contact between its two neighbours); otherwise atoms at most
+    ``gap`` apart. Atoms below MERGE_WEIGHT_FLOOR are dropped first.
     """
-    order = np.argsort(atoms)
-    atoms, weights = atoms[order], weights[order]
-    keep = weights > MERGE_WEIGHT_FLOOR
-    atoms, weights = atoms[keep], weights[keep]
-    if grid is not None:
-        idx = np.searchsorted(grid, atoms)
-        close = np.diff(idx) <= 1
-    else:
-        close = np.diff(atoms) <= gap
-    groups = np.split(np.arange(len(atoms)), np.nonzero(~close)[0] + 1) if len(atoms) else []
-    A = np.array([np.dot(atoms[g], weights[g]) / np.sum(weights[g]) for g in groups])
-    W = np.array([np.sum(weights[g]) for g in groups])
-    return A, W
+    if gap == "grid":
+        return merge_close(atoms, weights, 1, MERGE_WEIGHT_FLOOR, positions=lambda a: np.searchsorted(grid, a))
+    return merge_close(atoms, weights, gap, MERGE_WEIGHT_FLOOR)
 
 
 def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = EXCHANGE_TOLS[-1]):
@@ -171,7 +171,8 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
         i = int(np.argmax(r))
         x_in, r_in = float(T.grid[i]), float(r[i])
         if continuous:
-            x_in, r_in = refine_max(T, yv, i)
+            found = maxima_at(T, yv, np.array([i]), r)
+            x_in, r_in = float(found.points[0]), float(found.values[0])
             for col in basis:
                 if not isinstance(col, tuple) and 0.0 < col < 1.0:
                     x_c, r_c = ascent_from(T, yv, col)
@@ -398,10 +399,11 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
         basis = [0.0, float(theta[2] / theta[1]), 1.0]
     else:
         basis = [0.0, 1.0] if m1 == 2 else [("art", i) for i in range(m1)]
-    basis, w, yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
+    basis, w, yv, total = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1])
     for tol in (None, *EXCHANGE_TOLS):
         if tol is not None:
-            basis, w, yv, its = _simplex(T, theta, basis, max_iter=30 * m1 + 60, continuous=True, tol=tol)
+            basis, w, yv, its = _simplex(T, theta, basis, max_iter=CONTINUOUS_ITER[0] * m1 + CONTINUOUS_ITER[1],
+                                         continuous=True, tol=tol)
             total += its
         if _artificial(basis, w):  # still in the first phase: only the exchange on [0, 1] can finish it
             continue
@@ -409,8 +411,8 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
         keep = ~np.isnan(atoms)
         tried = set()
         for gap in MERGE_GAPS:
-            A, W = _merge(atoms[keep], w[keep], gap, T.grid if gap == "grid" else None)
-            key = tuple(np.round(A, 12))
+            A, W = _merge(atoms[keep], w[keep], gap, T.grid)
+            key = tuple(np.round(A, PATTERN_DECIMALS))
             if key not in tried:
                 tried.add(key)
                 yield "exchange", "pattern", A, W, total + 1

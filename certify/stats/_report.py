@@ -59,10 +59,6 @@ def parse_votes(tokens) -> tuple:
     return parse_vote_budgets(tokens)
 
 
-#: Slack when comparing an interval with the one-moment range (rounding of two solvers).
-_RANGE_TOL = 1e-9
-
-
 #: A gain interval inside +-NEGLIGIBLE_GAIN (1 percentage point) that holds 0 certifies that
 #: voting changes the accuracy by less than that: the verdict "negligible". One point is
 #: below what an evaluation of a few hundred examples can distinguish anyway (its
@@ -101,7 +97,7 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
                 f"answered correctly less than half the time, and a vote amplifies their errors")
     mu = min(max(float(mean), 0.0), 1.0)
     span = sharp_bounds(f"V{votes} - V1", mu=mu)
-    if lower <= span.lower.value + _RANGE_TOL and upper >= span.upper.value - _RANGE_TOL:
+    if lower <= span.lower.value + RANGE_TOL and upper >= span.upper.value - RANGE_TOL:
         return (f"uninformative: as wide as for every law with one-call accuracy {100 * mu:.1f} %, so the repeated "
                 f"calls add nothing here")
     return "the interval holds both gains and losses: the calls do not decide"
