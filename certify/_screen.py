@@ -155,8 +155,10 @@ def newton_in(slopes: Slopes, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, ste
     ``slopes(x)`` returns (r'(x), r''(x)). Each iteration shrinks every bracket to the
     side where r' changes sign and takes the Newton step where r'' > 0 and the step stays
     strictly inside the bracket, else bisects. All points step together until every step
-    of one iteration is at most ``step_tol`` (or NEWTON_MAX_ITER iterations): ``slopes``
-    is evaluated on the same array every time.
+    of one iteration is at most ``step_tol`` (or NEWTON_MAX_ITER iterations): each
+    iteration is one evaluation of ``slopes`` on the whole array, and a point that
+    converged early keeps taking its tiny steps (any it is thrown off by, a bisection
+    when a step falls below the spacing of doubles, it converges back from).
     """
     lo, hi, x = lo.copy(), hi.copy(), x.copy()
     for _ in range(NEWTON_MAX_ITER):
