@@ -26,22 +26,22 @@ from ._tolerances import BAND_SLACK, CONTACT_DECIMALS, RECOVERY_MOMENT_TOL, RECO
 class Target:
     """f = sign * g sampled on a Chebyshev-Lobatto grid of [0, 1], and what the solvers learn about it.
 
-    The grid has about four points per unit of degree, enough to resolve every
-    local extremum of a polynomial of that degree; it is refined by Newton steps.
+    The grid is the core's contact grid (:func:`certify._screen.grid`): about four points
+    per unit of degree, enough to resolve every local extremum of a polynomial of that
+    degree; it is refined by Newton steps.
 
-    Besides the samples, a target owns the state the solvers keep between calls for
-    this objective and side, built on first use and dropped by :meth:`clear`:
+    Besides the samples, a target memoizes what the solvers build from (objective, sign)
+    alone, on first use, dropped by :meth:`clear`:
 
     * ``hull`` -- the grid hull of the two-moment problem (:func:`._hull.grid_hull`);
     * ``fine`` -- a finer sampling for the batch screen (:mod:`._batch`);
-    * ``faces`` -- per moment order m + 1, faces of the moment problem found so far:
-      (atoms, dual, violation) of laws with m + 1 contacts, whose dual certifies every
-      moment vector inside the simplex of their atoms (:mod:`._exact`);
     * ``programs`` -- compiled cvxpy programs with the moments as a parameter, by
       (method, m + 1, size) (:mod:`._grid`, :mod:`._sos`).
 
-    Which route a solve takes may depend on the faces found before; its value does not
-    (every route passes the same acceptance check).
+    Each is a deterministic function of (objective, sign), rebuilt identically after a
+    :meth:`clear`, so a target never changes a result, only how long it takes. What solves
+    learn from each other (faces of the moment problem) is not kept here but in a
+    :class:`._exact.Faces` that a caller passes (a batch does).
     """
 
     def __init__(self, objective, sign: int):
@@ -64,7 +64,6 @@ class Target:
         self._ends = (float(self(0.0, 1)), float(self(1.0, 1)))
         self.hull = None
         self.fine = None
-        self.faces: dict[int, list] = {}
         self.programs: dict[tuple, tuple] = {}
 
     def program(self, key: tuple, build):
@@ -74,10 +73,9 @@ class Target:
         return self.programs[key]
 
     def clear(self) -> None:
-        """Forget the hull, the fine grid, the faces and the compiled programs."""
+        """Forget the hull, the fine grid and the compiled programs."""
         self.hull = None
         self.fine = None
-        self.faces = {}
         self.programs = {}
 
     def first_at(self, end: float) -> float:
@@ -107,8 +105,12 @@ class Target:
 class TargetCache:
     """The :class:`Target` of each (objective, side) in use, least recently used dropped first.
 
-    The solvers' only state between calls lives in these targets; :meth:`clear` drops all
-    of it (tests isolate themselves with it), ``len`` says how many targets are kept.
+    Kept: at most ``maxsize`` targets (128 by default), each holding the objective sampled on
+    its contact grid and what :class:`Target` memoizes (grid hull, fine grid, compiled
+    programs). Why: an objective's grid and hull cost more than most solves, and the same
+    objective is solved at many moments. It cannot change a result: every entry is a
+    deterministic function of (objective, side), rebuilt identically after :meth:`clear`
+    or eviction. ``len`` says how many targets are kept.
     """
 
     def __init__(self, maxsize: int = 128):
@@ -133,7 +135,8 @@ class TargetCache:
         return len(self._targets)
 
 
-#: The targets the solvers use (``certify.solvers.TARGETS.clear()`` resets every solver).
+#: The targets the solvers use: the process's one solver cache (:class:`TargetCache` says what
+#: it keeps and why no result depends on it); ``certify.solvers.TARGETS.clear()`` empties it.
 TARGETS = TargetCache()
 
 

@@ -195,7 +195,7 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     raise SolverError("exact", f"exchange did not converge in {max_iter} iterations")
 
 
-def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
+def solve_exact(objective, theta: np.ndarray, sign: int, faces: Faces | None = None) -> Solution:
     """Maximize E[sign * g] over laws on [0, 1] with moments ``theta``.
 
     Parameters
@@ -205,6 +205,10 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
         (1, m_1, ..., m_m), validated.
     sign : {+1, -1}
         +1 for the upper bound of E[g], -1 for the lower bound.
+    faces : Faces, optional
+        Faces found by earlier solves of the same computation, to reuse, and where this
+        solve's face is remembered. Without it the route and the result depend on
+        ``objective``, ``theta`` and ``sign`` alone.
 
     Returns
     -------
@@ -214,18 +218,21 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
     """
     T = target(objective, sign)
     try:
-        return _remember(T, _solve(T, objective, theta), len(theta))
+        sol = _solve(T, objective, theta, faces)
     except np.linalg.LinAlgError as exc:  # never a traceback: a singular system is a solver failure
         raise SolverError("exact", "singular linear system", str(exc)) from None
+    if faces is not None:
+        faces.remember(T, sol, len(theta))
+    return sol
 
 
-def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
+def _solve(T: Target, objective, theta: np.ndarray, faces: Faces | None) -> Solution:
     """The pipeline: every proposer's candidates, in the map's order, through :func:`_finish`.
 
     Proposers are generators, so a later candidate (the continuous exchange, say) is
     only computed once every earlier one was refused.
     """
-    proposers = [_boundary_law(T, theta), _known_face(T, theta)]
+    proposers = [_boundary_law(T, theta), _known_face(T, theta, faces)]
     if len(theta) == 3:
         proposers.append(_grid_hull_patterns(T, theta))
     proposers.append(_exchange_patterns(T, theta))
@@ -305,17 +312,55 @@ def _boundary_law(T: Target, theta: np.ndarray):
     raise SolverError("exact", "boundary dual not accepted", f"objective {T.objective.name}: max(f - p) = {viol:.3g}")
 
 
-#: Faces kept per target and order (``Target.faces``): a law with m+1 contact points
-#: fixes its dual polynomial independently of the moments, so the same certificate
-#: serves every moment vector inside the simplex spanned by its atoms' moment curves
-#: (only the weights change). The newest MAX_FACES are kept.
+class Faces:
+    """Faces of the moment problem that the solves of one computation share (Theorem 4.1).
+
+    A law with m + 1 contact points fixes its dual polynomial independently of the
+    moments, so its certificate serves every moment vector inside the simplex spanned by
+    its atoms' moment curves (only the weights change), and a batch of nearby points is
+    solved much faster when later points reuse the faces of earlier ones. A reused face is
+    another route to the value, which may differ from a fresh solve's in the last bits; so
+    faces are shared only where a caller asks for it, by creating a ``Faces`` and passing it
+    to every solve of one computation (:func:`._batch.batch_upper` creates one per call). A
+    solve without one starts from no faces, and its route and result depend on nothing
+    solved before.
+
+    Kept: per (objective, side, m + 1), the newest MAX_FACES faces (sorted atoms, dual,
+    violation) found by the solves given this object; only well-separated ones
+    (FACE_MIN_WEIGHT, FACE_MIN_GAP) whose dual is a majorant to FACE_MAX_VIOLATION.
+    """
+
+    def __init__(self):
+        self._faces: dict[tuple, list] = {}
+
+    def of(self, T: Target, m1: int) -> list:
+        """The faces of T's objective and side for m + 1 moments, newest first."""
+        return self._faces.get((T.objective, T.sign, m1), [])
+
+    def remember(self, T: Target, sol: Solution, m1: int) -> None:
+        """Keep the face of ``sol`` if it is a new, well-separated face with a tight dual."""
+        if len(sol.atoms) != m1 or sol.route in ("face", "boundary"):  # not a face, or one reused
+            return
+        atoms = np.sort(sol.atoms)
+        if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
+                and sol.violation <= FACE_MAX_VIOLATION * T.scale):
+            faces = self._faces.setdefault((T.objective, T.sign, m1), [])
+            if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
+                faces.insert(0, (atoms, sol.dual, sol.violation))
+                del faces[MAX_FACES:]
+
+    def __len__(self) -> int:
+        return sum(len(f) for f in self._faces.values())
+
+
+#: Faces kept per objective, side and order (:class:`Faces`): the newest MAX_FACES.
 MAX_FACES = 32
 
 
-def _known_face(T: Target, theta: np.ndarray):
-    """Proposer 1: the first face found before whose simplex holds ``theta``."""
+def _known_face(T: Target, theta: np.ndarray, faces: Faces | None):
+    """Proposer 1: the first face found before (in ``faces``) whose simplex holds ``theta``."""
     m1 = len(theta)
-    for atoms, y, viol in T.faces.get(m1, ()):
+    for atoms, y, viol in (faces.of(T, m1) if faces is not None else ()):
         if m1 == 3:
             w, serves = face_weights(atoms.tolist(), float(theta[1]), float(theta[2]))
             if not serves:
@@ -331,20 +376,6 @@ def _known_face(T: Target, theta: np.ndarray):
         good = w > 0
         yield "face", "face", atoms[good], np.maximum(w[good], 0.0), y, viol
         return
-
-
-def _remember(T: Target, sol: Solution, m1: int) -> Solution:
-    # Only well-separated faces are kept: their weight systems stay well conditioned.
-    if len(sol.atoms) != m1 or sol.route in ("face", "boundary"):  # not a face, or one reused
-        return sol
-    atoms = np.sort(sol.atoms)
-    if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
-            and sol.violation <= FACE_MAX_VIOLATION * T.scale):
-        faces = T.faces.setdefault(m1, [])
-        if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
-            faces.insert(0, (atoms, sol.dual, sol.violation))
-            del faces[MAX_FACES:]
-    return sol
 
 
 def _grid_hull_patterns(T: Target, theta: np.ndarray):

@@ -54,6 +54,7 @@ from .._endpoint import endpoint_bounds
 from .._errors import InputError
 from .._numbers import float_or_nan
 from .._objective import V_INF, budget_json, is_vote_limit
+from ..solvers import Faces
 from ._estimators import TwoCallEstimates
 from ._tolerances import (
     CENTER_GRIDS,
@@ -268,15 +269,15 @@ def _vinf(mu: np.ndarray, nu: np.ndarray, sign: int) -> np.ndarray:
     return out
 
 
-def _values(key, mu: np.ndarray, nu: np.ndarray, sign: int) -> np.ndarray:
-    """sign = +1: U(theta); sign = -1: -L(theta) (so that both sides are maximized)."""
+def _values(key, mu: np.ndarray, nu: np.ndarray, sign: int, faces: Faces) -> np.ndarray:
+    """sign = +1: U(theta); sign = -1: -L(theta) (so that both sides are maximized); ``faces`` shared by the projection."""
     mu = np.clip(mu, 0.0, 1.0)
     nu = np.clip(nu, mu * mu, mu)
     if key is V_INF:
         return _vinf(mu, nu, sign)
     if sign > 0:
-        return sharp_bound_arrays(key, mu=mu, nu=nu, side="upper").upper
-    return -sharp_bound_arrays(key, mu=mu, nu=nu, side="lower").lower
+        return sharp_bound_arrays(key, mu=mu, nu=nu, side="upper", faces=faces).upper
+    return -sharp_bound_arrays(key, mu=mu, nu=nu, side="lower", faces=faces).lower
 
 
 # ----------------------------------------------------------------------------------------------
@@ -389,7 +390,7 @@ def _angles_of(region: WaldRegion, pts: np.ndarray) -> np.ndarray:
     return np.arctan2(u[:, 1], u[:, 0])
 
 
-def _run_round(tasks: list) -> list:
+def _run_round(tasks: list, faces: Faces) -> list:
     """Boundary points and values for all (search, angles) tasks: geometry in one vectorized pass,
     values in one engine call per (objective, side)."""
     sizes = [len(phi) for _, phi in tasks]
@@ -404,7 +405,7 @@ def _run_round(tasks: list) -> list:
     out: list = [None] * len(tasks)
     for key, sign, items in groups.values():
         idx = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in items])
-        vals = _values(key, pts[idx, 0], pts[idx, 1], sign)
+        vals = _values(key, pts[idx, 0], pts[idx, 1], sign, faces)
         k = 0
         for j in items:
             out[j] = (pts[starts[j]: starts[j + 1]], vals[k: k + sizes[j]])
@@ -412,7 +413,8 @@ def _run_round(tasks: list) -> list:
     return out
 
 
-def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, refine: int = 3) -> list[list[ProjectedInterval]]:
+def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, refine: int = 3,
+                 faces: Faces | None = None) -> list[list[ProjectedInterval]]:
     """Projected interval hulls for several regions and objectives at once (eq. (projected-set-main)).
 
     Parameters
@@ -429,6 +431,10 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
         Angles in the first scan (plus every corner of the boundary).
     refine : int
         Points per bracket in a bisection-type round (the parabolic rounds use 3).
+    faces : certify.solvers.Faces, optional
+        Faces of the moment problem shared by every sharp bound of the projection (its
+        rounds revisit nearby points) and with the caller's other solves; by default the
+        projection keeps its own, so its result depends on its arguments alone.
 
     Returns
     -------
@@ -436,6 +442,7 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
         ``[i][j]`` for region i and objective j.
     """
     keys = [_key(o) for o in objectives]
+    faces = Faces() if faces is None else faces
     searches = []
     for reg in regions:
         corners = _corners(reg) if not reg.degenerate else np.zeros((0, 2))
@@ -447,21 +454,21 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
     for s in searches:
         if s.region.degenerate:
             p = s.region.center[None, :]
-            s.best = (float(_values(s.key, p[:, 0], p[:, 1], s.sign)[0]), float("nan"), p[0])
+            s.best = (float(_values(s.key, p[:, 0], p[:, 1], s.sign, faces)[0]), float("nan"), p[0])
     if todo:
-        for s, (pts, vals) in zip(todo, _run_round([(s, s.phi) for s in todo])):
+        for s, (pts, vals) in zip(todo, _run_round([(s, s.phi) for s in todo], faces)):
             s.others = _seed(s, vals, pts)
             if not certify:  # no certificate to detect a missed basin: refine every local optimum now
                 s.brackets += s.others
                 s.others = []
-        _refine(todo, refine)
-    gaps = {id(s): (_gap(s) if certify else float("nan")) for s in searches}
+        _refine(todo, refine, faces)
+    gaps = {id(s): (_gap(s, faces) if certify else float("nan")) for s in searches}
     retry = [s for s in todo if s.others and not gaps[id(s)] <= GAP_RETRY]
     if retry:
         for s in retry:
             s.brackets, s.others = s.others, []
-        _refine(retry, refine)
-        gaps.update({id(s): _gap(s) for s in retry})
+        _refine(retry, refine, faces)
+        gaps.update({id(s): _gap(s, faces) for s in retry})
     out = []
     it = iter(searches)
     for reg in regions:
@@ -498,7 +505,7 @@ def _proposals(br, refine: int) -> np.ndarray:
     return np.array([p - h, p, p + h])
 
 
-def _refine(searches, refine: int) -> None:
+def _refine(searches, refine: int, faces: Faces) -> None:
     """Safeguarded parabolic search on every bracket (lo, mid, hi) with h(mid) >= h(lo), h(hi).
 
     Each round evaluates the vertex of the parabola through the bracket and two
@@ -513,7 +520,7 @@ def _refine(searches, refine: int) -> None:
         if not live:
             return
         tasks = [(s, _proposals(br, refine)) for s, br in live]
-        res = _run_round(tasks)
+        res = _run_round(tasks, faces)
         for s in searches:
             s.brackets = []
         for (s, br), (_, phi_new), (pts, vals) in zip(live, tasks, res):
@@ -555,14 +562,14 @@ def _seed(s: _Search, vals: np.ndarray, pts: np.ndarray) -> list:
     return others
 
 
-def _gap(s: _Search) -> float:
+def _gap(s: _Search, faces: Faces) -> float:
     """Supporting-plane optimality gap of a finished search (0 = certified optimal)."""
     if s.key is V_INF:
         return float("nan")
     mu, nu = (float(x) for x in s.best[2])
     mu = min(max(mu, 0.0), 1.0)
     nu = min(max(nu, mu * mu), mu)
-    b = sharp_bounds(s.key, mu=mu, nu=nu)
+    b = sharp_bounds(s.key, mu=mu, nu=nu, faces=faces)
     side = b.upper if s.sign > 0 else b.lower
     g = s.sign * np.array(side.dual[1:])
     if s.region.degenerate:

@@ -42,7 +42,9 @@ from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empiri
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ..likelihood import CellCounts, likelihood_intervals
 from .._bounds import sharp_bounds
+from ..solvers import Faces
 from ._region import ProjectedInterval, WaldRegion, project_many, wald_region
+from ._tolerances import RANGE_TOL
 
 __all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "Verdict", "AnalysisReport",
            "analyze", "parse_votes", "verdict_reason"]
@@ -307,11 +309,11 @@ class AnalysisReport:
         )
 
 
-def _sharp_at(votes, mu: float, nu: float) -> tuple[float, float]:
+def _sharp_at(votes, mu: float, nu: float, faces: Faces) -> tuple[float, float]:
     if votes is V_INF:
         e = endpoint_bounds(mu=mu, nu=nu)
         return e.lower, e.upper
-    b = sharp_bounds(votes, mu=mu, nu=nu)
+    b = sharp_bounds(votes, mu=mu, nu=nu, faces=faces)
     return b.lower.value, b.upper.value
 
 
@@ -362,7 +364,8 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         notes.append(f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})")
     gain_budgets = verdict_budgets(votes)
     objectives = list(votes) + [f"V{v} - V1" for v in gain_budgets]
-    projected = project_many([region], objectives, certify=False)[0]
+    faces = Faces()  # the analysis's sharp bounds share the faces they find, and only these
+    projected = project_many([region], objectives, certify=False, faces=faces)[0]
     intervals = _intervals(data, objectives, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
@@ -377,12 +380,12 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         allc = all_call_estimates(data)
     rows = []
     for v, proj, iv in zip(votes, projected, intervals):
-        lo, up = _sharp_at(v, mu, nu)
+        lo, up = _sharp_at(v, mu, nu, faces)
         emp = empirical_vote_accuracy(data, v) if v is not V_INF and v <= data.calls else None
         mlo = mup = None
         if allc is not None and v is not V_INF:
             try:
-                b = sharp_bounds(v, moments=list(allc.moments))
+                b = sharp_bounds(v, moments=list(allc.moments), faces=faces)
                 mlo, mup = b.lower.value, b.upper.value
             except InputError:
                 notes.append(f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval")
