@@ -146,72 +146,127 @@ def grid_minima(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(left & right)
 
 
+# -- one iteration for one point (floats) or many (arrays) --------------------------------
+# The solvers polish one point at a time on their hot path, where numpy's cost per call is
+# tens of times Python's per float operation; the likelihood polishes arrays. These helpers
+# take numpy's operation for arrays and Python's for floats, so that one implementation of
+# each rule below serves both, with the same floats.
+
+
+def _where(c, a, b):
+    return np.where(c, a, b) if isinstance(c, np.ndarray) else (a if c else b)
+
+
+def _and(*cs):
+    if isinstance(cs[0], np.ndarray):
+        out = cs[0]
+        for c in cs[1:]:
+            out = out & c
+        return out
+    return all(cs)
+
+
+def _not(c):
+    return ~c if isinstance(c, np.ndarray) else not c
+
+
+def _any(c) -> bool:
+    return bool(c.any()) if isinstance(c, np.ndarray) else bool(c)
+
+
+def _all(c) -> bool:
+    return bool(c.all()) if isinstance(c, np.ndarray) else bool(c)
+
+
+def _take(a, mask):
+    return a[mask] if isinstance(mask, np.ndarray) else a
+
+
+def _put(a, mask, values):
+    if isinstance(mask, np.ndarray):
+        a = a.copy()
+        a[mask] = values
+        return a
+    return values
+
+
+def _newton_step(x, d1, d2):
+    """x - r'/r'' (undefined where r'' = 0: the caller then bisects)."""
+    if isinstance(d2, np.ndarray):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return x - d1 / d2
+    return x - d1 / d2 if d2 else math.nan
+
+
+def _at_ends(slopes, lo, hi):
+    """r' at both ends of every bracket (arrays: one evaluation on the ends together)."""
+    if isinstance(lo, np.ndarray):
+        d = slopes(np.concatenate([lo, hi]))[0]
+        return d[: len(lo)], d[len(lo):]
+    return slopes(lo)[0], slopes(hi)[0]
+
+
 Slopes = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def newton_in(slopes: Slopes, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, step_tol: float) -> np.ndarray:
+def newton_in(slopes: Slopes, lo, hi, x, step_tol: float):
     """Zeros of r' in brackets [lo, hi] with r'(lo) < 0 < r'(hi), by safeguarded Newton, from ``x``.
 
-    ``slopes(x)`` returns (r'(x), r''(x)). Each iteration shrinks every bracket to the
-    side where r' changes sign and takes the Newton step where r'' > 0 and the step stays
-    strictly inside the bracket, else bisects. All points step together until every step
-    of one iteration is at most ``step_tol`` (or NEWTON_MAX_ITER iterations): each
-    iteration is one evaluation of ``slopes`` on the whole array, and a point that
-    converged early keeps taking its tiny steps (any it is thrown off by, a bisection
-    when a step falls below the spacing of doubles, it converges back from).
+    ``lo``, ``hi``, ``x``: arrays, or floats for one point; ``slopes(x)`` returns (r'(x),
+    r''(x)) for the same. Each iteration shrinks every bracket to the side where r' changes
+    sign and takes the Newton step where r'' > 0 and the step stays strictly inside the
+    bracket, else bisects. All points step together until every step of one iteration is
+    at most ``step_tol`` (or NEWTON_MAX_ITER iterations): each iteration is one evaluation
+    of ``slopes`` on the whole array, and a point that converged early keeps taking its
+    tiny steps (any it is thrown off by, a bisection when a step falls below the spacing of
+    doubles, it converges back from).
     """
-    lo, hi, x = lo.copy(), hi.copy(), x.copy()
     for _ in range(NEWTON_MAX_ITER):
         d1, d2 = slopes(x)
-        lo = np.where(d1 < 0, x, lo)
-        hi = np.where(d1 > 0, x, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xn = x - d1 / d2
-        bad = ~(d2 > 0) | ~(xn > lo) | ~(xn < hi)
-        xn = np.where(bad, 0.5 * (lo + hi), xn)
-        xn = np.where(d1 == 0, x, xn)
-        done = np.abs(xn - x) <= step_tol
+        lo = _where(d1 < 0, x, lo)
+        hi = _where(d1 > 0, x, hi)
+        xn = _newton_step(x, d1, d2)
+        xn = _where(_and(d2 > 0, xn > lo, xn < hi), xn, 0.5 * (lo + hi))
+        xn = _where(d1 == 0, x, xn)
+        done = abs(xn - x) <= step_tol
         x = xn
-        if done.all():
+        if _all(done):
             break
     return x
 
 
-def polish(slopes: Slopes, value: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray, x0: np.ndarray,
-           v0: np.ndarray, step_tol: float, maximize: bool = False) -> Extrema:
+def polish(slopes: Slopes, value: Callable[[np.ndarray], np.ndarray], lo, hi, x0, v0, step_tol: float,
+           maximize: bool = False) -> Extrema:
     """Local minima (``maximize``: maxima) of r from candidates ``x0`` with brackets [lo, hi] (step 3 of the module).
 
     Parameters
     ----------
     slopes : callable
-        ``slopes(x)`` -> (r'(x), r''(x)) on an array.
+        ``slopes(x)`` -> (r'(x), r''(x)), for an array or a float.
     value : callable
-        ``value(x)`` -> r(x) on an array.
-    lo, hi, x0, v0 : ndarray
-        Brackets lo <= x0 <= hi and the (grid) values r(x0). A candidate with x0 = lo
-        (or hi) is an end of the interval: a minimum as it is when r' >= 0 (<= 0) there.
+        ``value(x)`` -> r(x), for an array or a float.
+    lo, hi, x0, v0 : ndarray or float
+        Brackets lo <= x0 <= hi and the (grid) values r(x0): arrays, or floats for one
+        candidate. A candidate with x0 = lo (or hi) is an end of the interval: a minimum
+        as it is when r' >= 0 (<= 0) there.
     step_tol : float
         Newton's stopping step (the purpose's ``GridPolicy.step_tol``).
 
     Returns
     -------
     Extrema
-        One point per candidate, never worse than its grid point.
+        One point per candidate, never worse than its grid point (floats for one).
     """
     if maximize:
         found = polish(lambda x: tuple(-d for d in slopes(x)), lambda x: -value(x), lo, hi, x0, -v0, step_tol)
         return Extrema(found.points, -found.values)
-    n = len(x0)
-    d, _ = slopes(np.concatenate([lo, hi]))  # one evaluation for both ends
-    d_lo, d_hi = d[:n], d[n:]
-    x = x0.copy()
-    at_lo = (x0 == lo) & (d_lo >= 0)
-    at_hi = (x0 == hi) & (d_hi <= 0)
-    x[at_lo], x[at_hi] = lo[at_lo], hi[at_hi]
-    inner = (d_lo < 0) & (d_hi > 0) & ~at_lo & ~at_hi
-    if inner.any():
-        x[inner] = newton_in(slopes, lo[inner], hi[inner], x0[inner], step_tol)
+    d_lo, d_hi = _at_ends(slopes, lo, hi)
+    at_lo = _and(x0 == lo, d_lo >= 0)
+    at_hi = _and(x0 == hi, d_hi <= 0)
+    x = _where(at_hi, hi, _where(at_lo, lo, x0))
+    inner = _and(d_lo < 0, d_hi > 0, _not(at_lo), _not(at_hi))
+    if _any(inner):
+        x = _put(x, inner, newton_in(slopes, _take(lo, inner), _take(hi, inner), _take(x0, inner), step_tol))
     v = value(x)
-    worse = ~(v <= v0)  # never report a point worse than its grid point
-    x[worse], v[worse] = x0[worse], v0[worse]
-    return Extrema(x, v)
+    worse = _not(v <= v0)  # never report a point worse than its grid point
+    return Extrema(_where(worse, x0, x), _where(worse, v0, v))

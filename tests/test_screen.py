@@ -79,6 +79,35 @@ def test_screen_finds_every_local_minimum_and_maximum(purpose):
     np.testing.assert_array_equal(high.values, P.polyval(high.points, c))
 
 
+def test_one_point_as_a_float_gives_the_floats_of_an_array_of_one():
+    # The solvers polish one point at a time as floats: the same floats as an array of that
+    # one candidate; in an array of several, a point that converged early keeps stepping
+    # with the others, so it agrees to the last few ulps.
+    c = P.polyint(7 * P.polyfromroots([0.1, 0.35, 0.6, 0.93]))
+    d1, d2 = P.polyder(c), P.polyder(c, 2)
+
+    def slopes(q):
+        if isinstance(q, np.ndarray):
+            return np.array([P.polyval(t, d1) for t in q.tolist()]), np.array([P.polyval(t, d2) for t in q.tolist()])
+        return float(P.polyval(q, d1)), float(P.polyval(q, d2))
+
+    def value(q):
+        return np.array([P.polyval(t, c) for t in q.tolist()]) if isinstance(q, np.ndarray) else float(P.polyval(q, c))
+
+    x = grid(4, CONTACT)
+    v = value(x)
+    for maximize in (False, True):
+        idx = grid_minima(-v if maximize else v)
+        lo, hi = x[np.maximum(idx - 1, 0)], x[np.minimum(idx + 1, len(x) - 1)]
+        both = polish(slopes, value, lo, hi, x[idx], v[idx], 1e-14, maximize)
+        for k in range(len(idx)):
+            args = (lo[k], hi[k], x[idx[k]], v[idx[k]])
+            one = polish(slopes, value, *map(float, args), 1e-14, maximize)
+            alone = polish(slopes, value, *(np.array([a]) for a in args), 1e-14, maximize)
+            assert (one.points, one.values) == (alone.points[0], alone.values[0])
+            assert abs(one.points - both.points[k]) <= 1e-15 and one.values == pytest.approx(both.values[k], abs=1e-15)
+
+
 def test_screen_ends_and_monotone_brackets():
     # p(q) = q on [0, 1]: the minimum is the end 0 and nothing else
     c = np.array([0.0, 1.0])

@@ -31,7 +31,7 @@ import numpy as np
 from .._moments import snap_two_moments
 from ._contact import Target, cell_bounds, max_violation, rounding, target
 from ._exact import Faces, solve_exact
-from ._tolerances import ACCEPT_TOL
+from ._tolerances import ACCEPT_TOL, FINE_FACTOR
 from ._two_moments import bitangent_law, endpoint_law, face_weights
 
 #: Rows per block of the (points x grid) residual matrix.
@@ -45,7 +45,7 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
     value at 0 or 1. Every grid cell away from the contacts must stay below 0 by
     :func:`~._contact.cell_bounds`; next to an interior contact r'' < 0 is required,
     next to an endpoint contact r must leave 0 downhill. Rows that this neither
-    accepts nor refutes are screened again on a grid 8 times finer, and what is
+    accepts nor refutes are screened again on a grid FINE_FACTOR times finer, and what is
     still undecided by :func:`~._contact.max_violation` with the acceptance
     tolerance of every route. Returns (valid, the grid point of largest f - p per row:
     where a missing contact lies).
@@ -54,7 +54,7 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
     unsure = np.nonzero(~valid & ~invalid)[0]
     if len(unsure):
         if T.fine is None:
-            X = np.linspace(0.0, 1.0, 8 * len(T.grid) + 1)
+            X = np.linspace(0.0, 1.0, FINE_FACTOR * len(T.grid) + 1)
             T.fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
         v2, i2, _ = _check_on(T, Y[unsure], contacts[unsure], *T.fine)
         valid[unsure] = v2

@@ -24,7 +24,7 @@ from ._tolerances import BAND_SLACK, CONTACT_DECIMALS, RECOVERY_MOMENT_TOL, RECO
 
 
 class Target:
-    """f = sign * g sampled on a Chebyshev-Lobatto grid of [0, 1], and what the solvers learn about it.
+    """f = sign * g sampled on a Chebyshev-Lobatto grid of [0, 1], and what the solvers build from it.
 
     The grid is the core's contact grid (:func:`certify._screen.grid`): about four points
     per unit of degree, enough to resolve every local extremum of a polynomial of that
@@ -167,30 +167,52 @@ def _derivs(y) -> tuple[list, list, list]:
 
 
 def _residual(T: Target, y: np.ndarray):
-    """r = f - p on arrays: (slopes, value) as :func:`certify._screen.polish` takes them."""
+    """r = f - p as :func:`certify._screen.polish` takes it: (slopes, value), for a float or an array.
+
+    Evaluated point by point with the scalar jet of the objective: the solvers polish a
+    few points at a time (one cell, one contact), where an array evaluation of a majority
+    polynomial costs tens of times a scalar one.
+    """
     c0, c1, c2 = _derivs(y)
-    return (lambda x: (T(x, 1) - horner(c1, x), T(x, 2) - horner(c2, x))), (lambda x: T(x) - horner(c0, x))
+
+    def slope(t: float) -> tuple[float, float]:
+        _, f1, f2 = T.jet(t)
+        return f1 - horner(c1, t), f2 - horner(c2, t)
+
+    def slopes(x):
+        if not isinstance(x, np.ndarray):
+            return slope(x)
+        pairs = [slope(t) for t in x.tolist()]
+        return np.array([d1 for d1, _ in pairs]), np.array([d2 for _, d2 in pairs])
+
+    def value(x):
+        if not isinstance(x, np.ndarray):
+            return float(T(x)) - horner(c0, x)
+        return np.array([float(T(t)) - horner(c0, t) for t in x.tolist()])
+
+    return slopes, value
 
 
-def maxima_at(T: Target, y: np.ndarray, idx: np.ndarray, r: np.ndarray) -> Extrema:
-    """Local maxima of r = f - p from the grid points ``idx``, ``r`` its values on the grid.
+def maxima_at(T: Target, y: np.ndarray, idx, r: np.ndarray) -> Extrema:
+    """Local maxima of r = f - p from the grid points ``idx`` (an array, or one index: floats back).
 
-    The core screen's polish (:func:`certify._screen.polish`), brackets one grid cell on
-    either side: an end of [0, 1] that r leaves downhill is a maximum as it is.
+    ``r`` holds r on the grid. The core screen's polish (:func:`certify._screen.polish`),
+    brackets one grid cell on either side: an end of [0, 1] that r leaves downhill is a
+    maximum as it is.
     """
     slopes, value = _residual(T, y)
     g, n = T.grid, len(T.grid)
-    return polish(slopes, value, g[np.maximum(idx - 1, 0)], g[np.minimum(idx + 1, n - 1)], g[idx], r[idx],
-                  POLICIES[CONTACT].step_tol, maximize=True)
+    lo, hi = g[np.maximum(idx - 1, 0)], g[np.minimum(idx + 1, n - 1)]
+    x0, v0 = g[idx], r[idx]
+    if np.ndim(idx) == 0:
+        lo, hi, x0, v0 = float(lo), float(hi), float(x0), float(v0)
+    return polish(slopes, value, lo, hi, x0, v0, POLICIES[CONTACT].step_tol, maximize=True)
 
 
 def maximum_in(T: Target, y: np.ndarray, a: float, b: float, x: float) -> tuple[float, float]:
     """Local maximum of r = f - p in [a, b] from ``x`` (the core screen's polish); (x, r(x))."""
     slopes, value = _residual(T, y)
-    start = np.array([x])
-    found = polish(slopes, value, np.array([a]), np.array([b]), start, value(start), POLICIES[CONTACT].step_tol,
-                   maximize=True)
-    return float(found.points[0]), float(found.values[0])
+    return tuple(polish(slopes, value, a, b, x, value(x), POLICIES[CONTACT].step_tol, maximize=True))
 
 
 def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:

@@ -171,8 +171,7 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
         i = int(np.argmax(r))
         x_in, r_in = float(T.grid[i]), float(r[i])
         if continuous:
-            found = maxima_at(T, yv, np.array([i]), r)
-            x_in, r_in = float(found.points[0]), float(found.values[0])
+            x_in, r_in = maxima_at(T, yv, i, r)
             for col in basis:
                 if not isinstance(col, tuple) and 0.0 < col < 1.0:
                     x_c, r_c = ascent_from(T, yv, col)
