@@ -55,13 +55,23 @@ def _solver(method: str):
     return getattr(importlib.import_module(module), name)
 
 
-def sharp_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", **options) -> Bound:
+def sharp_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", faces=None,
+                **options) -> Bound:
     """One side of the sharp bound; see :func:`sharp_bounds`."""
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
     obj = as_objective(objective)
     mom = as_moments(mu, nu, rho, moments)
-    return _bound(obj, mom, side, _solver(method), **options)
+    return _bound(obj, mom, side, _solver(method), **_faces_option(method, faces), **options)
+
+
+def _faces_option(method: str, faces) -> dict:
+    """``faces`` as a solver option: the ``exact`` method's alone."""
+    if faces is None:
+        return {}
+    if method != "exact":
+        raise InputError(f"faces= applies to method='exact' only, not method={method!r}")
+    return {"faces": faces}
 
 
 def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
@@ -85,7 +95,8 @@ def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
     )
 
 
-def sharp_bounds(objective, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", **options) -> SharpBounds:
+def sharp_bounds(objective, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", faces=None,
+                 **options) -> SharpBounds:
     """Sharp lower and upper bounds of E[g(Q)] over all laws with the given moments.
 
     Implements Theorem 4.1 (eqs. (dual-L-main)-(dual-U-main)) for any polynomial objective and any
@@ -107,6 +118,11 @@ def sharp_bounds(objective, *, mu=None, nu=None, rho=None, moments=None, method:
         ``exact`` (default): contact-point exchange with Newton polishing;
         ``sos``: the dual as a sum-of-squares program (cvxpy + Clarabel);
         ``grid``: the primal LP on a grid of atoms (cvxpy).
+    faces : certify.solvers.Faces, optional
+        ``exact`` only: faces of the moment problem shared with the other solves given
+        the same object (one computation over many nearby moments solves faster; its last
+        bits then depend on the order of its solves). Without it the result depends on
+        the arguments alone, whatever was solved before.
     **options
         Passed to the solver (``grid``: ``size``, ``solver``; ``sos``: ``solver``).
 
@@ -132,6 +148,7 @@ def sharp_bounds(objective, *, mu=None, nu=None, rho=None, moments=None, method:
     obj = as_objective(objective)
     mom = as_moments(mu, nu, rho, moments)
     solve = _solver(method)
+    options.update(_faces_option(method, faces))
     lower = _bound(obj, mom, "lower", solve, **options)
     upper = _bound(obj, mom, "upper", solve, **options)
     return SharpBounds(objective=obj.name, moments=mom.values, method=method, lower=lower, upper=upper)
@@ -233,13 +250,13 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
 SIDES = ("both", "lower", "upper")
 
 
-def sharp_bound_arrays(objective, *, mu, nu=None, rho=None, side: str = "both") -> BoundArrays:
+def sharp_bound_arrays(objective, *, mu, nu=None, rho=None, side: str = "both", faces=None) -> BoundArrays:
     """Sharp bounds of E[g(Q)] on many two-moment points at once (Theorem 4.1).
 
     Same values as :func:`sharp_bounds` with ``method="exact"`` -- every value is
     certified by a valid dual quadratic -- but vectorized over the points: faces
-    found once are reused, closed-form contact patterns and two-contact Newton
-    steps run on whole arrays, and only the remaining points are solved one by
+    found at one point serve the others, closed-form contact patterns and two-contact
+    Newton steps run on whole arrays, and only the remaining points are solved one by
     one. Use it for maps over (mu, rho) and for projections over regions.
 
     Parameters
@@ -252,6 +269,9 @@ def sharp_bound_arrays(objective, *, mu, nu=None, rho=None, side: str = "both") 
     side : {"both", "lower", "upper"}
         Compute both sides (default) or one only, at half the cost (e.g. to maximize
         U or minimize L over a region); the side not computed is NaN.
+    faces : certify.solvers.Faces, optional
+        Faces shared with other calls of one computation (as for :func:`sharp_bounds`);
+        without it the call keeps its own, and its values depend on its arguments alone.
 
     Returns
     -------
@@ -268,7 +288,7 @@ def sharp_bound_arrays(objective, *, mu, nu=None, rho=None, side: str = "both") 
     shape = m.shape
     flat_mu, flat_nu = m.ravel(), second.ravel()
     skipped = (np.full(flat_mu.shape, np.nan), {})
-    up, c_up = batch_upper(obj, flat_mu, flat_nu, 1) if side != "lower" else skipped
-    lo, c_lo = batch_upper(obj, flat_mu, flat_nu, -1) if side != "upper" else skipped
+    up, c_up = batch_upper(obj, flat_mu, flat_nu, 1, faces) if side != "lower" else skipped
+    lo, c_lo = batch_upper(obj, flat_mu, flat_nu, -1, faces) if side != "upper" else skipped
     paths = {k: c_up.get(k, 0) + c_lo.get(k, 0) for k in set(c_up) | set(c_lo)}
     return BoundArrays(obj.name, m, second, (-lo).reshape(shape), up.reshape(shape), paths)

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import special
 
 from ._errors import InputError
+from ._tolerances import DENSITY_DIGITS
 
 __all__ = [
     "majority_polynomial",
@@ -125,10 +126,14 @@ def _log_density_at_half(n: int) -> float:
     The density is evaluated as P_n'(1/2) (4 q (1-q))^n: both logs stay small
     near q = 1/2, where P_n' is large, instead of cancelling between two
     numbers near n log 4 (which costs 1e-13 relative at n = 500; and
-    ``scipy.special.betaln`` is itself off by 1e-15 relative there). 30-digit
+    ``scipy.special.betaln`` is itself off by 1e-15 relative there). DENSITY_DIGITS-digit
     mpmath once per n costs a fraction of a millisecond.
+
+    Memoized (``lru_cache``): one float per n, at most 4096 of them (every budget a
+    curve or a batch uses, many times over). The value is a deterministic function of n,
+    computed identically on a miss, so the cache cannot change a result.
     """
-    with mpmath.workdps(30):
+    with mpmath.workdps(DENSITY_DIGITS):
         return float(-mpmath.log(mpmath.beta(n + 1, n + 1)) - n * mpmath.log(4))
 
 
@@ -171,6 +176,10 @@ def majority_monomial_coefficients(n: int) -> tuple[int, ...]:
 
     Integrating P_n'(q) = (2n+1) C(2n, n) q^n (1-q)^n term by term gives
     c_{n+1+i} = (2n+1) C(2n, n) C(n, i) (-1)^i / (n+1+i), which are integers.
+
+    Memoized (``lru_cache``): one tuple of 2n + 2 exact integers per n, at most 256 of
+    them (the budgets in use; V_1001's is 2004 integers of up to ~900 digits). Exact and
+    immutable, so a cached table equals a recomputed one and cannot change a result.
     """
     lead = (2 * n + 1) * math.comb(2 * n, n)
     coeffs = [0] * (2 * n + 2)

@@ -300,7 +300,14 @@ def parse_objective(spec) -> Objective:
 
 @lru_cache(maxsize=512)
 def _parse_text(text: str) -> Objective:
-    """Objective from the text syntax; cached, since sympy parsing costs about a millisecond."""
+    """Objective from the text syntax.
+
+    Memoized (``lru_cache``): the Objective of each text, at most 512 of them, since sympy
+    parsing costs about a millisecond and the same objective is named again and again.
+    Parsing is deterministic and an Objective is immutable (its exact coefficients fix
+    everything computed from it), so a cached one is interchangeable with a fresh parse:
+    the cache cannot change a result.
+    """
     if not text:
         raise ObjectiveError("objective '' is empty; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)")
     if len(text) > MAX_TEXT_LENGTH:

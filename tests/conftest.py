@@ -1,8 +1,8 @@
 """Shared fixtures: every test starts with the solvers' state empty (certify.solvers.TARGETS).
 
-The exact solver remembers faces of the moment problem per objective; which route a
-solve takes may depend on them (its value does not). Clearing before each test makes
-every test's routes independent of the tests that ran before it.
+The targets only memoize what is a function of the objective (samples, grid hull,
+compiled programs), so no result depends on them; clearing before each test keeps a
+test's cost, and what it observes of the cache, independent of the tests before it.
 """
 
 import pytest

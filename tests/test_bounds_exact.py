@@ -114,6 +114,36 @@ def test_other_moment_orders_against_grid_lp(order, spec):
         assert bound.violation <= 1e-11 and bound.gap <= 1e-11
 
 
+@pytest.mark.parametrize("spec", ["V3", "V5", "P3 - P1"])
+def test_three_moments_of_atoms_closer_than_the_solver_grid(spec):
+    # Atoms 0.034 and 0.035 both lie between two neighbouring points of the exact
+    # solver's Chebyshev grid (0.0335 and 0.0357 for these objectives): the moments are
+    # inside the moment space of [0, 1] but outside that of the grid, and the exchange
+    # on the grid alone reported them infeasible.
+    atoms, w = np.array([0.034, 0.035]), np.array([0.5, 0.5])
+    vals = [float(np.dot(w, atoms**k)) for k in (1, 2, 3)]
+    obj = parse_objective(spec)
+    truth = float(np.dot(w, obj.evaluate(atoms)))
+    b = sharp_bounds(obj, moments=vals)
+    # as in the property test: bounds valid to their certificates' violation (<= 1e-11 below)
+    assert b.lower.value <= truth + 1e-10 and truth <= b.upper.value + 1e-10
+    if spec == "V3":  # V3 = 3 q^2 - 2 q^3: every law with these moments has E[V3] = 3 m_2 - 2 m_3
+        assert b.lower.value == pytest.approx(3 * vals[1] - 2 * vals[2], abs=1e-15)
+        assert b.upper.value == pytest.approx(3 * vals[1] - 2 * vals[2], abs=1e-15)
+    # each side proves itself: its law has the moments and attains the value, its dual
+    # is a majorant (upper) or minorant (lower) of g with the same expectation (a grid LP
+    # is no reference here: HiGHS meets the moments only to 1e-7)
+    x = np.linspace(0.0, 1.0, 200001)
+    g = obj.evaluate(x)
+    for bound, sign in ((b.lower, -1), (b.upper, 1)):
+        assert len(bound.law.atoms) <= 4
+        np.testing.assert_allclose(bound.law.moments(3), vals, atol=1e-11)
+        assert bound.law.expect(obj) == pytest.approx(bound.value, abs=1e-15)
+        p = np.polynomial.polynomial.polyval(x, bound.dual)
+        assert np.max(sign * (g - p)) <= 1e-11
+        assert float(np.dot(bound.dual, [1.0] + vals)) == pytest.approx(bound.value, abs=1e-11)
+
+
 def test_sharp_bound_single_side_and_value_of_law():
     b = sharp_bound("V7 - V3", "lower", mu=0.7, nu=0.532)
     assert b.side == "lower"

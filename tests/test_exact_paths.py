@@ -209,10 +209,9 @@ def _edge_points(count, seed):
     return out
 
 
-def test_linear_objective_is_pinned_by_the_mean_even_through_reused_faces():
-    # E[Q] = mu for every law: both bounds are mu. Faces found at one point are
-    # reused at the next, with atoms 1e-3 apart; their weights must still meet
-    # the moments to rounding (a plain Lagrange solve was off by 1e-13).
+def test_linear_objective_is_pinned_by_the_mean_at_the_edges():
+    # E[Q] = mu for every law: both bounds are mu, to rounding, also near the corners and
+    # the boundary of the moment region, where the weights are ill-conditioned.
     for mu, nu in _edge_points(60, 99):
         b = sharp_bounds(1, mu=mu, nu=nu)
         assert abs(b.lower.value - mu) <= 1e-15 and abs(b.upper.value - mu) <= 1e-15

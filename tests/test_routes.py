@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from certify import parse_objective, sharp_bound_arrays
-from certify.solvers import TARGETS, solve_exact
+from certify.solvers import TARGETS, Faces, solve_exact
 from certify.solvers._solution import ROUTES
 
 
-def _solve(spec, theta, sign=1):
-    return solve_exact(parse_objective(spec), np.array([1.0, *theta]), sign)
+def _solve(spec, theta, sign=1, faces=None):
+    return solve_exact(parse_objective(spec), np.array([1.0, *theta]), sign, faces)
 
 
 @pytest.fixture(autouse=True)
@@ -47,11 +47,12 @@ def test_bitangent(sign, theta):
 
 
 def test_hull_then_face():
-    # The first solve polishes the grid hull's three contacts and remembers the face;
-    # the same point again is served by that face, with the same value.
-    first = _solve("V9", (0.1655, 0.1547))
+    # The first solve polishes the grid hull's three contacts and remembers the face in
+    # the Faces it is given; the same point again is served by that face, with the same value.
+    faces = Faces()
+    first = _solve("V9", (0.1655, 0.1547), faces=faces)
     assert first.route == "hull" and len(first.atoms) == 3
-    again = _solve("V9", (0.1655, 0.1547))
+    again = _solve("V9", (0.1655, 0.1547), faces=faces)
     assert again.route == "face" and again.iterations == 0
     assert np.dot(again.weights, again.atoms**0) == pytest.approx(1.0, abs=1e-15)
     assert np.max(np.abs(np.sort(again.atoms) - np.sort(first.atoms))) == 0.0
@@ -67,8 +68,9 @@ def test_exchange():
 def test_routes_are_named_in_one_table():
     seen = set()
     rng = np.random.default_rng(1)
+    faces = Faces()  # shared, as in a batch: later points reuse faces of earlier ones
     for mu, r in rng.uniform(0.03, 0.97, (60, 2)):
-        seen.add(_solve("P3 - P1", (mu, mu * mu + r * mu * (1 - mu))).route)
+        seen.add(_solve("P3 - P1", (mu, mu * mu + r * mu * (1 - mu)), faces=faces).route)
     assert seen <= set(ROUTES) and {"face", "bitangent", "endpoint"} <= seen
     paths = sharp_bound_arrays("P3 - P1", mu=rng.uniform(0, 1, 200), rho=rng.uniform(0, 1, 200)).paths
     assert set(paths) <= set(ROUTES) | {"pointwise"}

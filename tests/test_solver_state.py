@@ -1,18 +1,20 @@
-"""The solvers' state is visible and clearable, and it never changes a value.
+"""The solvers' state is visible and clearable, and no result depends on what ran before.
 
-The exact solver keeps, per objective and side, a grid hull, faces of the moment problem
-and compiled programs in its :class:`certify.solvers.Target` (held by
-``certify.solvers.TARGETS``). A solve may take another route once faces are known; the
-sharp value must not change beyond rounding.
+The exact solver keeps, per objective and side, samples, a grid hull and compiled
+programs in its :class:`certify.solvers.Target` (held by ``certify.solvers.TARGETS``):
+deterministic functions of the objective, so a solve gives the same floats from an
+empty or a full cache, after any history. Faces of the moment problem, which change a
+solve's route, live only in a :class:`certify.solvers.Faces` that a caller creates and
+passes (a batch does).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from certify import sharp_bounds
+from certify import sharp_bound_arrays, sharp_bounds
 from certify._objective import vote_accuracy
-from certify.solvers import TARGETS
+from certify.solvers import TARGETS, Faces, solve_exact
 
 
 def _points(n=25, seed=7):
@@ -22,38 +24,59 @@ def _points(n=25, seed=7):
     return list(zip(mu.tolist(), nu.tolist()))
 
 
-def _values(points, votes=7):
+def _solutions(points, votes=7):
+    """Every float of each point's two bounds: values, laws, duals, violations."""
     out = []
     for mu, nu in points:
         b = sharp_bounds(vote_accuracy(votes), mu=mu, nu=nu)
-        out.append((b.lower.value, b.upper.value))
-    return np.array(out)
+        out.append(tuple((s.value, s.law.atoms, s.law.weights, s.dual, s.violation) for s in (b.lower, b.upper)))
+    return out
 
 
 def test_state_lives_in_the_target_and_clear_drops_it(fresh_solver_state):
     assert len(TARGETS) == 0
-    _values(_points(8))
+    _solutions(_points(8))
     assert len(TARGETS) == 2  # one target per side of V7
     targets = list(TARGETS._targets.values())
     assert all(t.hull is not None for t in targets)  # two moments: the grid hull was built
-    assert any(len(t.faces.get(3, ())) for t in targets)  # and faces were remembered
+    assert not hasattr(targets[0], "faces")  # faces are never kept per process
     targets[0].clear()
-    assert targets[0].hull is None and targets[0].faces == {} and targets[0].programs == {}
+    assert targets[0].hull is None and targets[0].programs == {}
     TARGETS.clear()
     assert len(TARGETS) == 0
 
 
-def test_values_do_not_depend_on_what_was_solved_before(fresh_solver_state):
+def test_same_floats_after_any_history(fresh_solver_state):
+    # Each point from an empty state; then all points in order, in reverse order, after
+    # other objectives and after a batch over the same points: identical floats each time.
     points = _points()
     cold = []
-    for p in points:  # every point from an empty state
+    for p in points:
         TARGETS.clear()
-        cold.append(_values([p])[0])
+        cold += _solutions([p])
     TARGETS.clear()
-    warm = _values(points)  # one after another: later points may reuse faces of earlier ones
-    reverse = _values(points[::-1])[::-1]  # and in the other order, with faces from both runs
-    assert np.max(np.abs(np.array(cold) - warm)) <= 1e-15
-    assert np.max(np.abs(np.array(cold) - reverse)) <= 1e-15
+    assert _solutions(points) == cold
+    assert _solutions(points[::-1])[::-1] == cold
+    sharp_bounds(vote_accuracy(9), mu=0.6, nu=0.4)
+    sharp_bounds("P3 - P1", moments=[0.5, 0.3, 0.2])
+    assert _solutions(points) == cold
+    mu, nu = np.array(points).T
+    sharp_bound_arrays(vote_accuracy(7), mu=mu, nu=nu)  # a batch finds and reuses faces of its own
+    assert _solutions(points) == cold
+
+
+def test_faces_are_shared_only_through_a_faces_object(fresh_solver_state):
+    obj, theta = vote_accuracy(9), np.array([1.0, 0.1655, 0.1547])
+    faces = Faces()
+    first = solve_exact(obj, theta, 1, faces)
+    assert first.route == "hull" and len(faces) == 1  # three contacts: a face, remembered
+    again = solve_exact(obj, theta, 1, faces)
+    assert again.route == "face"
+    assert abs(float(again.weights @ again.atoms) - theta[1]) <= 1e-15
+    alone = solve_exact(obj, theta, 1)  # no Faces: the same route and floats as the first solve
+    assert alone.route == "hull"
+    assert alone.atoms.tolist() == first.atoms.tolist() and alone.weights.tolist() == first.weights.tolist()
+    assert alone.dual.tolist() == first.dual.tolist()
 
 
 def test_cache_is_bounded():

@@ -29,14 +29,24 @@ from fractions import Fraction
 
 import flint
 import mpmath
+import numpy as np
 
 from .._bounds import as_objective, sharp_bound
 from .._errors import InputError, SolverError
 from .._moments import Moments
+from .._support import free_atoms, merge_close
 from ..solvers import kkt_system
 from ._certificate import Certificate, Provenance, moments_given
 from ._kernel import coefficients, now, poly, solve, to_fmpq, value_at, version, workprec
 from ._minimize import newton_minimum
+from ._tolerances import (
+    CLUSTER_DISTANCE,
+    CLUSTER_WEIGHT_FLOOR,
+    END_CONTACT,
+    POLISH_GUARD_DIGITS,
+    POLISH_MAX_ITER,
+    POLISH_STEP_DIGITS,
+)
 from ._verify import verify_dict
 
 __all__ = ["DEFAULT_DIGITS", "build_certificate"]
@@ -78,24 +88,28 @@ def _rationalize(x, digits: int) -> Fraction:
 # -- step 1: high-precision polishing ----------------------------------------------
 
 def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], digits: int):
-    """Newton on the KKT system of Theorem 4.1 (:func:`certify.solvers.kkt_system`) at digits + 15 decimal digits."""
+    """Newton on the KKT system of Theorem 4.1 (:func:`certify.solvers.kkt_system`) at digits + POLISH_GUARD_DIGITS decimal digits.
+
+    Interior atoms are the location unknowns (:func:`certify._support.free_atoms`, as in
+    the float KKT Newton).
+    """
     m1 = len(theta)
     derivs = [g, g.derivative(), g.derivative().derivative()]
-    inner = [j for j, x in enumerate(atoms) if 0 < x < 1]
+    inner = free_atoms(np.asarray(atoms, dtype=float)).tolist()
     n = len(atoms)
-    # mpmath's own conversion of digits + 15 decimal digits to bits: mpmath.mp.dps is digits + 15 inside.
-    with workprec(mpmath.libmp.dps_to_prec(digits + 15), mpmath.mp):
+    # mpmath's own conversion of decimal digits to bits: mpmath.mp.dps is digits + POLISH_GUARD_DIGITS inside.
+    with workprec(mpmath.libmp.dps_to_prec(digits + POLISH_GUARD_DIGITS), mpmath.mp):
         x = [mpmath.mpf(a) for a in atoms]
         w = [mpmath.mpf(v) for v in weights]
         c = [mpmath.mpf(v) for v in dual] + [mpmath.mpf(0)] * (m1 - len(dual))
         th = [mpmath.mpf(t.numerator) / t.denominator for t in theta]
-        tol = mpmath.mpf(10) ** (-(digits + 10))
+        tol = mpmath.mpf(10) ** (-(digits + POLISH_STEP_DIGITS))
 
         def gk(k, xx):
             v = derivs[k](to_fmpq(_mpf_fraction(xx)))
             return mpmath.mpf(int(v.p)) / int(v.q)
 
-        for _ in range(40):
+        for _ in range(POLISH_MAX_ITER):
             # the same KKT system as the float solver's, in mpmath arithmetic
             F, J = kkt_system(x, w, c, th, gk, inner, fsum=mpmath.fsum)
             F, J = mpmath.matrix(F), mpmath.matrix(J)
@@ -112,20 +126,6 @@ def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], dig
         else:
             raise SolverError("mpmath", "no convergence", f"Newton polishing to {digits} digits")
         return [_mpf_fraction(v) for v in x], [_mpf_fraction(v) for v in w], [_mpf_fraction(v) for v in c]
-
-
-def _merge_clusters(atoms, weights, tol: float = 2e-3):
-    """Merge atoms closer than ``tol`` (grid and SOS solvers spread one atom over neighbours)."""
-    groups: list[list[tuple[float, float]]] = []
-    for x, w in sorted(zip(atoms, weights)):
-        if w <= 1e-12:
-            continue
-        if groups and x - groups[-1][-1][0] < tol:
-            groups[-1].append((x, w))
-        else:
-            groups.append([(x, w)])
-    merged = [(sum(x * w for x, w in grp) / sum(w for _, w in grp), sum(w for _, w in grp)) for grp in groups]
-    return [x for x, _ in merged], [w for _, w in merged]
 
 
 # -- step 2: exact primal law ----------------------------------------------------
@@ -218,7 +218,7 @@ def _lifted(g, atoms, p0: list[Fraction], s: int, m1: int, margin: Fraction, bit
     """Rationalized dual made exact at atoms 0 and 1, lifted by delta * B (module docstring)."""
     p = poly(p0)
     # Only end atoms the numerical dual really touches (not atoms added to absorb rounding).
-    ends = [x for x in atoms if x in (0, 1) and abs(value_at(p - g, x)) < Fraction(1, 10**8)]
+    ends = [x for x in atoms if x in (0, 1) and abs(value_at(p - g, x)) < END_CONTACT]
     if len(ends) > m1 - 1:
         ends = []
     B = poly([1])
@@ -287,8 +287,8 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
     failure = "no candidate"
     for dps in plans:
         start_x, start_w = bound.law.atoms, list(bound.law.weights)
-        if method != "exact":
-            start_x, start_w = _merge_clusters(start_x, start_w)
+        if method != "exact":  # grid and SOS solvers spread one atom over neighbours
+            start_x, start_w = (v.tolist() for v in merge_close(start_x, start_w, CLUSTER_DISTANCE, CLUSTER_WEIGHT_FLOOR))
         if dps is None:
             atoms, weights, dual = start_x, start_w, [Fraction(c) for c in bound.dual]
         else:

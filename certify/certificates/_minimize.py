@@ -4,11 +4,15 @@ Two minimizers, each used by one builder; both are screens whose result the buil
 only uses to choose a margin, so a missed minimum costs a failed check and a retry,
 never a wrong certificate (the checkers prove the sign on all of [0, 1]):
 
-* :func:`newton_minimum` -- the sharp-bound builder's lift (schema 1): exact dyadic
-  Newton steps from the law's atoms, evaluated exactly, plus the ends 0 and 1;
 * :func:`grid_minimizers` with :func:`exact_minimum` -- the likelihood builder
-  (schema 2): a float grid screen of f on [start, end], local minima refined by
-  safeguarded Newton on f', then f evaluated exactly at the points found.
+  (schema 2): the core screen of f on [start, end] (:mod:`certify._screen`: grid,
+  local minima, safeguarded Newton on f'), then f evaluated exactly at the points found;
+* :func:`newton_minimum` -- the sharp-bound builder's lift (schema 1): exact dyadic
+  Newton steps from the law's atoms, evaluated exactly, plus the ends 0 and 1. Not the
+  float screen, on purpose: the lifted polynomial h = s (p - g) / B is exact, and in
+  floats its monomial coefficients (binomial-sized for V_1001) evaluate to noise far
+  from 0 and 1; its minima sit next to the atoms, where the dual nearly touches g, so
+  exact Newton from the atoms needs no grid.
 """
 
 from __future__ import annotations
@@ -18,20 +22,12 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .._screen import CERTIFICATE, POLICIES, grid_minima, polish
+from .._screen import grid as screen_grid
 from ._kernel import to_fmpq, to_fraction, value_at
+from ._tolerances import LIFT_NEWTON_STEPS
 
-__all__ = ["GRID_PER_DEGREE", "MIN_GRID", "NEWTON_STEPS", "STEP_TOL", "exact_minimum", "grid_minimizers", "newton_minimum"]
-
-#: Grid points per unit of the polynomial's degree (and at least MIN_GRID): every
-#: local minimum of a degree-d polynomial on [0, 1] is resolved by a grid of ~ 20 d points.
-GRID_PER_DEGREE = 20
-MIN_GRID = 2001
-#: Safeguarded Newton steps on f' (quadratic convergence needs ~5; bisection fallback).
-NEWTON_STEPS = 60
-#: A Newton iterate has converged when it moves less than this (a few float spacings
-#: at 1): the exact value there exceeds the minimum by ~ f'' STEP_TOL^2, far below the
-#: likelihood builder's margins.
-STEP_TOL = 1e-15
+__all__ = ["exact_minimum", "grid_minimizers", "newton_minimum"]
 
 
 def newton_minimum(h: flint.fmpq_poly, starts: list[Fraction], bits: int) -> Fraction:
@@ -44,7 +40,7 @@ def newton_minimum(h: flint.fmpq_poly, starts: list[Fraction], bits: int) -> Fra
     best = min(value_at(h, Fraction(0)), value_at(h, Fraction(1)))
     scale = 2**bits
     for x in starts:
-        for _ in range(60):
+        for _ in range(LIFT_NEWTON_STEPS):
             curv = value_at(h2, x)
             if curv <= 0:
                 break
@@ -58,49 +54,35 @@ def newton_minimum(h: flint.fmpq_poly, starts: list[Fraction], bits: int) -> Fra
 
 
 def grid_minimizers(jet, degree: int, starts, start: float = 0.0, end: float = 1.0) -> np.ndarray:
-    """Float local minimizers of f on [start, end]: grid local minima and ``starts``, refined by safeguarded Newton on f'.
+    """Float local minimizers of f on [start, end]: the core screen (:mod:`certify._screen`) from its grid and from ``starts``.
 
     Parameters
     ----------
     jet : callable
         ``jet(q)`` -> (f, f', f'') at an array of points.
     degree : int
-        Degree of f (sets the grid: GRID_PER_DEGREE points per degree, at least MIN_GRID).
+        Degree of f (sets the grid: the core's certificate policy).
     starts : sequence of float
-        Extra starting points (e.g. atoms of a law where f nearly touches its minimum).
+        Extra starting points (e.g. atoms of a law where f nearly touches its minimum),
+        each bracketed by one grid spacing on either side.
     start, end : float
         The interval.
 
     Returns
     -------
     numpy.ndarray
-        The refined points and the two ends.
+        The polished points and the two ends.
     """
-    grid = np.linspace(start, end, max(MIN_GRID, GRID_PER_DEGREE * degree + 1))
+    grid = screen_grid(degree, CERTIFICATE, start, end)
     f0 = jet(grid)[0]
-    inner = np.flatnonzero((f0[1:-1] <= f0[:-2]) & (f0[1:-1] <= f0[2:])) + 1
-    idx = np.concatenate([inner, [0, len(grid) - 1]])
-    lo, hi = grid[np.maximum(idx - 1, 0)], grid[np.minimum(idx + 1, len(grid) - 1)]
+    idx = grid_minima(f0)
     step = (end - start) / len(grid)
     starts = np.clip(np.asarray(starts, dtype=float), start, end)
-    lo = np.concatenate([lo, np.clip(starts - step, start, end)])
-    hi = np.concatenate([hi, np.clip(starts + step, start, end)])
+    lo = np.concatenate([grid[np.maximum(idx - 1, 0)], np.clip(starts - step, start, end)])
+    hi = np.concatenate([grid[np.minimum(idx + 1, len(grid) - 1)], np.clip(starts + step, start, end)])
     x = np.concatenate([grid[idx], starts])
-    active = np.arange(len(x))
-    for _ in range(NEWTON_STEPS):
-        xa, la, ha = x[active], lo[active], hi[active]
-        _, d1, d2 = jet(xa)
-        la, ha = np.where(d1 < 0, xa, la), np.where(d1 > 0, xa, ha)  # f' < 0: the minimum lies to the right
-        with np.errstate(all="ignore"):  # f'' ~ 0: a huge or undefined step, replaced by bisection below
-            step = np.where(d2 > 0, xa - d1 / d2, np.nan)
-        new = np.where((step > la) & (step < ha), step, (la + ha) / 2)
-        x[active], lo[active], hi[active] = new, la, ha
-        # Converged: Newton stopped moving, or the bracket (e.g. towards an end) is at float resolution.
-        moving = (np.abs(new - xa) > STEP_TOL) & (ha - la > STEP_TOL)
-        active = active[moving]
-        if not len(active):
-            break
-    return np.concatenate([x, grid[[0, -1]]])
+    found = polish(lambda q: jet(q)[1:], lambda q: jet(q)[0], lo, hi, x, jet(x)[0], POLICIES[CERTIFICATE].step_tol)
+    return np.concatenate([found.points, grid[[0, -1]]])
 
 
 def exact_minimum(f: flint.fmpq_poly, points) -> Fraction:

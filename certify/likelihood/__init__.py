@@ -27,7 +27,8 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        pass@inf: constant pieces, their semicontinuous envelopes) -- and working
                        laws on them; the clamp of reported ends onto the range of g.
 ``_problem``           (L2), (L4): the binomial kernel of the cells and its derivatives; the global
-                       screen of psi = g - lambda h on [0, 1] (grid + safeguarded Newton).
+                       screen of psi = g - lambda h on [0, 1] (the core screen,
+                       :mod:`certify._screen`: grid + safeguarded Newton).
 ``_cnm``               (L8): the constrained Newton method and its simplex quadratic program;
                        the vertex-exchange step.
 ``_newton``            (L9): Newton's method on the optimality equations of a fixed support

@@ -124,6 +124,9 @@ def _exchange(law: _Law, scr: _Screen, a: float) -> _Law:
 
     Moving mass towards a point where psi < a decreases F_lambda (eq. (L7)); Newton's method on
     (L9) then sets the weights and positions. The mass comes from the current atoms in proportion.
+    Not the exchange of the sharp bounds (:func:`certify.solvers._exact._simplex`), whose pivot
+    swaps one of m + 1 atoms of a linear program: here the objective is concave in the weights,
+    any number of atoms may be added at once, and no atom leaves until Newton sets its weight to 0.
     """
     add = _new_minima(law, scr, a)
     m = int(add.sum())

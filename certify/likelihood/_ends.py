@@ -91,7 +91,7 @@ def _best_cell_probabilities(prob: _Problem, pieces) -> np.ndarray:
     return best
 
 
-def _near_min_may_fit(ctx: _Context, tgt: _Target, density: float) -> bool:
+def _near_min_may_fit(ctx: _Context, tgt: _Target) -> bool:
     """Quick test before the lambda = 0 test: could a law near min g reach the level at all?
 
     Every minimizer of g lies within one grid cell of a grid point whose value is at most
@@ -101,7 +101,7 @@ def _near_min_may_fit(ctx: _Context, tgt: _Target, density: float) -> bool:
     prob = ctx.prob
     pieces, lows = [], []
     for k, pc in enumerate(tgt.pieces):
-        grid, _ = prob.grid(pc.lo, pc.hi, density)
+        grid, _ = prob.grid(pc.lo, pc.hi, prob.degree(tgt))
         values = tgt.grid_values(k, grid)
         lows.append((grid, values))
     gmin = min(float(v.min()) for _, v in lows)
@@ -133,15 +133,14 @@ def _lambda_zero(ctx: _Context, tgt: _Target):
     Returns (law, min g) or None.
     """
     prob = ctx.prob
-    density = prob.density(tgt)
-    if not _near_min_may_fit(ctx, tgt, density):
+    if not _near_min_may_fit(ctx, tgt):
         return None
     scr = prob.screen(tgt, 0.0, np.zeros(prob.cells.size))
     gmin = float(scr.psi.min())
     tol = ARGMIN_TOL * max(1.0, tgt.scale())
     pieces: list[tuple[float, float]] = []
     for k, pc in enumerate(tgt.pieces):
-        grid, _ = prob.grid(pc.lo, pc.hi, prob.density(tgt))
+        grid, _ = prob.grid(pc.lo, pc.hi, prob.degree(tgt))
         values = tgt.grid_values(k, grid)
         if pc.objective is None:
             if pc.constant <= gmin + tol:

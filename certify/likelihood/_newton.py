@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._support import free_atoms, merge_runs
 from ._problem import _Problem
 from ._targets import _Law, _Target
 from ._tolerances import (
@@ -103,8 +104,9 @@ def merge(prob: _Problem, law: _Law, tgt: _Target, lam: float) -> _Law:
 
     An optimal law sits on global minimizers of psi, at most one per basin (the stretch
     between two local maxima). CNM often leaves two atoms on either side of one minimum;
-    they make the KKT matrix singular, so they are merged (weighted mean location) unless
-    psi rises above both of them somewhere between them on the screening grid.
+    they make the KKT matrix singular, so they are merged (:func:`certify._support.merge_runs`:
+    weighted mean location) unless psi rises above both of them somewhere between them on
+    the screening grid. A run whose lowest atom is an end of its piece stays at that end.
     """
     law = law.sorted()
     if len(law.atoms) < 2:
@@ -112,18 +114,16 @@ def merge(prob: _Problem, law: _Law, tgt: _Target, lam: float) -> _Law:
     u = prob.n / prob.probabilities(law)
     # (CNM pairs straddle a minimum at distances ~ sqrt(gap / psi''), far below MERGE_DISTANCE)
     psi_at = prob.psi_at(tgt, law, lam, u)
-    density = prob.density(tgt)
-    groups = [[0]]
+    degree = prob.degree(tgt)
+    close = np.zeros(len(law.atoms) - 1, dtype=bool)
     for i in range(1, len(law.atoms)):
-        j = groups[-1][-1]
-        k = int(law.piece[i])
-        same = False
+        j, k = i - 1, int(law.piece[i])
         if law.piece[j] == k and law.atoms[i] - law.atoms[j] <= MERGE_DISTANCE:
             pc = tgt.pieces[k]
-            grid, bg = prob.grid(pc.lo, pc.hi, density)
+            grid, bg = prob.grid(pc.lo, pc.hi, degree)
             inside = np.flatnonzero((grid > law.atoms[j]) & (grid < law.atoms[i]))
             if len(inside) == 0:
-                same = True
+                close[j] = True
             else:
                 sl = slice(inside[0], inside[-1] + 1)
                 between = tgt.grid_values(k, grid)[sl] - lam * (u @ bg[:, sl])
@@ -131,26 +131,16 @@ def merge(prob: _Problem, law: _Law, tgt: _Target, lam: float) -> _Law:
                 no_rise = float(between.max()) <= max(psi_at[i], psi_at[j]) + tol
                 # a flat stretch (psi constant: the saturated NPMLE, a non-unique law) is no basin
                 flat = abs(psi_at[i] - psi_at[j]) <= tol and float(between.min()) >= min(psi_at[i], psi_at[j]) - tol
-                same = no_rise and not flat
-        if same:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    if len(groups) == len(law.atoms):
+                close[j] = no_rise and not flat
+    if not close.any():
         return law
-    atoms, weights, piece = [], [], []
-    for grp in groups:
+    (atoms, weights), groups = merge_runs(law.atoms, law.weights, close)
+    for n, grp in enumerate(groups):
         pc = tgt.pieces[int(law.piece[grp[0]])]
-        xs, ws, vs = law.atoms[grp], law.weights[grp], psi_at[grp]
-        lowest = int(np.argmin(vs))
-        if len(grp) > 1 and xs[lowest] in (pc.lo, pc.hi):
-            x = float(xs[lowest])  # the basin's minimum is the endpoint: Newton keeps it there
-        else:
-            x = float(np.dot(xs, ws) / ws.sum())
-        atoms.append(x)
-        weights.append(float(ws.sum()))
-        piece.append(int(law.piece[grp[0]]))
-    merged = _Law(atoms, weights, piece)
+        lowest = float(law.atoms[grp][int(np.argmin(psi_at[grp]))])
+        if len(grp) > 1 and lowest in (pc.lo, pc.hi):
+            atoms[n] = lowest  # the basin's minimum is the endpoint: Newton keeps it there
+    merged = _Law(atoms, weights, law.piece[[grp[0] for grp in groups]])
     return merged if np.all(prob.probabilities(merged) > 0) else law
 
 
@@ -160,7 +150,9 @@ def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | N
 
     Unknowns: weights, interior atom locations, a (and t = log lam when ``level`` is given,
     with the extra equation l = level). Atoms at a piece endpoint stay there. A weight that
-    Newton drives to zero removes its atom; an atom that reaches an endpoint is fixed there.
+    Newton drives to zero removes its atom; an atom that reaches an endpoint is fixed there
+    (:func:`certify._support.free_atoms`: the frozen-endpoint rule of both Newtons on contact
+    points, and why this one shortens the step where the sharp bounds' clips the atom).
     Steps are accepted by a watchdog rule on the scaled max-norm residual (:class:`_Watchdog`).
     Returns the :class:`_KKTPoint` (law, lam, a), or None when Newton does not converge.
 
@@ -299,7 +291,7 @@ def _kkt(prob: _Problem, tgt, law, lam, a, level, lo, hi, gscale, jacobian, mean
         return None
     u = prob.n / p
     g0, g1, g2 = tgt.jet(atoms, law.piece)
-    free = np.flatnonzero((atoms > lo) & (atoms < hi))
+    free = free_atoms(atoms, lo, hi)
     h0, h1 = u @ bm, u @ b1
     psi0 = g0 - lam * h0
     if mean_only:

@@ -20,8 +20,9 @@ l(pi) = sum_c n_c log p_c(pi).
 on each closed piece of the target (eq. (L12)): the NPMLE's optimality condition (L5) is
 max D = max (h - N) <= 0, i.e. the screen of psi for g = 0, lambda = 1; the Lagrangian
 condition of an end (L7) is psi >= a. psi is a polynomial of degree max(deg g, K_max) on each
-piece; its minimum is found by a fine grid screen (endpoints included) and safeguarded Newton
-on psi' from every grid local minimum that can be the lowest.
+piece; its minimum is found by the core screen (:mod:`certify._screen`, likelihood grid policy):
+a fine grid (endpoints included) and safeguarded Newton on psi' from every grid local minimum
+that can be the lowest.
 """
 
 from __future__ import annotations
@@ -31,20 +32,10 @@ import math
 import numpy as np
 from scipy import special
 
+from .._screen import LIKELIHOOD, POLICIES, grid, grid_minima, polish
 from ._cells import CellCounts
 from ._targets import _Law, _Piece, _Target
-from ._tolerances import (
-    DIRECT_PMF_MAX_CALLS,
-    GRID_PER_DEGREE,
-    GRID_POINTS,
-    MAX_CANDIDATES,
-    POLISH_MARGIN,
-    POLISH_MAX_ITER,
-    POLISH_ROUNDING,
-    POLISH_XTOL,
-    SAME_MINIMUM_DECIMALS,
-    TINY,
-)
+from ._tolerances import DIRECT_PMF_MAX_CALLS, MAX_CANDIDATES, POLISH_MARGIN, POLISH_ROUNDING, SAME_MINIMUM_DECIMALS, TINY
 
 #: (dk, ds) of the binomial tables b_{K-dk}(S-ds) behind B, B' and B''.
 _SHIFTS = ((0, 0), (1, 1), (1, 0), (2, 2), (2, 1), (2, 0))
@@ -132,14 +123,15 @@ class _Problem:
         return self.kernel(law.atoms) @ law.weights
 
     # -- screening: global minimum of psi = g - lam h over the pieces ----------------------
-    def density(self, tgt: _Target) -> float:
-        return max(GRID_POINTS - 1, GRID_PER_DEGREE * max(tgt.degree, self.kmax))
+    def degree(self, tgt: _Target) -> int:
+        """Degree of psi = g - lambda h for the target: it sets the screening grid."""
+        return max(tgt.degree, self.kmax)
 
-    def grid(self, lo: float, hi: float, density: float) -> tuple[np.ndarray, np.ndarray]:
-        key = (lo, hi, density)
+    def grid(self, lo: float, hi: float, degree: int) -> tuple[np.ndarray, np.ndarray]:
+        """The screening grid of [lo, hi] (:func:`certify._screen.grid`) and the kernel on it, built once."""
+        key = (lo, hi, degree)
         if key not in self._grids:
-            points = 1 if hi <= lo else max(3, int(math.ceil((hi - lo) * density)) + 1)
-            g = np.linspace(lo, hi, points)
+            g = grid(degree, LIKELIHOOD, lo, hi)
             self._grids[key] = (g, self.kernel_exact(g))
         return self._grids[key]
 
@@ -154,25 +146,20 @@ class _Problem:
     def screen(self, tgt: _Target, lam: float, u: np.ndarray, known: _Law | None = None) -> _Screen:
         """Every local minimum of psi on a fine grid of each piece, polished by safeguarded Newton.
 
-        ``known``: atoms already solved by Newton (psi' = 0 there, or an endpoint); a grid
-        minimum whose bracket holds one of them is that atom, and is not polished again.
+        The grid's local minima (:func:`certify._screen.grid_minima`, ends included), at most
+        MAX_CANDIDATES of them, the lowest; those that can be the lowest are polished
+        (:meth:`_polish`). ``known``: atoms already solved by Newton (psi' = 0 there, or an
+        endpoint); a grid minimum whose bracket holds one of them is that atom, and is not
+        polished again.
         """
         qs, ks, vs = [], [], []
-        density = self.density(tgt)
+        degree = self.degree(tgt)
         for k, pc in enumerate(tgt.pieces):
-            grid, bg = self.grid(pc.lo, pc.hi, density)
+            grid, bg = self.grid(pc.lo, pc.hi, degree)
             psi = tgt.grid_values(k, grid) - lam * (u @ bg) if lam != 0 else tgt.grid_values(k, grid).copy()
-            m = len(grid)
-            if m == 1:
-                idx = np.zeros(1, dtype=np.int64)
-            else:
-                left = np.ones(m, dtype=bool)
-                right = np.ones(m, dtype=bool)
-                left[1:] = psi[1:] < psi[:-1]  # strict on the left: one candidate per plateau
-                right[:-1] = psi[:-1] <= psi[1:]
-                idx = np.flatnonzero(left & right)
-                if len(idx) > MAX_CANDIDATES:
-                    idx = idx[np.argsort(psi[idx], kind="stable")[:MAX_CANDIDATES]]
+            idx = grid_minima(psi)
+            if len(idx) > MAX_CANDIDATES:
+                idx = idx[np.argsort(psi[idx], kind="stable")[:MAX_CANDIDATES]]
             x, v = self._polish(pc, lam, u, grid, idx, psi, None if known is None else known.atoms[known.piece == k])
             qs.append(x)
             vs.append(v)
@@ -189,17 +176,19 @@ class _Problem:
         Within a grid cell psi falls below its grid value by at most ~ psi'' h^2 / 2, which
         the second difference |psi[i+1] - 2 psi[i] + psi[i-1]| ~ psi'' h^2 estimates; a
         candidate above the lowest grid value by more than POLISH_MARGIN such differences
-        cannot be the global minimum. A minimum whose bracket holds a ``known`` atom is that atom.
+        cannot be the global minimum. A minimum whose bracket holds a ``known`` atom is that
+        atom. The rest go through :func:`certify._screen.polish` with brackets of one grid
+        cell on either side.
         """
         x0, v0 = grid[idx], psi_grid[idx]
         m = len(grid)
         if m == 1 or (pc.objective is None and lam == 0):
             return x0.copy(), v0.copy()
         x_all, v_all = x0.copy(), v0.copy()
+        lo_x, hi_x = grid[np.maximum(idx - 1, 0)], grid[np.minimum(idx + 1, m - 1)]
         sd = np.abs(psi_grid[np.minimum(idx + 1, m - 1)] - 2.0 * v0 + psi_grid[np.maximum(idx - 1, 0)])
         keep = v0 - POLISH_MARGIN * sd <= float(v0.min()) + POLISH_ROUNDING * (float(np.max(np.abs(psi_grid))) + TINY)
         if known is not None and len(known):
-            lo_x, hi_x = grid[np.maximum(idx - 1, 0)], grid[np.minimum(idx + 1, m - 1)]
             inside = (known[None, :] >= lo_x[:, None]) & (known[None, :] <= hi_x[:, None])
             hit = inside.any(axis=1)
             if hit.any():
@@ -208,45 +197,9 @@ class _Problem:
                 keep &= ~hit
         sub = np.flatnonzero(keep)
         if len(sub):
-            x_all[sub], v_all[sub] = self._polish_all(pc, lam, u, grid, idx[sub], psi_grid)
+            x_all[sub], v_all[sub] = polish(lambda x: self._dpsi(pc, lam, u, x), lambda x: self._psi(pc, lam, u, x),
+                                            lo_x[sub], hi_x[sub], x0[sub], v0[sub], POLICIES[LIKELIHOOD].step_tol)
         return x_all, v_all
-
-    def _polish_all(self, pc, lam, u, grid, idx, psi_grid):
-        x0, v0 = grid[idx], psi_grid[idx]
-        m = len(grid)
-        lo_i, hi_i = np.maximum(idx - 1, 0), np.minimum(idx + 1, m - 1)
-        left, right = grid[lo_i], grid[hi_i]
-        d, _ = self._dpsi(pc, lam, u, np.concatenate([left, right]))
-        d_left, d_right = d[: len(idx)], d[len(idx):]
-        x = x0.copy()
-        at_lo = (idx == 0) & (d_left >= 0)
-        at_hi = (idx == m - 1) & (d_right <= 0)
-        x[at_lo], x[at_hi] = pc.lo, pc.hi
-        inner = (d_left < 0) & (d_right > 0) & ~at_lo & ~at_hi
-        if inner.any():
-            x[inner] = self._root(pc, lam, u, left[inner], right[inner], x0[inner])
-        v = self._psi(pc, lam, u, x)
-        worse = ~(v <= v0)  # never report a point worse than its grid point
-        x[worse], v[worse] = x0[worse], v0[worse]
-        return x, v
-
-    def _root(self, pc, lam, u, a, b, x):
-        """Safeguarded Newton for psi'(x) = 0 with psi'(a) < 0 < psi'(b)."""
-        a, b, x = a.copy(), b.copy(), x.copy()
-        for _ in range(POLISH_MAX_ITER):
-            f, fp = self._dpsi(pc, lam, u, x)
-            a = np.where(f < 0, x, a)
-            b = np.where(f > 0, x, b)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                xn = x - f / fp
-            bad = ~(fp > 0) | ~(xn > a) | ~(xn < b)
-            xn = np.where(bad, 0.5 * (a + b), xn)
-            xn = np.where(f == 0, x, xn)
-            done = np.abs(xn - x) <= POLISH_XTOL
-            x = xn
-            if done.all():
-                break
-        return x
 
     def psi_at(self, tgt: _Target, law: _Law, lam: float, u: np.ndarray) -> np.ndarray:
         """psi = g - lam h at the atoms of ``law``, h from u = n / p (eq. (L4))."""

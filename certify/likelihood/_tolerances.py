@@ -11,18 +11,12 @@ import numpy as np
 
 # -- screening: the global minimum of psi on [0, 1] (:mod:`._problem`) ----------------------
 
-#: Minimum screening grid points on [0, 1]. psi has degree max(deg g, K_max); 4096 cells put
-#: tens of grid points across the steepest feature of V_101 (width ~ 1/sqrt(8 * 101) ~ 0.035).
-GRID_POINTS = 4097
-#: Grid points per unit length and per degree, for objectives of high degree: a polynomial of
-#: degree d has features no narrower than ~ 1/sqrt(d), so 8 d points per unit resolve them.
-GRID_PER_DEGREE = 8
+#: The screening grid and Newton's stopping step are the core's likelihood policy
+#: (:data:`certify._screen.POLICIES`): one grid policy for every screen of the package.
+
 #: At most this many grid local minima per piece are polished (the lowest ones): psi has at most
 #: deg/2 local minima, and only spurious plateau points of underflowed values exceed this.
 MAX_CANDIDATES = 256
-#: Safeguarded Newton iterations when polishing a local minimum (bisection fallback halves the
-#: bracket each time, so 80 steps reach the resolution of doubles from a grid cell).
-POLISH_MAX_ITER = 80
 #: A grid minimum is polished when it may lie below the lowest grid value: when its grid
 #: value minus this many second differences (psi'' h^2, the within-cell drop is ~ 1/2 of one)
 #: is below it. 8 leaves a wide margin for psi'' varying across the cell.
@@ -30,12 +24,9 @@ POLISH_MARGIN = 8.0
 #: ... and "below the lowest grid value" allows this much rounding (relative to max|psi| on
 #: the grid): grid values of psi are sums of lambda N-sized terms, rounded to ~ C eps.
 POLISH_ROUNDING = 1e-12
-#: Newton step at which a polished minimum is final: convergence is quadratic, so the
-#: remaining error is ~1e-24 and psi is off by ~psi'' * 1e-48 (bisection steps stop at 1e-12 too,
-#: off by psi'' * 1e-24 at most).
-POLISH_XTOL = 1e-12
 #: Polished minima that agree to this many decimals (on one piece) are one minimum reached from
-#: two grid points: their distance is then far below POLISH_XTOL's resolution of a minimum.
+#: two grid points: their distance is then far below the resolution of the screen's Newton
+#: (steps of 1e-12, quadratic convergence).
 SAME_MINIMUM_DECIMALS = 14
 #: A screened local minimum below the current value a by more than this (psi-scale) means the
 #: support is incomplete; below it, it is rounding of sums of lambda N-sized terms.

@@ -15,7 +15,7 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
     and accepts wins, and its route is recorded (Solution.route, _solution.ROUTES):
       0. _boundary_law: the boundary of the moment space -> "boundary"
          (_boundary.unique_law + its Hermite dual; the only law, so a refusal raises)
-      1. _known_face: a face found before (Target.faces)     -> "face"
+      1. _known_face: a face found before (the caller's Faces) -> "face"
       2. _grid_hull_patterns (m = 2): the facet of _hull.grid_hull(T) above (mu, nu)
            two interior contacts  -> "bitangent" (_two_moments.bitangent_law, 2 x 2 Newton)
            both endpoint laws     -> "endpoint"  (_two_moments.endpoint_law, closed form)
@@ -24,7 +24,9 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
       3. _exchange_patterns: the exchange (revised simplex) on the grid, then on [0, 1]
          at tighter tolerances (_tolerances.EXCHANGE_TOLS); each basis yields its
          merged contacts (MERGE_GAPS), then itself -> "exchange". Generators: the
-         continuous exchange runs only if everything before was refused.
+         continuous exchange runs only if everything before was refused. Moments
+         outside the grid's moment space (atoms closer than grid points) leave
+         artificial columns in the grid basis; the exchange on [0, 1] removes them.
       _finish, the one end of every route: a pattern is polished by Newton on
       _contact.kkt_system (which the exact certificates also polish in mpmath), and a
       result with two interior contacts (m = 2) is finished by bitangent_law, so every
@@ -33,11 +35,12 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
       [0, 1] <= ACCEPT_TOL (_contact.max_violation, a grid screen with Newton-refined
       maxima). Faces skip it: their dual was accepted, to the tighter
       FACE_MAX_VIOLATION, when remembered, and face_weights checks their moments. A
-      law with m + 1 well-separated contacts is remembered in Target.faces.
+      law with m + 1 well-separated contacts is remembered in the caller's Faces.
 
     sharp_bound_arrays (m = 2, many points) -> _batch.batch_upper, the same proposers
     on arrays with the same functions (a float is one point, an array many), counted by
-    route in BoundArrays.paths: boundary (closed form), face (face_weights), endpoint
+    route in BoundArrays.paths: boundary (closed form), face (face_weights, faces found
+    by this batch's own pointwise solves: one Faces per call), endpoint
     (the better endpoint law per point), bitangent (started from the endpoint law's
     interior atom and its worst grid point, then from the nearest solved point); every
     dual screened by _batch._check (the grid cell bounds of _contact.cell_bounds, as
@@ -60,22 +63,36 @@ array pass on a one-row array costs 2 to 5 times the scalar screen per dual (3 t
 and the screen is most of a per-point solve, so one array-first screen would break
 the 1.2x per-pair budget.
 
-State: the solvers keep what they learn about an objective (grid hull, faces of the
-moment problem, compiled cvxpy programs) in its :class:`Target`, and the targets in
-use in :data:`TARGETS`; ``TARGETS.clear()`` resets them all, and nothing else is kept
-between calls.
+State, all of it visible:
+
+* :data:`TARGETS` (a :class:`TargetCache`): per (objective, side), at most 128 of them,
+  the objective sampled on its contact grid, its grid hull, a finer sampling for the
+  batch screen and compiled cvxpy programs. Each is a deterministic function of the
+  objective and the side, so it saves time and never changes a result;
+  ``TARGETS.clear()`` empties it.
+* :class:`Faces`: faces of the moment problem that solves found, reused by later solves
+  given the same object. Only a caller that creates one has one: ``sharp_bound_arrays``
+  and ``certify.stats.project_many`` make one per call, ``certify.stats.analyze`` one for
+  all the bounds of an analysis, a single solve none. So the route a call takes, and its
+  floats, depend on its inputs alone, never on what ran before in the process
+  (``tests/test_solver_state.py``).
+* In the math core, ``functools.lru_cache`` memoizes two integer-keyed tables of the
+  majority polynomials (``certify._majority``) and the parsed objectives
+  (``certify._objective``): bounded, and pure (their docstrings say why).
+
+Nothing else is kept between calls.
 """
 
 import importlib
 
 from ._contact import TARGETS, Target, TargetCache, kkt_system, max_violation, target
 
-__all__ = ["TARGETS", "Target", "TargetCache", "batch_upper", "kkt_system", "max_violation", "solve_exact", "solve_grid",
-           "solve_sos", "target"]
+__all__ = ["TARGETS", "Faces", "Target", "TargetCache", "batch_upper", "kkt_system", "max_violation", "solve_exact",
+           "solve_grid", "solve_sos", "target"]
 
-#: Solver entry points, imported on first use: ``sos`` and ``grid`` load cvxpy, which a
-#: command that never calls them should not pay for.
-_LAZY = {"solve_exact": "._exact", "solve_sos": "._sos", "solve_grid": "._grid", "batch_upper": "._batch"}
+#: Solver entry points (and the exact method's :class:`Faces`), imported on first use:
+#: ``sos`` and ``grid`` load cvxpy, which a command that never calls them should not pay for.
+_LAZY = {"Faces": "._exact", "solve_exact": "._exact", "solve_sos": "._sos", "solve_grid": "._grid", "batch_upper": "._batch"}
 
 
 def __getattr__(name: str):

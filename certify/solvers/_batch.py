@@ -6,7 +6,9 @@ regions -- the per-point solver's Python overhead dominates. The routes of
 the same functions the per-point routes call (a float is one point, an array many):
 
 0. "boundary": the unique law in closed form;
-1. "face": faces already found for the objective (:func:`._two_moments.face_weights`);
+1. "face": faces found by the pointwise solves of this batch, or of the computation
+   that passes its :class:`._exact.Faces` (none else: the values do not depend on
+   earlier calls), with :func:`._two_moments.face_weights`;
 2. "endpoint": the two-atom laws with one endpoint atom
    (:func:`._two_moments.endpoint_law`), the better of the two per point;
 3. "bitangent": two interior contacts (:func:`._two_moments.bitangent_law`), started
@@ -28,8 +30,8 @@ import numpy as np
 
 from .._moments import snap_two_moments
 from ._contact import Target, cell_bounds, max_violation, rounding, target
-from ._exact import solve_exact
-from ._tolerances import ACCEPT_TOL
+from ._exact import Faces, solve_exact
+from ._tolerances import ACCEPT_TOL, FINE_FACTOR
 from ._two_moments import bitangent_law, endpoint_law, face_weights
 
 #: Rows per block of the (points x grid) residual matrix.
@@ -43,7 +45,7 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
     value at 0 or 1. Every grid cell away from the contacts must stay below 0 by
     :func:`~._contact.cell_bounds`; next to an interior contact r'' < 0 is required,
     next to an endpoint contact r must leave 0 downhill. Rows that this neither
-    accepts nor refutes are screened again on a grid 8 times finer, and what is
+    accepts nor refutes are screened again on a grid FINE_FACTOR times finer, and what is
     still undecided by :func:`~._contact.max_violation` with the acceptance
     tolerance of every route. Returns (valid, the grid point of largest f - p per row:
     where a missing contact lies).
@@ -52,7 +54,7 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
     unsure = np.nonzero(~valid & ~invalid)[0]
     if len(unsure):
         if T.fine is None:
-            X = np.linspace(0.0, 1.0, 8 * len(T.grid) + 1)
+            X = np.linspace(0.0, 1.0, FINE_FACTOR * len(T.grid) + 1)
             T.fine = (X, T(X), T(X, 2), 0.25 * np.diff(X) ** 2)
         v2, i2, _ = _check_on(T, Y[unsure], contacts[unsure], *T.fine)
         valid[unsure] = v2
@@ -99,10 +101,10 @@ def _endpoint_laws(T: Target, mu: np.ndarray, nu: np.ndarray):
     return np.where(first[:, None], Y0, Y1), np.where(first[:, None], A0, A1), np.where(first, v0, v1)
 
 
-def _faces(T: Target, mu, nu, todo: np.ndarray, out: np.ndarray) -> int:
+def _faces(T: Target, faces: Faces, mu, nu, todo: np.ndarray, out: np.ndarray) -> int:
     """Values of the points in ``todo`` that a face found before serves; how many."""
     before = int(np.sum(todo))
-    for atoms, _y, _v in T.faces.get(3, ()):
+    for atoms, _y, _v in faces.of(T, 3):
         rows = np.nonzero(todo)[0]
         if not len(rows):
             break
@@ -127,15 +129,20 @@ def _two_inner(T: Target, mu, nu, rows, x1, x2, out, todo, contacts) -> np.ndarr
     return done
 
 
-def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[np.ndarray, dict]:
-    """Sharp max of E[sign * g] for every (mu, nu); returns (values of f = sign*g, path counts)."""
+def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int, faces: Faces | None = None) -> tuple[np.ndarray, dict]:
+    """Sharp max of E[sign * g] for every (mu, nu); returns (values of f = sign*g, path counts).
+
+    ``faces``: shared with the other calls of one computation; without it the batch keeps
+    its own (the faces its pointwise solves find serve its later points).
+    """
     T = target(objective, sign)
+    faces = Faces() if faces is None else faces
     mu, nu = snap_two_moments(np.asarray(mu, dtype=float), np.asarray(nu, dtype=float))
     P = len(mu)
     out = np.full(P, np.nan)
     boundary = (mu <= 0) | (mu >= 1) | (nu <= mu * mu) | (nu >= mu)
     todo = ~boundary
-    counts = {"face": _faces(T, mu, nu, todo, out), "endpoint": 0, "bitangent": 0, "pointwise": 0}
+    counts = {"face": _faces(T, faces, mu, nu, todo, out), "endpoint": 0, "bitangent": 0, "pointwise": 0}
     idx = np.nonzero(todo)[0]
     if len(idx):
         Y, atoms, value = _endpoint_laws(T, mu[idx], nu[idx])
@@ -171,11 +178,11 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int) -> tuple[n
     for i in np.nonzero(todo)[0]:
         if not todo[i]:
             continue
-        sol = solve_exact(objective, np.array([1.0, mu[i], nu[i]]), sign)
+        sol = solve_exact(objective, np.array([1.0, mu[i], nu[i]]), sign, faces)
         out[i] = float(np.dot(sol.weights, T(sol.atoms)))
         todo[i] = False
         counts["pointwise"] += 1
-        faces = T.faces.get(3, ())
-        if len(sol.atoms) == 3 and len(faces) and faces[0][0].tolist() == sorted(sol.atoms.tolist()):
-            counts["face"] += _faces(T, mu, nu, todo, out)  # a new face may cover many of the rest
+        found = faces.of(T, 3)
+        if len(sol.atoms) == 3 and len(found) and found[0][0].tolist() == sorted(sol.atoms.tolist()):
+            counts["face"] += _faces(T, faces, mu, nu, todo, out)  # a new face may cover many of the rest
     return out, counts

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import polynomial as npoly
 
+from .._support import Support
 from ._contact import Target, hermite
 from ._tolerances import (
     BOUNDARY_RESIDUAL,
@@ -43,7 +44,7 @@ def _hankels(theta: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
             (np.array([[s[i + j] - s[i + j + 1] for j in range(k + 1)] for i in range(k + 1)]), oneminus)]
 
 
-def unique_law(theta: np.ndarray):
+def unique_law(theta: np.ndarray) -> Support | None:
     """The law of a boundary moment vector, or None for an interior one.
 
     A singular Hankel matrix has a null vector v; the support of every
@@ -76,7 +77,7 @@ def unique_law(theta: np.ndarray):
         w, res = optimize.nnls(A, theta)
         if res <= BOUNDARY_RESIDUAL:
             keep = w > BOUNDARY_WEIGHT_FLOOR
-            return pts[keep], w[keep]
+            return Support(pts[keep], w[keep])
     return None
 
 

@@ -18,52 +18,36 @@ from collections import OrderedDict
 import numpy as np
 
 from .._errors import SolverError
-from ._tolerances import (
-    BAND_SLACK,
-    MAXIMIZE_BRACKET,
-    MAXIMIZE_STEP_DONE,
-    RECOVERY_MOMENT_TOL,
-    RECOVERY_SUPPORT,
-    TANGENCY_TOL,
-)
-
-#: Largest grid used to search for the residual's maxima.
-MAX_GRID = 16385
-
-
-def chebyshev_lobatto(n: int) -> np.ndarray:
-    """The n Chebyshev-Lobatto points of [0, 1], increasing, with exact ends 0 and 1."""
-    x = np.sort(0.5 * (1.0 - np.cos(np.pi * np.arange(n) / (n - 1))))
-    x[0], x[-1] = 0.0, 1.0
-    return x
+from .._screen import CONTACT, POLICIES, Extrema, grid, grid_minima, polish
+from .._support import Support
+from ._tolerances import BAND_SLACK, CONTACT_DECIMALS, RECOVERY_MOMENT_TOL, RECOVERY_SUPPORT, ROUNDING, TANGENCY_TOL
 
 
 class Target:
-    """f = sign * g sampled on a Chebyshev-Lobatto grid of [0, 1], and what the solvers learn about it.
+    """f = sign * g sampled on a Chebyshev-Lobatto grid of [0, 1], and what the solvers build from it.
 
-    The grid has about four points per unit of degree, enough to resolve every
-    local extremum of a polynomial of that degree; it is refined by Newton steps.
+    The grid is the core's contact grid (:func:`certify._screen.grid`): about four points
+    per unit of degree, enough to resolve every local extremum of a polynomial of that
+    degree; it is refined by Newton steps.
 
-    Besides the samples, a target owns the state the solvers keep between calls for
-    this objective and side, built on first use and dropped by :meth:`clear`:
+    Besides the samples, a target memoizes what the solvers build from (objective, sign)
+    alone, on first use, dropped by :meth:`clear`:
 
     * ``hull`` -- the grid hull of the two-moment problem (:func:`._hull.grid_hull`);
     * ``fine`` -- a finer sampling for the batch screen (:mod:`._batch`);
-    * ``faces`` -- per moment order m + 1, faces of the moment problem found so far:
-      (atoms, dual, violation) of laws with m + 1 contacts, whose dual certifies every
-      moment vector inside the simplex of their atoms (:mod:`._exact`);
     * ``programs`` -- compiled cvxpy programs with the moments as a parameter, by
       (method, m + 1, size) (:mod:`._grid`, :mod:`._sos`).
 
-    Which route a solve takes may depend on the faces found before; its value does not
-    (every route passes the same acceptance check).
+    Each is a deterministic function of (objective, sign), rebuilt identically after a
+    :meth:`clear`, so a target never changes a result, only how long it takes. What solves
+    learn from each other (faces of the moment problem) is not kept here but in a
+    :class:`._exact.Faces` that a caller passes (a batch does).
     """
 
     def __init__(self, objective, sign: int):
         self.objective = objective
         self.sign = float(sign)
-        d = objective.degree
-        x = chebyshev_lobatto(int(min(max(257, 4 * d + 1), MAX_GRID)))
+        x = grid(objective.degree, CONTACT)
         self.grid = x
         self.values = self.sign * np.asarray(objective.evaluate(x), dtype=float)
         self.scale = 1.0 + float(np.max(np.abs(self.values)))
@@ -80,7 +64,6 @@ class Target:
         self._ends = (float(self(0.0, 1)), float(self(1.0, 1)))
         self.hull = None
         self.fine = None
-        self.faces: dict[int, list] = {}
         self.programs: dict[tuple, tuple] = {}
 
     def program(self, key: tuple, build):
@@ -90,10 +73,9 @@ class Target:
         return self.programs[key]
 
     def clear(self) -> None:
-        """Forget the hull, the fine grid, the faces and the compiled programs."""
+        """Forget the hull, the fine grid and the compiled programs."""
         self.hull = None
         self.fine = None
-        self.faces = {}
         self.programs = {}
 
     def first_at(self, end: float) -> float:
@@ -123,8 +105,12 @@ class Target:
 class TargetCache:
     """The :class:`Target` of each (objective, side) in use, least recently used dropped first.
 
-    The solvers' only state between calls lives in these targets; :meth:`clear` drops all
-    of it (tests isolate themselves with it), ``len`` says how many targets are kept.
+    Kept: at most ``maxsize`` targets (128 by default), each holding the objective sampled on
+    its contact grid and what :class:`Target` memoizes (grid hull, fine grid, compiled
+    programs). Why: an objective's grid and hull cost more than most solves, and the same
+    objective is solved at many moments. It cannot change a result: every entry is a
+    deterministic function of (objective, side), rebuilt identically after :meth:`clear`
+    or eviction. ``len`` says how many targets are kept.
     """
 
     def __init__(self, maxsize: int = 128):
@@ -149,7 +135,8 @@ class TargetCache:
         return len(self._targets)
 
 
-#: The targets the solvers use (``certify.solvers.TARGETS.clear()`` resets every solver).
+#: The targets the solvers use: the process's one solver cache (:class:`TargetCache` says what
+#: it keeps and why no result depends on it); ``certify.solvers.TARGETS.clear()`` empties it.
 TARGETS = TargetCache()
 
 
@@ -171,26 +158,6 @@ def horner(c: list, x):
     return acc
 
 
-def refine_max(T: Target, y: np.ndarray, i: int) -> tuple[float, float]:
-    """Local maximum of r = f - p near grid index ``i`` by safeguarded Newton.
-
-    Returns
-    -------
-    (x, r(x))
-    """
-    g = T.grid
-    n = len(g)
-    if i == 0 and _slope(T, y, 0.0) <= 0:
-        return 0.0, float(T.values[0] - poly(y, 0.0))
-    if i == n - 1 and _slope(T, y, 1.0) >= 0:
-        return 1.0, float(T.values[-1] - poly(y, 1.0))
-    return maximize_between(T, y, float(g[max(i - 1, 0)]), float(g[min(i + 1, n - 1)]), float(g[i]))
-
-
-def _slope(T: Target, y: np.ndarray, x: float) -> float:
-    return float(T(x, 1)) - poly(y, x, 1)
-
-
 def _derivs(y) -> tuple[list, list, list]:
     """Coefficient lists of a polynomial and its first two derivatives (floats: the scalar hot path)."""
     c0 = list(map(float, y))
@@ -199,32 +166,53 @@ def _derivs(y) -> tuple[list, list, list]:
     return c0, c1, c2
 
 
-def maximize_between(T: Target, y: np.ndarray, a: float, b: float, x: float) -> tuple[float, float]:
-    """Local maximum of r = f - p in [a, b], from ``x``, by Newton safeguarded with bisection on r'."""
+def _residual(T: Target, y: np.ndarray):
+    """r = f - p as :func:`certify._screen.polish` takes it: (slopes, value), for a float or an array.
+
+    Evaluated point by point with the scalar jet of the objective: the solvers polish a
+    few points at a time (one cell, one contact), where an array evaluation of a majority
+    polynomial costs tens of times a scalar one.
+    """
     c0, c1, c2 = _derivs(y)
-    # Monotone on the bracket: the maximum is at an end, no iteration needed.
-    if T(b, 1) - horner(c1, b) >= 0.0:
-        return b, float(T(b) - horner(c0, b))
-    if T(a, 1) - horner(c1, a) <= 0.0:
-        return a, float(T(a) - horner(c0, a))
-    for _ in range(80):
-        s1 = T(x, 1) - horner(c1, x)
-        if s1 == 0.0:
-            break
-        s2 = T(x, 2) - horner(c2, x)
-        if s1 > 0:
-            a = x
-        else:
-            b = x
-        newton = s2 < 0
-        xn = x - s1 / s2 if newton else 0.5 * (a + b)
-        if not (a <= xn <= b):
-            xn, newton = 0.5 * (a + b), False
-        done = abs(xn - x) <= MAXIMIZE_STEP_DONE if newton else b - a <= MAXIMIZE_BRACKET
-        x = xn
-        if done:
-            break
-    return x, float(T(x) - horner(c0, x))
+
+    def slope(t: float) -> tuple[float, float]:
+        _, f1, f2 = T.jet(t)
+        return f1 - horner(c1, t), f2 - horner(c2, t)
+
+    def slopes(x):
+        if not isinstance(x, np.ndarray):
+            return slope(x)
+        pairs = [slope(t) for t in x.tolist()]
+        return np.array([d1 for d1, _ in pairs]), np.array([d2 for _, d2 in pairs])
+
+    def value(x):
+        if not isinstance(x, np.ndarray):
+            return float(T(x)) - horner(c0, x)
+        return np.array([float(T(t)) - horner(c0, t) for t in x.tolist()])
+
+    return slopes, value
+
+
+def maxima_at(T: Target, y: np.ndarray, idx, r: np.ndarray) -> Extrema:
+    """Local maxima of r = f - p from the grid points ``idx`` (an array, or one index: floats back).
+
+    ``r`` holds r on the grid. The core screen's polish (:func:`certify._screen.polish`),
+    brackets one grid cell on either side: an end of [0, 1] that r leaves downhill is a
+    maximum as it is.
+    """
+    slopes, value = _residual(T, y)
+    g, n = T.grid, len(T.grid)
+    lo, hi = g[np.maximum(idx - 1, 0)], g[np.minimum(idx + 1, n - 1)]
+    x0, v0 = g[idx], r[idx]
+    if np.ndim(idx) == 0:
+        lo, hi, x0, v0 = float(lo), float(hi), float(x0), float(v0)
+    return polish(slopes, value, lo, hi, x0, v0, POLICIES[CONTACT].step_tol, maximize=True)
+
+
+def maximum_in(T: Target, y: np.ndarray, a: float, b: float, x: float) -> tuple[float, float]:
+    """Local maximum of r = f - p in [a, b] from ``x`` (the core screen's polish); (x, r(x))."""
+    slopes, value = _residual(T, y)
+    return tuple(polish(slopes, value, a, b, x, value(x), POLICIES[CONTACT].step_tol, maximize=True))
 
 
 def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:
@@ -234,24 +222,18 @@ def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:
     vanish: the grid can miss the narrow uphill side. At a genuine tangency
     (r' = 0 to rounding, r'' < 0) the point itself is the local maximum.
     """
-    s1 = _slope(T, y, x)
-    s2 = float(T(x, 2)) - poly(y, x, 2)
+    c0, c1, c2 = _derivs(y)
+    s1 = float(T(x, 1)) - horner(c1, x)
+    s2 = float(T(x, 2)) - horner(c2, x)
     if abs(s1) <= TANGENCY_TOL * T.scale * (1.0 + float(np.sum(np.abs(y)))) and s2 < 0:
-        return x, float(T(x) - poly(y, x))
+        return x, float(T(x) - horner(c0, x))
     g = T.grid
     j = int(np.searchsorted(g, x))
     if s1 > 0:
         b = float(g[min(j + 1, len(g) - 1)])
-        return maximize_between(T, y, x, b, 0.5 * (x + b))
+        return maximum_in(T, y, x, b, 0.5 * (x + b))
     a = float(g[max(j - 2, 0)])
-    return maximize_between(T, y, a, x, 0.5 * (a + x))
-
-
-def local_maxima(r: np.ndarray, threshold: float) -> np.ndarray:
-    """Indices of grid local maxima of ``r`` with value above ``threshold``."""
-    left = np.concatenate(([True], r[1:] >= r[:-1]))
-    right = np.concatenate((r[:-1] >= r[1:], [True]))
-    return np.nonzero(left & right & (r > threshold))[0]
+    return maximum_in(T, y, a, x, 0.5 * (a + x))
 
 
 #: Grid cells on each side of a contact judged by the curvature of f - p, not its value.
@@ -323,7 +305,7 @@ def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> 
 
 def rounding(T: Target) -> float:
     """Size of rounding errors in sampled f - p: differences below it are not searched."""
-    return 2.0**-52 * T.scale
+    return ROUNDING * T.scale
 
 
 def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float]:
@@ -355,7 +337,7 @@ def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float
     for i in cells[np.argsort(-bound[cells])].tolist():
         if bound[i] <= best + slack:
             break
-        x, v = maximize_between(T, y, g[i], g[i + 1], 0.5 * (g[i] + g[i + 1]))
+        x, v = maximum_in(T, y, g[i], g[i + 1], 0.5 * (g[i] + g[i + 1]))
         if v > best:
             best_x, best = x, v
     return best, best_x
@@ -369,13 +351,11 @@ def contact_points(T: Target, y: np.ndarray, tol: float) -> np.ndarray:
     true height, so only refined values are held to ``tol``.
     """
     r = T.values - poly(y, T.grid)
-    pts = []
-    for i in local_maxima(r, -tol * T.scale - T.band(y)):
-        x, v = refine_max(T, y, int(i))
-        if v >= -tol * T.scale:
-            pts.append(x)
-    pts = np.unique(np.round(np.array(pts), 14)) if pts else np.zeros(0)
-    return pts
+    idx = grid_minima(-r)
+    idx = idx[r[idx] > -tol * T.scale - T.band(y)]
+    found = maxima_at(T, y, idx, r)
+    pts = found.points[found.values >= -tol * T.scale]
+    return np.unique(np.round(pts, CONTACT_DECIMALS))
 
 
 def kkt_system(x: list, w: list, c: list, theta: list, f, inner: list, fsum=sum):
@@ -433,7 +413,7 @@ def hermite(T: Target, atoms: np.ndarray, size: int, square: bool = False) -> np
 
 
 
-def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solver_name: str):
+def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solver_name: str) -> Support:
     """A basic (at most m+1 atoms) law on ``points`` with moments ``theta`` maximizing E[f].
 
     HiGHS's dual simplex picks the vertex (an optimal basic solution has at most
@@ -459,4 +439,4 @@ def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solv
     residual = float(np.max(np.abs(vander @ weights - theta)))
     if residual > RECOVERY_MOMENT_TOL or np.any(weights < 0.0):
         raise SolverError(solver_name, "law recovery failed", f"moment residual {residual:.2g}, smallest weight {np.min(weights):.2g}")
-    return atoms, weights
+    return Support(atoms, weights)

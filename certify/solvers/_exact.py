@@ -19,15 +19,18 @@ import numpy as np
 from numpy.polynomial import polynomial as npoly
 
 from .._errors import SolverError
+from .._support import free_atoms, merge_close
 from ._boundary import unique_law, unique_law_dual
-from ._contact import Target, ascent_from, hermite, kkt_system, max_violation, refine_max, target
+from ._contact import Target, ascent_from, hermite, kkt_system, max_violation, maxima_at, target
 from ._hull import grid_hull
 from ._solution import Solution
 from ._tolerances import (
     ACCEPT_TOL,
     ARTIFICIAL_COST,
     ARTIFICIAL_WEIGHT,
+    CONTINUOUS_ITER,
     ENDPOINT_TOL,
+    EXCHANGE_ITER,
     EXCHANGE_TOLS,
     FACE_MAX_VIOLATION,
     FACE_MIN_GAP,
@@ -37,6 +40,7 @@ from ._tolerances import (
     MERGE_GAPS,
     MERGE_WEIGHT_FLOOR,
     MOMENT_TOL,
+    NEWTON_MAX_ITER,
     NEWTON_MAX_WEIGHT,
     NEWTON_RESIDUAL_DONE,
     NEWTON_RESIDUAL_FINAL,
@@ -45,6 +49,7 @@ from ._tolerances import (
     NEWTON_STALL_RATIO,
     NEWTON_STEP_DONE,
     NEWTON_STEP_FLOOR,
+    PATTERN_DECIMALS,
     PIVOT_TOL,
     SUPPORT_FLOOR,
     TIE_TOL,
@@ -60,18 +65,23 @@ def _phi(x, m1: int) -> np.ndarray:
 def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.ndarray, y: np.ndarray):
     """Solve the KKT system (:func:`~._contact.kkt_system`) of a contact pattern by Newton's method.
 
+    Atoms within ENDPOINT_TOL of 0 or 1 are endpoint contacts; only the others are
+    location unknowns (:func:`certify._support.free_atoms`, which also says how this
+    Newton and the likelihood's differ). An atom that a step carries out of (0, 1) is
+    clipped onto the end and Newton starts again on that pattern.
+
     Returns (atoms, weights, y, converged).
     """
     m1 = len(theta)
     atoms = atoms.astype(float).copy()
     atoms[atoms <= ENDPOINT_TOL] = 0.0
     atoms[atoms >= 1 - ENDPOINT_TOL] = 1.0
-    inner = np.nonzero((atoms > 0) & (atoms < 1))[0]
+    inner = free_atoms(atoms)
     s = len(atoms)
     w = weights.astype(float).copy()
     y = y.astype(float).copy()
     prev = np.inf
-    for it in range(40):
+    for it in range(NEWTON_MAX_ITER):
         R, J = kkt_system(atoms.tolist(), w.tolist(), y.tolist(), theta.tolist(), lambda k, x: float(T(x, k)), inner.tolist())
         R, J = np.array(R), np.array(J)
         try:
@@ -115,26 +125,16 @@ def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
     return -np.inf < viol <= tol, viol, where  # a dual with inf or nan gives -inf or nan
 
 
-def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray | None = None):
-    """Merge atoms that straddle one contact point into their weighted mean.
+def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray):
+    """Merge atoms that straddle one contact point into their weighted mean (:func:`certify._support.merge_close`).
 
-    With ``grid``, atoms that are neighbouring grid points are merged (the grid
-    LP splits an off-grid contact between its two neighbours); otherwise atoms
-    closer than ``gap``.
+    With ``gap == "grid"``, atoms that are neighbouring grid points are merged (the grid
+    LP splits an off-grid contact between its two neighbours); otherwise atoms at most
+    ``gap`` apart. Atoms below MERGE_WEIGHT_FLOOR are dropped first.
     """
-    order = np.argsort(atoms)
-    atoms, weights = atoms[order], weights[order]
-    keep = weights > MERGE_WEIGHT_FLOOR
-    atoms, weights = atoms[keep], weights[keep]
-    if grid is not None:
-        idx = np.searchsorted(grid, atoms)
-        close = np.diff(idx) <= 1
-    else:
-        close = np.diff(atoms) <= gap
-    groups = np.split(np.arange(len(atoms)), np.nonzero(~close)[0] + 1) if len(atoms) else []
-    A = np.array([np.dot(atoms[g], weights[g]) / np.sum(weights[g]) for g in groups])
-    W = np.array([np.sum(weights[g]) for g in groups])
-    return A, W
+    if gap == "grid":
+        return merge_close(atoms, weights, 1, MERGE_WEIGHT_FLOOR, positions=lambda a: np.searchsorted(grid, a))
+    return merge_close(atoms, weights, gap, MERGE_WEIGHT_FLOOR)
 
 
 def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = EXCHANGE_TOLS[-1]):
@@ -171,7 +171,7 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
         i = int(np.argmax(r))
         x_in, r_in = float(T.grid[i]), float(r[i])
         if continuous:
-            x_in, r_in = refine_max(T, yv, i)
+            x_in, r_in = maxima_at(T, yv, i, r)
             for col in basis:
                 if not isinstance(col, tuple) and 0.0 < col < 1.0:
                     x_c, r_c = ascent_from(T, yv, col)
@@ -194,7 +194,7 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     raise SolverError("exact", f"exchange did not converge in {max_iter} iterations")
 
 
-def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
+def solve_exact(objective, theta: np.ndarray, sign: int, faces: Faces | None = None) -> Solution:
     """Maximize E[sign * g] over laws on [0, 1] with moments ``theta``.
 
     Parameters
@@ -204,6 +204,10 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
         (1, m_1, ..., m_m), validated.
     sign : {+1, -1}
         +1 for the upper bound of E[g], -1 for the lower bound.
+    faces : Faces, optional
+        Faces found by earlier solves of the same computation, to reuse, and where this
+        solve's face is remembered. Without it the route and the result depend on
+        ``objective``, ``theta`` and ``sign`` alone.
 
     Returns
     -------
@@ -213,18 +217,21 @@ def solve_exact(objective, theta: np.ndarray, sign: int) -> Solution:
     """
     T = target(objective, sign)
     try:
-        return _remember(T, _solve(T, objective, theta), len(theta))
+        sol = _solve(T, objective, theta, faces)
     except np.linalg.LinAlgError as exc:  # never a traceback: a singular system is a solver failure
         raise SolverError("exact", "singular linear system", str(exc)) from None
+    if faces is not None:
+        faces.remember(T, sol, len(theta))
+    return sol
 
 
-def _solve(T: Target, objective, theta: np.ndarray) -> Solution:
+def _solve(T: Target, objective, theta: np.ndarray, faces: Faces | None) -> Solution:
     """The pipeline: every proposer's candidates, in the map's order, through :func:`_finish`.
 
     Proposers are generators, so a later candidate (the continuous exchange, say) is
     only computed once every earlier one was refused.
     """
-    proposers = [_boundary_law(T, theta), _known_face(T, theta)]
+    proposers = [_boundary_law(T, theta), _known_face(T, theta, faces)]
     if len(theta) == 3:
         proposers.append(_grid_hull_patterns(T, theta))
     proposers.append(_exchange_patterns(T, theta))
@@ -304,17 +311,55 @@ def _boundary_law(T: Target, theta: np.ndarray):
     raise SolverError("exact", "boundary dual not accepted", f"objective {T.objective.name}: max(f - p) = {viol:.3g}")
 
 
-#: Faces kept per target and order (``Target.faces``): a law with m+1 contact points
-#: fixes its dual polynomial independently of the moments, so the same certificate
-#: serves every moment vector inside the simplex spanned by its atoms' moment curves
-#: (only the weights change). The newest MAX_FACES are kept.
+class Faces:
+    """Faces of the moment problem that the solves of one computation share (Theorem 4.1).
+
+    A law with m + 1 contact points fixes its dual polynomial independently of the
+    moments, so its certificate serves every moment vector inside the simplex spanned by
+    its atoms' moment curves (only the weights change), and a batch of nearby points is
+    solved much faster when later points reuse the faces of earlier ones. A reused face is
+    another route to the value, which may differ from a fresh solve's in the last bits; so
+    faces are shared only where a caller asks for it, by creating a ``Faces`` and passing it
+    to every solve of one computation (:func:`._batch.batch_upper` creates one per call). A
+    solve without one starts from no faces, and its route and result depend on nothing
+    solved before.
+
+    Kept: per (objective, side, m + 1), the newest MAX_FACES faces (sorted atoms, dual,
+    violation) found by the solves given this object; only well-separated ones
+    (FACE_MIN_WEIGHT, FACE_MIN_GAP) whose dual is a majorant to FACE_MAX_VIOLATION.
+    """
+
+    def __init__(self):
+        self._faces: dict[tuple, list] = {}
+
+    def of(self, T: Target, m1: int) -> list:
+        """The faces of T's objective and side for m + 1 moments, newest first."""
+        return self._faces.get((T.objective, T.sign, m1), [])
+
+    def remember(self, T: Target, sol: Solution, m1: int) -> None:
+        """Keep the face of ``sol`` if it is a new, well-separated face with a tight dual."""
+        if len(sol.atoms) != m1 or sol.route in ("face", "boundary"):  # not a face, or one reused
+            return
+        atoms = np.sort(sol.atoms)
+        if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
+                and sol.violation <= FACE_MAX_VIOLATION * T.scale):
+            faces = self._faces.setdefault((T.objective, T.sign, m1), [])
+            if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
+                faces.insert(0, (atoms, sol.dual, sol.violation))
+                del faces[MAX_FACES:]
+
+    def __len__(self) -> int:
+        return sum(len(f) for f in self._faces.values())
+
+
+#: Faces kept per objective, side and order (:class:`Faces`): the newest MAX_FACES.
 MAX_FACES = 32
 
 
-def _known_face(T: Target, theta: np.ndarray):
-    """Proposer 1: the first face found before whose simplex holds ``theta``."""
+def _known_face(T: Target, theta: np.ndarray, faces: Faces | None):
+    """Proposer 1: the first face found before (in ``faces``) whose simplex holds ``theta``."""
     m1 = len(theta)
-    for atoms, y, viol in T.faces.get(m1, ()):
+    for atoms, y, viol in (faces.of(T, m1) if faces is not None else ()):
         if m1 == 3:
             w, serves = face_weights(atoms.tolist(), float(theta[1]), float(theta[2]))
             if not serves:
@@ -330,20 +375,6 @@ def _known_face(T: Target, theta: np.ndarray):
         good = w > 0
         yield "face", "face", atoms[good], np.maximum(w[good], 0.0), y, viol
         return
-
-
-def _remember(T: Target, sol: Solution, m1: int) -> Solution:
-    # Only well-separated faces are kept: their weight systems stay well conditioned.
-    if len(sol.atoms) != m1 or sol.route in ("face", "boundary"):  # not a face, or one reused
-        return sol
-    atoms = np.sort(sol.atoms)
-    if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
-            and sol.violation <= FACE_MAX_VIOLATION * T.scale):
-        faces = T.faces.setdefault(m1, [])
-        if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
-            faces.insert(0, (atoms, sol.dual, sol.violation))
-            del faces[MAX_FACES:]
-    return sol
 
 
 def _grid_hull_patterns(T: Target, theta: np.ndarray):
@@ -383,6 +414,11 @@ def _grid_hull_patterns(T: Target, theta: np.ndarray):
 def _exchange_patterns(T: Target, theta: np.ndarray):
     """Proposer 3: the exchange on the grid, then on [0, 1] to tighter tolerances.
 
+    The grid phase starts from artificial columns (m != 2); moments inside the moment
+    space of [0, 1] but not of the grid (two atoms between neighbouring grid points) keep
+    some in its basis, and the exchange on [0, 1] finishes the first phase off the grid.
+    Only moments it cannot reach either are infeasible.
+
     Each optimal basis yields its atoms merged at coarse gaps first, then finer ones
     (neighbouring atoms may straddle one contact point, or be two genuine contacts close
     together), then the basis law itself: where f is flat to rounding (e.g. P_n near 0)
@@ -393,23 +429,31 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
         basis = [0.0, float(theta[2] / theta[1]), 1.0]
     else:
         basis = [0.0, 1.0] if m1 == 2 else [("art", i) for i in range(m1)]
-    basis, w, yv, total = _simplex(T, theta, basis, max_iter=50 * m1 + 200)
-    if any(isinstance(col, tuple) and wj > ARTIFICIAL_WEIGHT for col, wj in zip(basis, w)):
-        raise SolverError("exact", "infeasible", "moments are outside the moment space of the grid")
+    basis, w, yv, total = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1])
     for tol in (None, *EXCHANGE_TOLS):
         if tol is not None:
-            basis, w, yv, its = _simplex(T, theta, basis, max_iter=30 * m1 + 60, continuous=True, tol=tol)
+            basis, w, yv, its = _simplex(T, theta, basis, max_iter=CONTINUOUS_ITER[0] * m1 + CONTINUOUS_ITER[1],
+                                         continuous=True, tol=tol)
             total += its
+        if _artificial(basis, w):  # still in the first phase: only the exchange on [0, 1] can finish it
+            continue
         atoms = np.array([np.nan if isinstance(col, tuple) else col for col in basis])
         keep = ~np.isnan(atoms)
         tried = set()
         for gap in MERGE_GAPS:
-            A, W = _merge(atoms[keep], w[keep], gap, T.grid if gap == "grid" else None)
-            key = tuple(np.round(A, 12))
+            A, W = _merge(atoms[keep], w[keep], gap, T.grid)
+            key = tuple(np.round(A, PATTERN_DECIMALS))
             if key not in tried:
                 tried.add(key)
                 yield "exchange", "pattern", A, W, total + 1
         yield "exchange", "law", atoms[keep], w[keep], yv, total + 1
+    if _artificial(basis, w):
+        raise SolverError("exact", "infeasible", "moments are outside the moment space of [0, 1]")
+
+
+def _artificial(basis: list, w: np.ndarray) -> bool:
+    """Does an artificial column still carry weight: are the moments outside the columns' moment space?"""
+    return any(isinstance(col, tuple) and wj > ARTIFICIAL_WEIGHT for col, wj in zip(basis, w))
 
 
 def _polish(T: Target, theta: np.ndarray, A: np.ndarray, W: np.ndarray):

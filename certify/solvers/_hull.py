@@ -24,7 +24,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._contact import Target, chebyshev_lobatto
+from .._screen import chebyshev_lobatto
+from ._contact import Target
 from ._tolerances import UPPER_FACET
 from ._two_moments import lagrange_weights
 

@@ -149,7 +149,7 @@ def _recover_law(T, coeffs: np.ndarray, contacts: np.ndarray, theta: np.ndarray,
     """Basic law (at most m + 1 atoms) on the first candidate set that meets the moments.
 
     A law straddling a true atom at +-offset loses only about |f''| offset^2 in
-    value. Endpoint contacts are exact (:func:`._contact.refine_max` returns 0.0
+    value. Endpoint contacts are exact (:func:`._contact.maxima_at` returns 0.0
     or 1.0) and get no offsets.
     """
     failure = None

@@ -57,6 +57,10 @@ BITANGENT_MAX_ITER = 16
 #: After the iteration limit, converged only if the residual is this small (relative).
 NEWTON_RESIDUAL_FINAL = 1e-13
 
+#: Iterations of the KKT Newton (:func:`._exact._newton_kkt`): from a good pattern it
+#: converges in a few; the stall rules below usually stop a wrong one much earlier.
+NEWTON_MAX_ITER = 40
+
 #: Newton from a wrong pattern wanders: give up after NEWTON_STALL_AFTER iterations once a
 #: step is more than NEWTON_STALL_RATIO of the previous one, or when a weight exceeds
 #: NEWTON_MAX_WEIGHT (a law of probabilities has weights <= 1).
@@ -80,6 +84,16 @@ PIVOT_TOL = 1e-13
 
 #: Ratios within this of the smallest are ties (artificial columns leave first).
 TIE_TOL = 1e-15
+
+#: Iterations of the exchange: EXCHANGE_ITER[0] * (m + 1) + EXCHANGE_ITER[1] on the grid
+#: (from artificial columns, every moment needs a few pivots), CONTINUOUS_ITER likewise on
+#: [0, 1] (from the grid's optimal basis, a few pivots per moment). More mean cycling.
+EXCHANGE_ITER = (50, 200)
+CONTINUOUS_ITER = (30, 60)
+
+#: Two merged contact patterns of one basis are the same pattern when their atoms agree
+#: to PATTERN_DECIMALS decimals (far below any merge gap): Newton is not run twice on it.
+PATTERN_DECIMALS = 12
 
 #: Relative reduced-cost tolerances of the continuous exchange, tightened in turn when
 #: polishing the grid optimum fails (the first pass is the grid LP itself).
@@ -111,11 +125,21 @@ FACE_SAME = 1e-12
 #: tangency always passes and a crossing (slope of order one) never does.
 TANGENCY_TOL = 1e-13
 
-#: Safeguarded Newton on (f - p)' stops after a Newton step below this: in the
-#: quadratic regime the error left is its square, far below rounding. Bisection stops
-#: when the bracket is MAXIMIZE_BRACKET wide (a few ulps of [0, 1]).
-MAXIMIZE_STEP_DONE = 1e-14
-MAXIMIZE_BRACKET = 2e-16
+#: The residual's local maxima are polished by the core screen (:mod:`certify._screen`);
+#: its contact policy (``POLICIES[CONTACT]``) sets the grid and Newton's stopping step.
+
+#: The batch screen's second, equispaced grid, for the rows the contact grid leaves
+#: undecided, has FINE_FACTOR times as many cells: the cell bound of f - p shrinks with the
+#: square of the cell width, so 8 times narrower cells bound it 64 times more tightly.
+FINE_FACTOR = 8
+
+#: Sampled f - p carries rounding of about one ulp of T.scale (2^-52 relative):
+#: differences below ROUNDING * T.scale are not searched (:func:`._contact.rounding`).
+ROUNDING = 2.0**-52
+
+#: Contact points of a dual that agree to CONTACT_DECIMALS decimals are one (the same
+#: maximum reached from two grid points; Newton locates it to ~1e-14).
+CONTACT_DECIMALS = 14
 
 #: Added (times T.scale) to the band below the sampled maximum where a larger local
 #: maximum may hide (:meth:`._contact.Target.band`): the rounding of the samples.

@@ -41,17 +41,31 @@ from .._majority import majority_index, majority_polynomial
 from .._moments import moments as make_moments
 from .._numbers import float_or_nan
 from .._objective import V_INF, parse_vote_budget
+from ._tolerances import (
+    EDGE,
+    GL_NODES,
+    GRADING_STEPS,
+    LDGP_MAX_ITER,
+    LDGP_RTOL,
+    LDGP_XTOL,
+    MAXENT_ACCEPT_ATOL,
+    MAXENT_ACCEPT_RTOL,
+    MAXENT_ARMIJO,
+    MAXENT_MAX_ITER,
+    MAXENT_MIN_STEP,
+    MAXENT_TOL,
+    NORMAL_RANGE,
+)
 
 __all__ = ["Completion", "maxent_completion", "ldgp_completion", "complete", "COMPLETION_METHODS"]
 
 COMPLETION_METHODS = ("maxent", "ldgp")
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(20)
-_EDGE = 1e-14  # distance to the boundary of F below which the boundary limit is used
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(GL_NODES)
 
 
 def _graded_rule(a: float, b: float, points) -> tuple[np.ndarray, np.ndarray]:
     """Composite Gauss-Legendre nodes and weights on [a, b], panels graded towards `points`."""
-    steps = 2.0 ** -np.arange(0, 53)
+    steps = 2.0 ** -np.arange(0, GRADING_STEPS + 1)
     br = [a, b]
     span = b - a
     for p in points:
@@ -121,7 +135,7 @@ class Completion:
             w = w * np.exp(e - e.max())
             return x + 0.5, w / w.sum()
         eta, gamma = p["eta"], p["gamma"]
-        z, w = _graded_rule(-40.0, 40.0, [0.0, eta / gamma])
+        z, w = _graded_rule(-NORMAL_RANGE, NORMAL_RANGE, [0.0, eta / gamma])
         w = w * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
         return special.ndtr(eta - gamma * z), w
 
@@ -154,9 +168,9 @@ def _moments_of(mu, nu, rho) -> tuple[float, float]:
 
 
 def _boundary_kind(mu: float, nu: float) -> str:
-    if mu <= _EDGE or mu >= 1 - _EDGE or nu - mu * mu <= _EDGE:
+    if mu <= EDGE or mu >= 1 - EDGE or nu - mu * mu <= EDGE:
         return "point"
-    if mu - nu <= _EDGE:
+    if mu - nu <= EDGE:
         return "two-point"
     return ""
 
@@ -212,7 +226,7 @@ def _maxent_stats(theta: np.ndarray, basis: tuple[float, float, float, float]):
     return emax + math.log(z), np.array([m1, m2]), cov
 
 
-def maxent_completion(mu=None, nu=None, rho=None, *, tol: float = 1e-15, max_iter: int = 200) -> Completion:
+def maxent_completion(mu=None, nu=None, rho=None, *, tol: float = MAXENT_TOL, max_iter: int = MAXENT_MAX_ITER) -> Completion:
     """Maximum-entropy completion (Proposition 5.1): solve the dual (eq. (maxent-dual-main)) by damped Newton.
 
     The dual is minimized in the parametrization of :func:`_maxent_stats` (the same
@@ -274,17 +288,15 @@ def maxent_completion(mu=None, nu=None, rho=None, *, tol: float = 1e-15, max_ite
             # converges quadratically.
             cand = th + t * step
             cval, cgrad, chess = dual(cand)
-            if cval <= val + 1e-4 * t * (grad @ step) or np.max(np.abs(cgrad) / scale) <= (1 - 1e-4 * t) * res or t < 1e-12:
+            if (cval <= val + MAXENT_ARMIJO * t * (grad @ step) or np.max(np.abs(cgrad) / scale) <= (1 - MAXENT_ARMIJO * t) * res
+                    or t < MAXENT_MIN_STEP):
                 break
             t *= 0.5
-        if t < 1e-12 and np.max(np.abs(cgrad) / scale) >= res:
+        if t < MAXENT_MIN_STEP and np.max(np.abs(cgrad) / scale) >= res:
             break  # no further progress at working precision
         th, val, grad, hess = cand, cval, cgrad, chess
     resid = float(np.max(np.abs(grad) / scale))
-    # Accept residuals below 1e-9 of the distance to the boundary of F, or below 1e-14
-    # absolutely: for laws squeezed against q = 0 or 1 (mu ~ 1e-9) the nodes x = q - 1/2
-    # carry absolute precision ~1e-17 only, and an absolute 1e-14 moves V_n by ~1e-14.
-    if not (resid <= 1e-9 or float(np.max(np.abs(grad))) <= 1e-14):
+    if not (resid <= MAXENT_ACCEPT_RTOL or float(np.max(np.abs(grad))) <= MAXENT_ACCEPT_ATOL):
         raise SolverError("maxent", f"relative moment residual {resid:.2e}", f"mu={mu!r}, nu={nu!r}")
     lam, kap = th[0] + th[1] * basis[2], th[1] * basis[3]
     return Completion("maxent", mu, nu, (("lambda", float(lam)), ("kappa", float(kap))))
@@ -323,7 +335,8 @@ def ldgp_completion(mu=None, nu=None, rho=None) -> Completion:
     top = _plackett_excess(t, math.pi / 2)  # = mu - mu^2 in exact arithmetic
     if excess >= top:
         return ldgp_completion(mu=mu, nu=mu)
-    angle = brentq(lambda a: _plackett_excess(t, a) - excess, 0.0, math.pi / 2, xtol=1e-17, rtol=1e-15, maxiter=200)
+    angle = brentq(lambda a: _plackett_excess(t, a) - excess, 0.0, math.pi / 2, xtol=LDGP_XTOL, rtol=LDGP_RTOL,
+                   maxiter=LDGP_MAX_ITER)
     r = math.sin(angle)
     one_minus_r = math.cos(angle) ** 2 / (1 + r)  # 1 - sin(a) without cancellation as r -> 1
     if one_minus_r == 0.0:

@@ -54,14 +54,28 @@ from .._endpoint import endpoint_bounds
 from .._errors import InputError
 from .._numbers import float_or_nan
 from .._objective import V_INF, budget_json, is_vote_limit
+from ..solvers import Faces
 from ._estimators import TwoCallEstimates
+from ._tolerances import (
+    CENTER_GRIDS,
+    CENTER_MARGIN,
+    CORNER_TOL,
+    FLAT_TOL,
+    GAP_RETRY,
+    MEMBERSHIP_TOL,
+    NULL_EIGENVALUE_RTOL,
+    PHI_TOL,
+    PROJECTION_POINTS,
+    QUADRATIC_ROOT_IMAG,
+    QUARTIC_ROOT_IMAG,
+    TINY,
+    VERTEX_OFFSET,
+)
 
 __all__ = ["WaldRegion", "ProjectedInterval", "EmptyRegionError", "wald_region", "project", "project_many"]
 
 #: Extent used for unconstrained (pinv null) directions: larger than the diameter of F.
 _UNBOUNDED = 4.0
-#: Bracket width (radians) at which refinement stops.
-_PHI_TOL = 1e-8
 
 
 class EmptyRegionError(InputError):
@@ -114,7 +128,7 @@ class WaldRegion:
         u = np.linalg.solve(self.shape, d.reshape(-1, 2).T).T
         return np.sum(u * u, axis=1).reshape(np.shape(mu))
 
-    def contains(self, mu, nu, tol: float = 1e-12) -> np.ndarray:
+    def contains(self, mu, nu, tol: float = MEMBERSHIP_TOL) -> np.ndarray:
         """Membership in C_alpha (ellipse and F)."""
         mu, nu = np.asarray(mu, float), np.asarray(nu, float)
         return (self.quad(mu, nu) <= 1 + tol) & (nu >= mu * mu - tol) & (nu <= mu + tol)
@@ -198,7 +212,7 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
         lam = np.maximum(lam, tau)
         half = np.sqrt(lam * r2 / n)
     else:
-        tiny = lam <= 1e-12 * max(float(lam.max()), 1e-300)
+        tiny = lam <= NULL_EIGENVALUE_RTOL * max(float(lam.max()), TINY)
         floored = int(np.sum(tiny))
         half = np.where(tiny, _UNBOUNDED, np.sqrt(np.maximum(lam, 0.0) * r2 / n))
     shape = vec * half  # columns: principal axes scaled to the ellipse's half-lengths
@@ -211,9 +225,9 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
 def _center(th: np.ndarray, shape: np.ndarray) -> tuple[np.ndarray, bool]:
     """An interior point of C: theta-hat if strictly feasible, else a centroid of interior grid points."""
     scale = float(np.max(np.abs(shape)))
-    if _in_f(th[0], th[1], 1e-3 * scale) and scale > 0:
+    if _in_f(th[0], th[1], CENTER_MARGIN * scale) and scale > 0:
         return th.copy(), False
-    for nr, na in ((24, 96), (160, 720)):
+    for nr, na in CENTER_GRIDS:
         r = (np.arange(1, nr + 1) / nr)[:, None]
         a = np.linspace(0, 2 * np.pi, na, endpoint=False)[None, :]
         u = np.stack([(r * np.cos(a)).ravel(), (r * np.sin(a)).ravel()], axis=1)
@@ -222,7 +236,7 @@ def _center(th: np.ndarray, shape: np.ndarray) -> tuple[np.ndarray, bool]:
         if np.sum(ok) >= 3:
             return pts[ok].mean(axis=0), False
     # No interior grid point: project theta-hat onto F in the Wald metric (dense search over dF).
-    s = np.linspace(0.0, 1.0, 200001)
+    s = np.linspace(0.0, 1.0, PROJECTION_POINTS)
     cand = np.concatenate([np.stack([s, s * s], 1), np.stack([s, s], 1)])
     u = np.linalg.solve(shape, (cand - th).T).T
     q = np.sum(u * u, axis=1)
@@ -255,15 +269,15 @@ def _vinf(mu: np.ndarray, nu: np.ndarray, sign: int) -> np.ndarray:
     return out
 
 
-def _values(key, mu: np.ndarray, nu: np.ndarray, sign: int) -> np.ndarray:
-    """sign = +1: U(theta); sign = -1: -L(theta) (so that both sides are maximized)."""
+def _values(key, mu: np.ndarray, nu: np.ndarray, sign: int, faces: Faces) -> np.ndarray:
+    """sign = +1: U(theta); sign = -1: -L(theta) (so that both sides are maximized); ``faces`` shared by the projection."""
     mu = np.clip(mu, 0.0, 1.0)
     nu = np.clip(nu, mu * mu, mu)
     if key is V_INF:
         return _vinf(mu, nu, sign)
     if sign > 0:
-        return sharp_bound_arrays(key, mu=mu, nu=nu, side="upper").upper
-    return -sharp_bound_arrays(key, mu=mu, nu=nu, side="lower").lower
+        return sharp_bound_arrays(key, mu=mu, nu=nu, side="upper", faces=faces).upper
+    return -sharp_bound_arrays(key, mu=mu, nu=nu, side="lower", faces=faces).lower
 
 
 # ----------------------------------------------------------------------------------------------
@@ -280,7 +294,7 @@ def _corners(region: WaldRegion) -> np.ndarray:
     w = np.array([1.0, 1.0])
     a, b, c = w @ m @ w, -2 * w @ m @ th, th @ m @ th - 1
     for s in np.roots([a, b, c]):
-        if abs(s.imag) < 1e-12:
+        if abs(s.imag) < QUADRATIC_ROOT_IMAG:
             pts.append((s.real, s.real))
     # nu = mu^2: quartic in s
     dx, dy = (-th[0], -th[1])
@@ -290,13 +304,13 @@ def _corners(region: WaldRegion) -> np.ndarray:
     x, y = poly([dx, 1.0]), poly([dy, 0.0, 1.0])
     quart = m11 * x * x + 2 * m12 * x * y + m22 * y * y - 1
     for s in quart.roots():
-        if abs(s.imag) < 1e-9:
+        if abs(s.imag) < QUARTIC_ROOT_IMAG:
             pts.append((s.real, s.real**2))
     for p in ((0.0, 0.0), (1.0, 1.0)):
         if region.quad(np.array([p[0]]), np.array([p[1]]))[0] <= 1:
             pts.append(p)
     pts = np.array([p for p in pts if 0 <= p[0] <= 1], dtype=float).reshape(-1, 2)
-    return pts[region.contains(pts[:, 0], pts[:, 1], 1e-9)] if len(pts) else pts
+    return pts[region.contains(pts[:, 0], pts[:, 1], CORNER_TOL)] if len(pts) else pts
 
 
 def _linear_max(region: WaldRegion, g: np.ndarray, corners: np.ndarray) -> float:
@@ -310,7 +324,7 @@ def _linear_max(region: WaldRegion, g: np.ndarray, corners: np.ndarray) -> float
         s = -g[0] / (2 * g[1])
         cand.append(np.array([[s, s * s]]))
     pts = np.concatenate(cand) if cand else np.zeros((0, 2))
-    ok = region.contains(pts[:, 0], pts[:, 1], 1e-9) if len(pts) else np.zeros(0, bool)
+    ok = region.contains(pts[:, 0], pts[:, 1], CORNER_TOL) if len(pts) else np.zeros(0, bool)
     return float(np.max(pts[ok] @ g)) if np.any(ok) else float("nan")
 
 
@@ -376,7 +390,7 @@ def _angles_of(region: WaldRegion, pts: np.ndarray) -> np.ndarray:
     return np.arctan2(u[:, 1], u[:, 0])
 
 
-def _run_round(tasks: list) -> list:
+def _run_round(tasks: list, faces: Faces) -> list:
     """Boundary points and values for all (search, angles) tasks: geometry in one vectorized pass,
     values in one engine call per (objective, side)."""
     sizes = [len(phi) for _, phi in tasks]
@@ -391,7 +405,7 @@ def _run_round(tasks: list) -> list:
     out: list = [None] * len(tasks)
     for key, sign, items in groups.values():
         idx = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in items])
-        vals = _values(key, pts[idx, 0], pts[idx, 1], sign)
+        vals = _values(key, pts[idx, 0], pts[idx, 1], sign, faces)
         k = 0
         for j in items:
             out[j] = (pts[starts[j]: starts[j + 1]], vals[k: k + sizes[j]])
@@ -399,7 +413,8 @@ def _run_round(tasks: list) -> list:
     return out
 
 
-def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, refine: int = 3) -> list[list[ProjectedInterval]]:
+def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, refine: int = 3,
+                 faces: Faces | None = None) -> list[list[ProjectedInterval]]:
     """Projected interval hulls for several regions and objectives at once (eq. (projected-set-main)).
 
     Parameters
@@ -411,11 +426,15 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
         Compute the supporting-plane optimality gap of every endpoint (one exact
         dual per endpoint). The best local optimum of the scan is refined first;
         with ``certify=True`` the others are refined only if the gap of the first
-        exceeds 1e-9, without it every local optimum of the scan is.
+        exceeds GAP_RETRY (1e-9), without it every local optimum of the scan is.
     scan : int
         Angles in the first scan (plus every corner of the boundary).
     refine : int
         Points per bracket in a bisection-type round (the parabolic rounds use 3).
+    faces : certify.solvers.Faces, optional
+        Faces of the moment problem shared by every sharp bound of the projection (its
+        rounds revisit nearby points) and with the caller's other solves; by default the
+        projection keeps its own, so its result depends on its arguments alone.
 
     Returns
     -------
@@ -423,6 +442,7 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
         ``[i][j]`` for region i and objective j.
     """
     keys = [_key(o) for o in objectives]
+    faces = Faces() if faces is None else faces
     searches = []
     for reg in regions:
         corners = _corners(reg) if not reg.degenerate else np.zeros((0, 2))
@@ -434,21 +454,21 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
     for s in searches:
         if s.region.degenerate:
             p = s.region.center[None, :]
-            s.best = (float(_values(s.key, p[:, 0], p[:, 1], s.sign)[0]), float("nan"), p[0])
+            s.best = (float(_values(s.key, p[:, 0], p[:, 1], s.sign, faces)[0]), float("nan"), p[0])
     if todo:
-        for s, (pts, vals) in zip(todo, _run_round([(s, s.phi) for s in todo])):
+        for s, (pts, vals) in zip(todo, _run_round([(s, s.phi) for s in todo], faces)):
             s.others = _seed(s, vals, pts)
             if not certify:  # no certificate to detect a missed basin: refine every local optimum now
                 s.brackets += s.others
                 s.others = []
-        _refine(todo, refine)
-    gaps = {id(s): (_gap(s) if certify else float("nan")) for s in searches}
-    retry = [s for s in todo if s.others and not gaps[id(s)] <= 1e-9]
+        _refine(todo, refine, faces)
+    gaps = {id(s): (_gap(s, faces) if certify else float("nan")) for s in searches}
+    retry = [s for s in todo if s.others and not gaps[id(s)] <= GAP_RETRY]
     if retry:
         for s in retry:
             s.brackets, s.others = s.others, []
-        _refine(retry, refine)
-        gaps.update({id(s): _gap(s) for s in retry})
+        _refine(retry, refine, faces)
+        gaps.update({id(s): _gap(s, faces) for s in retry})
     out = []
     it = iter(searches)
     for reg in regions:
@@ -481,11 +501,11 @@ def _proposals(br, refine: int) -> np.ndarray:
     if stalled or not lo < p < hi:
         return np.linspace(lo, hi, refine + 2)[1:-1]
     room = min(p - lo, hi - p)
-    h = min(max(0.25 * abs(p - mid), 1e-3 * _PHI_TOL), 0.5 * room)
+    h = min(max(0.25 * abs(p - mid), VERTEX_OFFSET), 0.5 * room)
     return np.array([p - h, p, p + h])
 
 
-def _refine(searches, refine: int) -> None:
+def _refine(searches, refine: int, faces: Faces) -> None:
     """Safeguarded parabolic search on every bracket (lo, mid, hi) with h(mid) >= h(lo), h(hi).
 
     Each round evaluates the vertex of the parabola through the bracket and two
@@ -493,14 +513,14 @@ def _refine(searches, refine: int) -> None:
     unusable or the previous round shrank the bracket by less than half --
     `refine` evenly spaced points (linear, guaranteed shrinkage). The bracket
     becomes the best point and its two neighbours. It is finished when narrower
-    than 1e-8 rad, or when both neighbours are within 1e-14 of the best value.
+    than PHI_TOL (1e-8 rad), or when both neighbours are within FLAT_TOL (1e-14) of the best value.
     """
     while True:
         live = [(s, br) for s in searches for br in s.brackets]
         if not live:
             return
         tasks = [(s, _proposals(br, refine)) for s, br in live]
-        res = _run_round(tasks)
+        res = _run_round(tasks, faces)
         for s in searches:
             s.brackets = []
         for (s, br), (_, phi_new), (pts, vals) in zip(live, tasks, res):
@@ -516,7 +536,7 @@ def _refine(searches, refine: int) -> None:
                 i = min(max(i, 1), len(v) - 2)
             j, k = i - 1, i + 1
             width = phi[k] - phi[j]
-            if width > _PHI_TOL and v[i] - min(v[j], v[k]) > 1e-14:
+            if width > PHI_TOL and v[i] - min(v[j], v[k]) > FLAT_TOL:
                 s.brackets.append((phi[j], phi[i], phi[k], v[j], v[i], v[k], width > 0.5 * (hi - lo)))
 
 
@@ -542,14 +562,14 @@ def _seed(s: _Search, vals: np.ndarray, pts: np.ndarray) -> list:
     return others
 
 
-def _gap(s: _Search) -> float:
+def _gap(s: _Search, faces: Faces) -> float:
     """Supporting-plane optimality gap of a finished search (0 = certified optimal)."""
     if s.key is V_INF:
         return float("nan")
     mu, nu = (float(x) for x in s.best[2])
     mu = min(max(mu, 0.0), 1.0)
     nu = min(max(nu, mu * mu), mu)
-    b = sharp_bounds(s.key, mu=mu, nu=nu)
+    b = sharp_bounds(s.key, mu=mu, nu=nu, faces=faces)
     side = b.upper if s.sign > 0 else b.lower
     g = s.sign * np.array(side.dual[1:])
     if s.region.degenerate:

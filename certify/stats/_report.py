@@ -44,7 +44,9 @@ from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empiri
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ..likelihood import CellCounts, likelihood_intervals
 from .._bounds import sharp_bounds
+from ..solvers import Faces
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
+from ._tolerances import RANGE_TOL
 
 __all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "Verdict", "AnalysisReport",
            "analyze", "parse_votes", "verdict_reason"]
@@ -59,10 +61,6 @@ def parse_votes(tokens) -> tuple:
     """Vote budgets from ints / strings: positive counts (any parity) or V_inf in any spelling
     (:data:`certify.V_INF`, ``"inf"``, ...), at least one (:func:`certify.parse_vote_budget`)."""
     return parse_vote_budgets(tokens)
-
-
-#: Slack when comparing an interval with the one-moment range (rounding of two solvers).
-_RANGE_TOL = 1e-9
 
 
 #: A gain interval inside +-NEGLIGIBLE_GAIN (1 percentage point) that holds 0 certifies that
@@ -103,7 +101,7 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
                 f"answered correctly less than half the time, and a vote amplifies their errors")
     mu = min(max(float(mean), 0.0), 1.0)
     span = sharp_bounds(f"V{votes} - V1", mu=mu)
-    if lower <= span.lower.value + _RANGE_TOL and upper >= span.upper.value - _RANGE_TOL:
+    if lower <= span.lower.value + RANGE_TOL and upper >= span.upper.value - RANGE_TOL:
         return (f"uninformative: as wide as for every law with one-call accuracy {100 * mu:.1f} %, so the repeated "
                 f"calls add nothing here")
     return "the interval holds both gains and losses: the calls do not decide"
@@ -359,11 +357,11 @@ class ObjectiveInterval:
         return cls(str(d["objective"]), IntervalEstimate.from_dict(d["interval"]))
 
 
-def _sharp_at(votes, mu: float, nu: float) -> tuple[float, float]:
+def _sharp_at(votes, mu: float, nu: float, faces: Faces) -> tuple[float, float]:
     if votes is V_INF:
         e = endpoint_bounds(mu=mu, nu=nu)
         return e.lower, e.upper
-    b = sharp_bounds(votes, mu=mu, nu=nu)
+    b = sharp_bounds(votes, mu=mu, nu=nu, faces=faces)
     return b.lower.value, b.upper.value
 
 
@@ -435,7 +433,9 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         notes.append(f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})")
     gain_budgets = verdict_budgets(votes)
     targets = list(votes) + [f"V{v} - V1" for v in gain_budgets] + wanted
-    projected = [None] * len(targets) if region is None else project_many([region], targets, certify=False)[0]
+    faces = Faces()  # the analysis's sharp bounds share the faces they find, and only these
+    projected = ([None] * len(targets) if region is None
+                 else project_many([region], targets, certify=False, faces=faces)[0])
     intervals = _intervals(data, targets, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
@@ -450,12 +450,12 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         allc = all_call_estimates(data)
     rows = []
     for v, proj, iv in zip(votes, projected, intervals):
-        lo, up = _sharp_at(v, mu, nu)
+        lo, up = _sharp_at(v, mu, nu, faces)
         emp = empirical_vote_accuracy(data, v) if v is not V_INF and v <= data.calls else None
         mlo = mup = None
         if allc is not None and v is not V_INF:
             try:
-                b = sharp_bounds(v, moments=list(allc.moments))
+                b = sharp_bounds(v, moments=list(allc.moments), faces=faces)
                 mlo, mup = b.lower.value, b.upper.value
             except InputError:
                 notes.append(f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval")
