@@ -137,11 +137,20 @@ def percentage_points(value: float, rounding: str = "nearest", digits: int = 2) 
     digits : int
         Decimals shown.
     """
+    return f"{_percent_rounded(value, rounding, digits):+.{digits}f}"
+
+
+def percent(value: float, digits: int = 1) -> str:
+    """A probability as a percentage rounded to nearest, never ``-0.0`` (0.283 is ``28.3``)."""
+    return f"{_percent_rounded(value, 'nearest', digits):.{digits}f}"
+
+
+def _percent_rounded(value: float, rounding: str, digits: int) -> float:
+    """100 * value rounded at ``digits`` decimals as :func:`percentage_points` says; never a negative zero."""
     scaled = 100.0 * float(value) * 10**digits
     if math.isfinite(scaled):
         scaled = {"down": math.floor, "up": math.ceil}.get(rounding, round)(scaled)
-    shown = scaled / 10**digits + 0.0  # + 0.0 turns a negative zero into zero
-    return f"{shown:+.{digits}f}"
+    return scaled / 10**digits + 0.0  # + 0.0 turns a negative zero into zero
 
 
 def pp_interval(lower: float, upper: float, digits: int = 2) -> str:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from .._errors import InputError
-from .._numbers import percentage_points, pp_interval
+from .._numbers import percent, percentage_points, pp_interval
 from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
 from ..stats import (METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, compare_policies, parse_aggregate,
                      verdict_budgets, votes_label)
@@ -223,7 +223,8 @@ def print_report(r: AnalysisReport) -> None:
     print(f"{head}: {r.n} examples x {calls} calls")
     print(f"  one call  mu-hat  = {t.mu:.4f} (SE {t.se_mu:.4f})    rho-hat = {t.rho:.4f} (SE {t.se_rho:.4f})")
     pt = t.pair_table
-    print(f"  first two calls: both right {100 * pt.both_correct:.1f}%, disagree {100 * pt.disagree:.1f}%, both wrong {100 * pt.both_wrong:.1f}%")
+    print(f"  first two calls: both right {percent(pt.both_correct)}%, disagree {percent(pt.disagree)}%, "
+          f"both wrong {percent(pt.both_wrong)}%")
     if r.all_calls is not None:
         a = r.all_calls
         print(f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), rho = {a.rho:.4f} (SE {a.se_rho:.4f})")
@@ -241,16 +242,18 @@ def print_report(r: AnalysisReport) -> None:
         rows.append(row)
     print()
     calls_used = r.budgets[0].interval.calls if likelihood else 2
+    # ragged data: the intervals use every example's calls, as few as r.calls on some examples
+    calls_text = f"{calls_used} calls" if r.calls >= calls_used else f"{r.calls}-{calls_used} calls"
     # with --calls the intervals use the first calls only; the empirical check still uses every call
     empirical = "empirical" if calls_used == r.calls else f"empirical ({r.calls} calls)"
-    headers = (["budget"] + ([f"{level} from {calls_used} calls"] if likelihood else [])
+    headers = (["budget"] + ([f"{level} from {calls_text}"] if likelihood else [])
                + ([f"{level} two-call"] if two_call else []) + ["sharp at estimate", "MaxEnt", "LDGP", empirical])
     print_table(headers, rows)
     calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
     print(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
     print()
     _print_aggregates(r, level)
-    print(f"Verdict ({level}, {'from ' + str(calls_used) + ' calls' if likelihood else 'two-call'}, distribution-free):")
+    print(f"Verdict ({level}, {'from ' + calls_text if likelihood else 'two-call'}, distribution-free):")
     for v in r.verdicts:
         if v.aggregate == "majority":
             print(f"  {v.text}")
