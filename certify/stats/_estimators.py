@@ -37,6 +37,11 @@ __all__ = [
     "rho_gradient",
 ]
 
+#: The covariance of the moment estimates is written for the first this-many moments only
+#: (:class:`AllCallEstimates`): 64 x 64 numbers are about 100 kB of JSON, and no computation
+#: of the package reads more than its leading 2 x 2 block; standard errors cover every moment.
+COVARIANCE_MAX_ORDER = 64
+
 
 def rho_gradient(mu: float, nu: float) -> np.ndarray:
     """Gradient of rho(mu, nu) = (nu - mu^2) / (mu (1 - mu)) (eq. (rho-main)) for the delta method."""
@@ -201,14 +206,21 @@ class AllCallEstimates:
         Highest moment estimated: min K_i (every example identifies m_k for k <= K_i).
     moments : tuple of float
         (m_1-hat, ..., m_order-hat), m_k-hat = mean_i C(S_i, k) / C(K_i, k).
+    se : tuple of float
+        Standard error of each moment: sqrt(s_k^2 / n), s_k^2 the sample variance (ddof = 1)
+        of the per-example k-th terms.
     cov : tuple of tuple of float
-        Sample covariance of the per-example vectors; Cov(moments) = cov / n.
+        Sample covariance of the per-example vectors of the first
+        min(order, :data:`COVARIANCE_MAX_ORDER`) moments; Cov(moments) = cov / n. Capped
+        because the full matrix grows as order^2: 2,000 calls per example would make 4
+        million numbers (100 MB of JSON) that no computation here reads.
     """
 
     n: int
     calls: tuple[int, int]
     order: int
     moments: tuple[float, ...]
+    se: tuple[float, ...]
     cov: tuple[tuple[float, ...], ...]
 
     @property
@@ -224,10 +236,6 @@ class AllCallEstimates:
         return float(rho_from_nu(self.mu, self.nu))
 
     @property
-    def se(self) -> tuple[float, ...]:
-        return tuple(float(np.sqrt(max(self.cov[k][k], 0.0) / self.n)) for k in range(self.order))
-
-    @property
     def se_rho(self) -> float:
         g = rho_gradient(self.mu, self.nu)
         s = np.array(self.cov, dtype=float)[:2, :2]
@@ -240,7 +248,8 @@ class AllCallEstimates:
     @classmethod
     def from_dict(cls, d: dict) -> "AllCallEstimates":
         return cls(int(d["n"]), tuple(int(c) for c in d["calls"]), int(d["order"]),
-                   tuple(float(m) for m in d["moments"]), tuple(tuple(float(x) for x in r) for r in d["cov"]))
+                   tuple(float(m) for m in d["moments"]), tuple(float(e) for e in d["se"]),
+                   tuple(tuple(float(x) for x in r) for r in d["cov"]))
 
 
 def all_call_estimates(data: CallBits, order: int | None = None) -> AllCallEstimates:
@@ -271,9 +280,10 @@ def all_call_estimates(data: CallBits, order: int | None = None) -> AllCallEstim
     j = np.arange(order)
     ratios = np.maximum(s_i[:, None] - j, 0) / (k_i[:, None] - j)
     per = np.cumprod(ratios, axis=1)
-    cov = np.atleast_2d(np.cov(per, rowvar=False, ddof=1))
+    cov = np.atleast_2d(np.cov(per[:, :COVARIANCE_MAX_ORDER], rowvar=False, ddof=1))
+    se = np.sqrt(np.maximum(per.var(axis=0, ddof=1), 0.0) / n)
     return AllCallEstimates(
         n=n, calls=(kmin, int(k_i.max())), order=order,
-        moments=tuple(float(v) for v in per.mean(axis=0)),
+        moments=tuple(float(v) for v in per.mean(axis=0)), se=tuple(float(e) for e in se),
         cov=tuple(tuple(float(x) for x in row) for row in cov),
     )

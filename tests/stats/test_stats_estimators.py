@@ -117,6 +117,23 @@ def test_u_statistics_with_thousands_of_calls_are_exact_ratios():
         assert est.moments[k - 1] == pytest.approx(exact, rel=1e-12, abs=1e-300)
 
 
+def test_u_statistic_covariance_is_capped_and_standard_errors_cover_every_moment():
+    """4 examples x 2,000 calls: the covariance stays 64 x 64 (not 4 million numbers); every se is sqrt(s^2/n)."""
+    rng = np.random.default_rng(5)
+    K = 2000
+    b = (rng.random((4, K)) < np.array([0.2, 0.5, 0.7, 0.9])[:, None]).astype(int)
+    est = all_call_estimates(bits_from_array(b))
+    assert len(est.cov) == 64 and all(len(row) == 64 for row in est.cov) and len(est.se) == est.order == K
+    s = b.sum(axis=1)
+    for k in (1, 2, 64, 65, 1000):
+        terms = [math.comb(int(x), k) / math.comb(K, k) for x in s]
+        mean = sum(terms) / 4
+        var = sum((t - mean) ** 2 for t in terms) / 3
+        assert est.se[k - 1] == pytest.approx(math.sqrt(var / 4), rel=1e-9, abs=1e-300)
+    assert est.cov[1][1] == pytest.approx(4 * est.se[1] ** 2, rel=1e-12)
+    assert type(est).from_dict(est.to_dict()) == est
+
+
 def test_u_statistic_se_is_calibrated():
     """Across simulated data sets the sd of nu-hat matches the reported SE (clustered by example)."""
     rng = np.random.default_rng(2)
