@@ -51,6 +51,9 @@ __all__ = ["REPORT_JSON_SCHEMA_VERSION", "ReportResult", "write_report", "analyz
 
 #: Budgets of the vote-accuracy curve (log-spaced beyond the usual K); V_inf is added to the analysis.
 _CURVE_VOTES = (1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101)
+#: Budgets of the plurality vote and pass@k in the report (the verdict tables' columns): each
+#: budget beyond the recorded calls costs likelihood solves, so a few, not the whole curve.
+_AGGREGATE_VOTES = (3, 5, 9, 21)
 
 #: Layout version of ``report.json`` (schema ``certify/schemas/report-v1.json``).
 REPORT_JSON_SCHEMA_VERSION = "1"
@@ -141,7 +144,10 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
         # The report reproduces the paper (Section 6): two-call projected intervals throughout.
         reports[g] = analyze(bits, votes=(3, 5, V_INF), alpha=alpha, method="two-call")
         # ... and, beside it, what every recorded call certifies: the K-call likelihood curve
-        curves[g] = analyze(bits, votes=(*_CURVE_VOTES, V_INF), alpha=alpha, method="likelihood")
+        # (with the plurality vote over the recorded answers and pass@k beside the bit majority)
+        aggregates = ("plurality", "pass@k") if bits.has_answers else ("pass@k",)
+        curves[g] = analyze(bits, votes=(*_CURVE_VOTES, V_INF), alpha=alpha, method="likelihood",
+                            aggregates=aggregates, aggregate_votes=_AGGREGATE_VOTES)
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -228,6 +234,8 @@ def _curves(results: dict) -> list[dict]:
             "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
             "truth": results["truth"].get(g),
             "alpha": rep.alpha,
+            "aggregates": {a: [(b.votes, b.lower, b.upper) for b in rep.aggregates if b.aggregate == a]
+                           for a in dict.fromkeys(b.aggregate for b in rep.aggregates)},
         })
     return curves
 
@@ -275,7 +283,7 @@ def _summary(results: dict) -> list[dict]:
     rows = []
     for g, rep in results["curves"].items():
         b3 = next(b for b in rep.budgets if b.votes == 3)
-        v3 = next((v for v in rep.verdicts if v.votes == 3), None)
+        v3 = next((v for v in rep.verdicts if v.votes == 3 and v.aggregate == "majority"), None)
         one = next((b for b in rep.budgets if b.votes == 1), None)
         mu = rep.all_calls.mu if rep.all_calls is not None else rep.two_call.mu
         rows.append({"group": g, "mu": mu, "rho": rep.all_calls.rho if rep.all_calls is not None else rep.two_call.rho,
@@ -300,12 +308,15 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
              f"recorded call (alpha = {alpha:g}, asymptotic).", "",
              "LaTeX tables (`tables/*.tex`) compile inside a document whose preamble contains "
              + ", ".join(f"`{line}`" for line in tabs.LATEX_PREAMBLE.splitlines()) + ".", ""]
-    verdicts = []
+    lines += ["## Verdicts", "",
+              "Per policy, the gain over one call of each way to use k calls, as a "
+              f"{100 * (1 - alpha):g}% interval in percentage points from every recorded call: **better** or "
+              "**worse** when the interval excludes 0 (certified at that level), otherwise undecided. *majority*: "
+              "the majority of k correctness bits (the paper's V_k); *plurality*: the most frequent of k answers "
+              "(self-consistency; beyond the recorded calls bounded by V_k and U_k, `proofs/plurality_bounds.py`); "
+              "*pass@k*: at least one of k calls correct (best-of-k with a perfect verifier).", ""]
     for g, rep in results["curves"].items():
-        verdicts.append(f"- `{g}` ({rep.max_calls} calls per example; {100 * (1 - rep.alpha):g}% likelihood-ratio "
-                        "intervals of the gain over 1 vote, from all of them):")
-        verdicts += [f"  - {v.text}" for v in rep.verdicts]
-    lines += ["## Verdicts", "", *verdicts, ""]
+        lines += [f"`{g}` ({rep.n} examples, {rep.max_calls} calls per example):", "", tabs.verdict_table(rep, _AGGREGATE_VOTES), ""]
     for t in tables:
         lines += [f"## {t.title}", "", t.caption, "", t.to_markdown(),
                   f"Files: [CSV](tables/{t.name}.csv), [LaTeX](tables/{t.name}.tex), [Markdown](tables/{t.name}.md)", ""]

@@ -360,7 +360,9 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
         likelihood-ratio interval of each budget, None where there is none);
         ``two_call_lower``/``two_call_upper`` (the two-call projected interval); :data:`certify.V_INF`
         (the V_inf interval); ``empirical`` {votes: (value, se)} for budgets up to K; optional
-        ``truth`` {votes: value, V_INF: value}; ``alpha``.
+        ``truth`` {votes: value, V_INF: value}; ``alpha``; optional ``aggregates``
+        {"plurality" | "pass@k": [(votes, lower, upper)]}: the intervals of the plurality vote over
+        the answers and of pass@k at a few budgets, drawn as bars beside the majority band.
     """
     plt = _plt()
     k = max(len(curves), 1)
@@ -402,6 +404,16 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
             h = ax.errorbar([e[0] for e in ev], [e[1][0] for e in ev], yerr=[1.96 * e[1][1] for e in ev], fmt="o",
                             color="tab:red", ms=4, capsize=2, zorder=5)
             handles.setdefault(f"empirical k-vote accuracy (all {kcalls} calls) \u00b1 1.96 SE", h)
+        for name, shift, color in (("plurality", 0.93, "tab:orange"), ("pass@k", 1.07, "tab:purple")):
+            bars = [b for b in c.get("aggregates", {}).get(name, ()) if b[0] is not V_INF]
+            if bars:
+                x = np.array([b[0] for b in bars], dtype=float) * shift  # side by side on the log axis
+                lo, hi = np.array([b[1] for b in bars]), np.array([b[2] for b in bars])
+                lows += list(lo)
+                h = ax.errorbar(x, (lo + hi) / 2, yerr=[(hi - lo) / 2, (hi - lo) / 2], fmt="none", ecolor=color,
+                                capsize=3, lw=1.5, zorder=3)
+                what = "plurality vote of k answers" if name == "plurality" else "pass@k (any of k calls correct)"
+                handles.setdefault(f"{level} interval, {what}", h)
         ax.axvline(kcalls, color="0.3", ls=":", lw=1)
         ax.text(kcalls, 0.02, f" {kcalls} calls recorded", transform=ax.get_xaxis_transform(), fontsize=7, color="0.3")
         ax.set_xscale("log")

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError
+from .._numbers import pp_interval
 from .._objective import V_INF, is_vote_limit
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "optimum_table",
     "overtaking_table",
     "negative_table",
+    "verdict_table",
     "votes_text",
 ]
 
@@ -331,7 +333,7 @@ def more_calls_table(curves: dict) -> Table:
     for group, rep in curves.items():
         ds, pol = _split(group)
         alpha = rep.alpha
-        better = [v for v in rep.verdicts if v.status == "better"]
+        better = [v for v in rep.verdicts if v.status == "better" and v.aggregate == "majority"]
         best = max(better, key=lambda v: v.gain_lower, default=None)
         upper_inf = next(b for b in rep.budgets if b.votes is V_INF).interval.upper
         k_odd = rep.max_calls if rep.max_calls % 2 else rep.max_calls - 1
@@ -555,3 +557,39 @@ def negative_table(items) -> Table:
     return Table("negative_table", "Negative movements",
                  "Adjacent numbers of votes where the empirical accuracy (all K calls) falls, with paired example-level "
                  f"{_level(alpha)} intervals.", cols, tuple(rows))
+
+
+#: Rows of :func:`verdict_table`, in this order: the paper's bit majority first.
+_AGGREGATE_ROWS = (("majority", "majority of k bits"), ("plurality", "plurality of k answers"),
+                   ("pass@k", "pass@k (any of k correct)"))
+
+
+def verdict_table(report, votes) -> str:
+    """One policy's verdicts at a glance (Markdown): budgets as columns, one row per aggregate.
+
+    Each cell is the gain over one call, ``[lower, upper]`` in percentage points rounded
+    outward, then **better** / **worse** when the interval excludes 0 (certified at the
+    report's level) or *undecided*; ``-`` where the analysis has no verdict (an aggregate the
+    data cannot support, or a budget it did not compute).
+
+    Parameters
+    ----------
+    report : AnalysisReport
+        With its ``verdicts`` (every aggregate's).
+    votes : sequence of int
+        The columns.
+    """
+    found = {(v.aggregate, v.votes): v for v in report.verdicts}
+    words = {"better": "**better**", "worse": "**worse**", "negligible": "*changes little*"}
+    rows = []
+    for aggregate, label in _AGGREGATE_ROWS:
+        if not any(a == aggregate for a, _ in found):
+            continue
+        cells = []
+        for k in votes:
+            v = found.get((aggregate, k))
+            cells.append("-" if v is None else
+                         f"{pp_interval(v.gain_lower, v.gain_upper)} {words.get(v.status, '*undecided*')}")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    head = "| gain over one call (pp) | " + " | ".join(f"{k} calls" for k in votes) + " |"
+    return "\n".join([head, "|---" * (len(votes) + 1) + "|", *rows])

@@ -374,7 +374,7 @@ def _feasible(mu: float, nu: float) -> tuple[float, float, bool]:
 
 def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singular: str = "floor",
             method: str = "likelihood", calls: int | None = None, simultaneous: bool = False,
-            aggregates=("majority",), objectives=()) -> AnalysisReport:
+            aggregates=("majority",), objectives=(), aggregate_votes=None) -> AnalysisReport:
     """Full analysis of one policy's bits (module docstring).
 
     Parameters
@@ -399,6 +399,9 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         Besides the bit majority (always reported): ``"plurality"`` (needs answers) and
         ``"pass@k"`` (``"pass"``), each with an interval per budget and verdicts on the gains
         (:mod:`certify.stats._aggregate_report`).
+    aggregate_votes : sequence, optional
+        The budgets of those other aggregates, when fewer than ``votes`` are wanted (each one
+        beyond the recorded calls costs likelihood solves). Default: ``votes``.
     objectives : sequence
         Polynomial objectives in q (``"1 - (1-q)**8"``, ``"V5 - V3"``), each with an interval
         by ``method`` (:class:`ObjectiveInterval`).
@@ -406,6 +409,7 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     if not isinstance(data, CallBits):
         data = read_bits(data)
     votes = parse_votes(votes)
+    aggregate_votes = votes if aggregate_votes is None else parse_votes(aggregate_votes)
     extra = [a for a in dict.fromkeys(parse_aggregate(a) for a in aggregates) if a != "majority"]
     wanted = [parse_objective(o) for o in objectives]
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
@@ -469,8 +473,8 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[len(votes) + len(gain_budgets):]))
     aggregate_rows = []
     for aggregate in extra:
-        aggregate_rows += aggregate_budgets(data, aggregate, votes, alpha)
-        for v, lo, up, how in aggregate_verdict_intervals(data, aggregate, gain_budgets, alpha):
+        aggregate_rows += aggregate_budgets(data, aggregate, aggregate_votes, alpha)
+        for v, lo, up, how in aggregate_verdict_intervals(data, aggregate, verdict_budgets(aggregate_votes), alpha):
             verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(

@@ -198,3 +198,25 @@ def test_vote_curve_one_vote_point_sits_in_the_k_call_band(results):
         assert one == pytest.approx(bits[pol].mean())
         assert c["lower"][0] - 1e-9 <= one <= c["upper"][0] + 1e-9
         assert max(c["empirical"]) <= K
+
+
+def test_vote_curves_draw_plurality_and_pass_at_k_beside_the_majority(captured):
+    """Each aggregate's intervals are bars at its budgets (shifted apart on the log axis), in the legend."""
+    from certify.report import vote_curves
+
+    aggregates = {"plurality": [(3, 0.55, 0.75), (21, 0.4, 0.95)], "pass@k": [(3, 0.7, 0.8), (21, 0.72, 1.0)]}
+    vote_curves(None, [_curve(aggregates=aggregates)])
+    fig = captured["vote_curves"]
+    labels = " | ".join(_texts(fig))
+    assert "plurality vote of k answers" in labels and "pass@k" in labels
+    ax = fig.axes[0]
+    segments = {}
+    for c in ax.collections:
+        if type(c).__name__ == "LineCollection":
+            for seg in c.get_segments():
+                if len(seg) == 2 and seg[0][0] == seg[1][0]:
+                    segments.setdefault(round(float(seg[0][0]), 4), set()).add((round(float(seg[0][1]), 4),
+                                                                                round(float(seg[1][1]), 4)))
+    # plurality just left of 3 and 21, pass@k just right: each bar spans its interval exactly
+    assert (0.55, 0.75) in segments[round(3 * 0.93, 4)] and (0.4, 0.95) in segments[round(21 * 0.93, 4)]
+    assert (0.7, 0.8) in segments[round(3 * 1.07, 4)] and (0.72, 1.0) in segments[round(21 * 1.07, 4)]
