@@ -278,6 +278,12 @@ def _tables(results: dict) -> list:
     return out
 
 
+def _gain_of(rep, aggregate: str, votes: int) -> dict | None:
+    """The verdict of one aggregate at one budget as {lower, upper, status}; None without one."""
+    v = next((v for v in rep.verdicts if v.aggregate == aggregate and v.votes == votes), None)
+    return None if v is None else {"lower": v.gain_lower, "upper": v.gain_upper, "status": v.status}
+
+
 def _summary(results: dict) -> list[dict]:
     """One row per policy from every recorded call: the K-call 3-vote interval and the verdict on its gain."""
     rows = []
@@ -291,7 +297,9 @@ def _summary(results: dict) -> list[dict]:
                      "v3_lower": b3.interval.lower, "v3_upper": b3.interval.upper, "calls": rep.max_calls,
                      "v3_empirical": None if b3.empirical is None else b3.empirical.value,
                      "verdict": None if v3 is None else v3.status,
-                     "gain_lower": None if v3 is None else v3.gain_lower, "gain_upper": None if v3 is None else v3.gain_upper})
+                     "gain_lower": None if v3 is None else v3.gain_lower, "gain_upper": None if v3 is None else v3.gain_upper,
+                     # the same 3 calls used otherwise: their plurality vote over answers, and any of them correct
+                     **{f"{a}_3": _gain_of(rep, a, 3) for a in ("plurality", "pass@k")}})
     return rows
 
 

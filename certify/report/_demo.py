@@ -106,15 +106,30 @@ def run_demo(config=None, out=None, store=None, *, progress: bool = True, alpha:
     return DemoResult(str(cfg_path), str(cfg.store), rep.report_path, run.recorded, run.skipped, seconds, rep.summary)
 
 
+def _gain_cell(gain: dict | None) -> str:
+    """``[+0.83, +3.44] better`` (pp, rounded outward), or ``-``."""
+    if gain is None:
+        return "-"
+    return f"{pp_interval(gain['lower'], gain['upper'])} {_WORDS.get(gain['status'], 'undecided')}"
+
+
+_WORDS = {"better": "better", "worse": "WORSE", "negligible": "changes little"}
+
+
 def summary_lines(result: DemoResult) -> list[str]:
-    """A short fixed-width summary table (one line per policy, from every recorded call) plus the report path."""
-    lines = [f"{'dataset/policy':<28} {'mu-hat':>7} {'rho-hat':>8} {'3 votes: 95% interval':>21} {'empirical':>9} "
-             f"{'gain over 1 vote (pp)':>22}  verdict (3 votes, all calls)"]
+    """A short fixed-width summary table (one line per policy, from every recorded call) plus the report path.
+
+    The same 3 calls used three ways, each as its gain over one call: the majority of the
+    correctness bits, the plurality vote over the answers, and pass@3 (any of them correct).
+    """
+    lines = [f"{'dataset/policy':<28} {'mu-hat':>7} {'3 votes: 95% interval':>21} "
+             f"{'majority of 3 (pp)':>28} {'plurality of 3 (pp)':>28} {'pass@3 (pp)':>28}"]
     for r in result.summary:
-        emp = "-" if r["v3_empirical"] is None else f"{r['v3_empirical']:.3f}"
         iv = f"[{r['v3_lower']:.3f}, {r['v3_upper']:.3f}]"
-        gain = "-" if r.get("gain_lower") is None else pp_interval(r['gain_lower'], r['gain_upper'])
-        lines.append(f"{r['group']:<28} {r['mu']:>7.3f} {r['rho']:>8.3f} {iv:>21} {emp:>9} {gain:>22}  {r['verdict'] or '-'}")
+        majority = None if r.get("gain_lower") is None else {"lower": r["gain_lower"], "upper": r["gain_upper"],
+                                                              "status": r["verdict"]}
+        lines.append(f"{r['group']:<28} {r['mu']:>7.3f} {iv:>21} {_gain_cell(majority):>28} "
+                     f"{_gain_cell(r.get('plurality_3')):>28} {_gain_cell(r.get('pass@k_3')):>28}")
     s = result.seconds
     lines.append(f"calls: {result.recorded} recorded now, {result.skipped} already in {result.store}; "
                  f"time: experiment {s['experiment']:.1f} s, analysis {s['analysis']:.1f} s, report {s['report']:.1f} s")

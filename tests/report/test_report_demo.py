@@ -70,6 +70,10 @@ def test_demo_prints_report_path_and_summary(demo):
     assert "report: rep/report.md" in r.stdout
     assert "parity/t0.5" in r.stdout and "parity/t2.0" in r.stdout and "3 votes: 95% interval" in r.stdout
     assert "120 recorded now" in r.stdout
+    # the same 3 calls three ways: majority of the bits, plurality of the answers, pass@3
+    assert "majority of 3 (pp)" in r.stdout and "plurality of 3 (pp)" in r.stdout and "pass@3 (pp)" in r.stdout
+    line = next(row for row in r.stdout.splitlines() if row.startswith("parity/t0.5"))
+    assert line.count("[") == 4, line  # the 3-vote interval, then three gains
 
 
 def test_report_directory_contents(demo):
