@@ -15,7 +15,8 @@ Public names:
 * intervals: :func:`likelihood_interval`, :func:`likelihood_intervals`, :func:`likelihood_bound`
   -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`is_infinite_budget`;
 * calibration: :func:`critical_value`, :func:`identified_df`;
-* exact certificates of the ends: :func:`certified_intervals`.
+* exact certificates of the ends: :func:`certify_interval` (of an interval already solved),
+  :func:`certified_intervals` (solve and certify).
 
 Where each step lives (equations (L1)-(L13) and (S1), each with the module that implements it):
 
@@ -37,7 +38,7 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        Brent's method on log lambda -- and its checked certificate.
 ``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers.
 ``_results``           :class:`LatentLaw`, :class:`LikelihoodEnd`, :class:`LikelihoodInterval`.
-``_certificates``      ends -> version-2 certificates (:func:`certified_intervals`).
+``_certificates``      ends -> version-2 certificates (:func:`certify_interval`, :func:`certified_intervals`).
 ``_tolerances``        every tolerance and tuning constant, with why its value.
 =====================  ==========================================================================
 
@@ -62,7 +63,7 @@ re-exports these names and builds the analysis report and study plans on them).
 
 from ._calibration import critical_value, identified_df
 from ._cells import CellCounts, cell_counts
-from ._certificates import certified_intervals
+from ._certificates import certified_intervals, certify_interval
 from ._intervals import likelihood_bound, likelihood_interval, likelihood_intervals
 from ._npmle import gradient_function, log_likelihood, npmle
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
@@ -75,6 +76,7 @@ __all__ = [
     "LikelihoodInterval",
     "cell_counts",
     "certified_intervals",
+    "certify_interval",
     "critical_value",
     "gradient_function",
     "identified_df",

@@ -2,21 +2,51 @@
 
 Each end of an interval from :func:`certify.likelihood.likelihood_intervals` carries the
 numbers of its concavity certificate (eqs. (L10)-(L11) of :mod:`._ends`): the extremal law
-pi*, the multiplier lambda and the constant a. This module turns them into version-2
-certificates (:mod:`certify.certificates`), which the independent checker re-proves from the
-file alone: the polynomial inequality exactly, the log-likelihood inequality in ball
-arithmetic. V_inf (a step, not a polynomial) is proven on its two constant pieces, g = 0 on
-[0, 1/2] and g = 1 on [1/2, 1].
+pi*, the multiplier lambda and the constant a. :func:`certify_interval` turns the two ends of
+an interval already solved into version-2 certificates (:mod:`certify.certificates`), which
+the independent checker re-proves from the file alone: the polynomial inequality exactly, the
+log-likelihood inequality in ball arithmetic. V_inf (a step, not a polynomial) is proven on
+its two constant pieces, g = 0 on [0, 1/2] and g = 1 on [1/2, 1]. Nothing is solved again:
+:func:`certified_intervals` is :func:`likelihood_intervals` followed by :func:`certify_interval`.
 """
 
 from __future__ import annotations
 
-from ..certificates import LikelihoodCertificate, build_likelihood_certificate
+from ..certificates import DataSource, LikelihoodCertificate, build_likelihood_certificate
 from ._cells import CellCounts
 from ._intervals import likelihood_intervals
 from ._results import LikelihoodInterval
 
-__all__ = ["certified_intervals"]
+__all__ = ["certified_intervals", "certify_interval"]
+
+
+def certify_interval(cells: CellCounts, objective, interval: LikelihoodInterval, *, source: DataSource | None = None
+                     ) -> tuple[LikelihoodCertificate, LikelihoodCertificate]:
+    """Exact certificates of both ends of a likelihood-ratio interval already solved.
+
+    Parameters
+    ----------
+    cells : CellCounts
+        The data the interval was computed from.
+    objective : int, str or VoteLimit
+        The interval's objective as it was given to :func:`likelihood_intervals`.
+    interval : LikelihoodInterval
+        Its ends (laws, multipliers), level c, calibration and NPMLE are used as they are.
+    source : DataSource, optional
+        The group and data file behind ``cells``, recorded in each certificate.
+
+    Returns
+    -------
+    (lower certificate, upper certificate)
+
+    Raises
+    ------
+    SolverError
+        If an end cannot be certified (never a certificate that does not verify).
+    """
+    return tuple(build_likelihood_certificate(objective, end.side, cells, end.c, interval.reference, end, end.lam,
+                                              alpha=interval.alpha, calibration=interval.calibration_text(), source=source)
+                 for end in (interval.lower, interval.upper))
 
 
 def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, simultaneous: bool = False
@@ -41,9 +71,4 @@ def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, s
         If an end cannot be certified (never a certificate that does not verify).
     """
     intervals = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
-    out = []
-    for objective, iv in zip(objectives, intervals):
-        ends = [build_likelihood_certificate(objective, end.side, cells, end.c, iv.reference, end, end.lam,
-                                             alpha=alpha, calibration=iv.calibration_text()) for end in (iv.lower, iv.upper)]
-        out.append((iv, *ends))
-    return out
+    return [(iv, *certify_interval(cells, objective, iv)) for objective, iv in zip(objectives, intervals)]

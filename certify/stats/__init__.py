@@ -32,8 +32,9 @@
   :class:`LikelihoodEnd` (re-exported from :mod:`certify.likelihood`, where the derivation lives);
 * the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
   ``"two-call"``; each budget's :class:`IntervalEstimate`), :func:`parse_votes`,
-  :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals`
-  (also from :mod:`certify.likelihood`);
+  :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals` and
+  :func:`certify_interval` (of the intervals an analysis already solved, ``AnalysisReport.likelihood``;
+  both also from :mod:`certify.likelihood`);
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow`;
 * inspect_ai score values: :func:`parse_score_map`; the infinite budget: :func:`is_infinite_budget`.
 """
@@ -74,6 +75,7 @@ from ..likelihood import (
     LikelihoodInterval,
     cell_counts,
     certified_intervals,
+    certify_interval,
     is_infinite_budget,
     likelihood_bound,
     likelihood_interval,
@@ -111,6 +113,7 @@ from ._report import (
     AnalysisReport,
     BudgetRow,
     IntervalEstimate,
+    SolvedIntervals,
     Verdict,
     analyze,
     parse_votes,
@@ -135,6 +138,7 @@ __all__ = [
     "EmpiricalVote",
     "EmptyRegionError",
     "IntervalEstimate",
+    "SolvedIntervals",
     "LatentLaw",
     "LikelihoodEnd",
     "LikelihoodInterval",
@@ -160,6 +164,7 @@ __all__ = [
     "bits_from_array",
     "cell_counts",
     "certified_intervals",
+    "certify_interval",
     "compare_budgets",
     "compare_policies",
     "complete",

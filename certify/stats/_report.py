@@ -40,11 +40,11 @@ from ._completions import Completion, complete
 from .._calls import CallBits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
-from ..likelihood import CellCounts, likelihood_intervals
+from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
 from .._bounds import sharp_bounds
 from ._region import ProjectedInterval, WaldRegion, project_many, wald_region
 
-__all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "Verdict", "AnalysisReport",
+__all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "SolvedIntervals", "Verdict", "AnalysisReport",
            "analyze", "parse_votes", "verdict_reason"]
 
 REPORT_SCHEMA_VERSION = "2"
@@ -247,6 +247,29 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class SolvedIntervals:
+    """The likelihood-ratio intervals an analysis solved, kept for their exact certificates (not in JSON).
+
+    Each interval's ends carry the extremal laws and multipliers that
+    :func:`certify.likelihood.certify_interval` turns into certificates, so writing them
+    solves nothing again.
+
+    Attributes
+    ----------
+    cells : CellCounts
+        The data the intervals were computed from (the first ``calls`` calls of each example).
+    objectives : tuple
+        The objectives as given to the solver: the budgets, then the gains ``"V<k> - V1"`` of the verdicts.
+    intervals : tuple of LikelihoodInterval
+        One per objective.
+    """
+
+    cells: CellCounts
+    objectives: tuple
+    intervals: tuple[LikelihoodInterval, ...]
+
+
+@dataclass(frozen=True)
 class AnalysisReport:
     """Result of :func:`analyze` (``to_dict``/``from_dict`` round-trip; ``schema_version`` for consumers).
 
@@ -269,6 +292,10 @@ class AnalysisReport:
     notes : tuple of str
     method : str
         How the budgets' ``interval`` and the verdicts were made (:data:`METHODS`).
+    likelihood : SolvedIntervals or None
+        The solved likelihood intervals behind ``interval`` and the verdicts (method
+        ``"likelihood"``; None otherwise and after :meth:`from_dict`); not part of the JSON
+        and not compared.
     """
 
     source: str
@@ -287,6 +314,7 @@ class AnalysisReport:
     notes: tuple[str, ...] = ()
     method: str = "likelihood"
     schema_version: str = field(default=REPORT_SCHEMA_VERSION)
+    likelihood: SolvedIntervals | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -367,7 +395,7 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     gain_budgets = verdict_budgets(votes)
     objectives = list(votes) + [f"V{v} - V1" for v in gain_budgets]
     projected = project_many([region], objectives, certify=False)[0]
-    intervals = _intervals(data, objectives, projected, alpha, method, calls, simultaneous)
+    intervals, solved = _intervals(data, objectives, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
         try:
@@ -391,30 +419,41 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
             except InputError:
                 notes.append(f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval")
         rows.append(BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv))
-    verdicts = []
-    one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
-    calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
-    for v, iv in zip(gain_budgets, intervals[len(votes):]):
-        status = verdict_status(iv.lower, iv.upper)
-        verdicts.append(Verdict(v, iv.lower, iv.upper, status, method, verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree)))
+    verdicts = _verdicts(data, gain_budgets, intervals[len(votes):], method)
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(
         source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),
-        two_call=two, all_calls=allc, region=region.to_dict(), budgets=tuple(rows), verdicts=tuple(verdicts),
+        two_call=two, all_calls=allc, region=region.to_dict(), budgets=tuple(rows), verdicts=verdicts,
         completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)), method=method,
+        likelihood=solved,
     )
 
 
-def _intervals(data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool):
-    """The reported 1 - alpha interval of each objective by ``method`` (module docstring)."""
+def _verdicts(data: CallBits, gain_budgets: list[int], intervals, method: str) -> tuple[Verdict, ...]:
+    """The verdict on each gain V_k - V_1 from its interval (module docstring)."""
+    one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
+    calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
+    return tuple(Verdict(v, iv.lower, iv.upper, verdict_status(iv.lower, iv.upper), method,
+                         verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree))
+                 for v, iv in zip(gain_budgets, intervals))
+
+
+def _two_call_interval(projected: ProjectedInterval, alpha: float) -> IntervalEstimate:
+    """The reported interval of the two-call method: the projected Wald region (Section 4.4)."""
+    return IntervalEstimate(projected.lower, projected.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2)
+
+
+def _intervals(data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool
+               ) -> tuple[list[IntervalEstimate], SolvedIntervals | None]:
+    """The reported 1 - alpha interval of each objective by ``method`` (module docstring), and the solved
+    likelihood intervals behind them (None for the two-call method)."""
     if method == "two-call":
-        return [IntervalEstimate(p.lower, p.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2)
-                for p in projected]
+        return [_two_call_interval(p, alpha) for p in projected], None
     cells = CellCounts.from_bits(data, calls)
     ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
     used = cells.max_calls
-    return [IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
-            for iv in ivs]
+    return ([IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
+             for iv in ivs], SolvedIntervals(cells, tuple(objectives), tuple(ivs)))
 
 
 def _curve(curves: dict, method: str, votes) -> float | None:
