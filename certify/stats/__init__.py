@@ -32,7 +32,8 @@
   :class:`LikelihoodEnd` (re-exported from :mod:`certify.likelihood`, where the derivation lives);
 * the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
   ``"two-call"``; each budget's :class:`IntervalEstimate`), :func:`parse_votes`,
-  :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals` and
+  :func:`verdict_budgets`, :func:`two_call_view` (the two-call report held by an analysis, solving
+  nothing again); exact certificates of likelihood intervals :func:`certified_intervals` and
   :func:`certify_interval` (of the intervals an analysis already solved, ``AnalysisReport.likelihood``;
   both also from :mod:`certify.likelihood`);
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow`;
@@ -117,6 +118,7 @@ from ._report import (
     Verdict,
     analyze,
     parse_votes,
+    two_call_view,
     verdict_budgets,
 )
 from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
@@ -185,6 +187,7 @@ __all__ = [
     "paired_comparison",
     "parse_score_map",
     "parse_votes",
+    "two_call_view",
     "per_example_mixture_accuracy",
     "per_example_mixture_moments",
     "per_example_table",

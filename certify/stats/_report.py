@@ -28,7 +28,7 @@ certified to change the accuracy by less than that), else "undetermined".
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -38,14 +38,14 @@ from .._errors import CertifyError, InputError
 from .._objective import V_INF, budget_json, parse_vote_budget, parse_vote_budgets
 from ._completions import Completion, complete
 from .._calls import CallBits
-from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
+from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy, votes_label
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
 from .._bounds import sharp_bounds
 from ._region import ProjectedInterval, WaldRegion, project_many, wald_region
 
 __all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "SolvedIntervals", "Verdict", "AnalysisReport",
-           "analyze", "parse_votes", "verdict_reason"]
+           "analyze", "parse_votes", "two_call_view", "verdict_reason"]
 
 REPORT_SCHEMA_VERSION = "2"
 
@@ -296,6 +296,9 @@ class AnalysisReport:
         The solved likelihood intervals behind ``interval`` and the verdicts (method
         ``"likelihood"``; None otherwise and after :meth:`from_dict`); not part of the JSON
         and not compared.
+    projected_gains : tuple of ProjectedInterval
+        The two-call projected interval of each verdict's gain V_k - V_1, in the verdicts'
+        order, whatever the method (:func:`two_call_view`); not part of the JSON, not compared.
     """
 
     source: str
@@ -315,6 +318,7 @@ class AnalysisReport:
     method: str = "likelihood"
     schema_version: str = field(default=REPORT_SCHEMA_VERSION)
     likelihood: SolvedIntervals | None = field(default=None, compare=False, repr=False)
+    projected_gains: tuple[ProjectedInterval, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -425,7 +429,7 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),
         two_call=two, all_calls=allc, region=region.to_dict(), budgets=tuple(rows), verdicts=verdicts,
         completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)), method=method,
-        likelihood=solved,
+        likelihood=solved, projected_gains=tuple(projected[len(votes):]),
     )
 
 
@@ -436,6 +440,43 @@ def _verdicts(data: CallBits, gain_budgets: list[int], intervals, method: str) -
     return tuple(Verdict(v, iv.lower, iv.upper, verdict_status(iv.lower, iv.upper), method,
                          verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree))
                  for v, iv in zip(gain_budgets, intervals))
+
+
+def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -> AnalysisReport:
+    """``analyze(data, votes, method="two-call")``, derived from an analysis of ``data`` that already holds it.
+
+    Every analysis projects the two-call Wald region onto each budget and each gain (the
+    ``projected`` interval of its rows, :attr:`AnalysisReport.projected_gains`), whatever its
+    method; so one likelihood analysis of many budgets yields the paper's two-call report of
+    any of them without solving anything again: only the rows are chosen, their ``interval``
+    becomes the projected one and the verdicts are taken on the projected gains.
+
+    Parameters
+    ----------
+    report : AnalysisReport
+        From :func:`analyze` of ``data`` (same alpha and singular rule), with every budget of ``votes``.
+    data : CallBits
+        The analysed bits (the verdicts' reasons use the one-call accuracy).
+    votes : sequence
+        The budgets of the view.
+
+    Raises
+    ------
+    InputError
+        A budget (or a gain) the report does not hold.
+    """
+    votes = parse_votes(votes)
+    rows = {b.votes: b for b in report.budgets}
+    gains = dict(zip((v.votes for v in report.verdicts), report.projected_gains))
+    gain_budgets = verdict_budgets(votes)
+    missing = [votes_label(v) for v in votes if v not in rows] + [f"V{v} - V1" for v in gain_budgets if v not in gains]
+    if missing:
+        raise InputError(f"the analysis holds no two-call interval of {', '.join(missing)}")
+    budgets = tuple(replace(rows[v], interval=_two_call_interval(rows[v].projected, report.alpha)) for v in votes)
+    verdicts = _verdicts(data, gain_budgets, [_two_call_interval(gains[v], report.alpha) for v in gain_budgets], "two-call")
+    compared = dict(zip([v for v in (v.votes for v in report.verdicts) if v <= report.calls], report.comparisons))
+    return replace(report, budgets=budgets, verdicts=verdicts, comparisons=tuple(compared[v] for v in gain_budgets if v in compared),
+                   method="two-call", likelihood=None, projected_gains=tuple(gains[v] for v in gain_budgets))
 
 
 def _two_call_interval(projected: ProjectedInterval, alpha: float) -> IntervalEstimate:
