@@ -66,17 +66,22 @@ _DIGITS_PER_DEGREE = math.log10(2)
 _ROUNDED_DIGITS = 39
 
 #: Largest estimate of the positivity proof's cost, degree x digits x (1 + expansion points)
-#: (:func:`_proof_cost`), per schema version. Schema 1: a genuine V4001 certificate at the
-#: default 12 digits costs 4001 x 1250 x 3 = 1.5e7 (about 15-30 s); 100-digit certificates of
-#: lower degree cost far less. Schema 2: analyze's largest, K = MAX_CALLS with a few dozen atoms
-#: of pi*, costs about 2000 x 650 x 50 = 6.5e7. Schema 3 (order <= 100) stays below 1e7.
+#: (:func:`_proof_cost`), per schema version; the points are the law's atoms, where the proof
+#: expands the polynomial in a Taylor window (one composition of the degree-d polynomial each,
+#: 1.5 s at degree 2000 with 1000-digit coefficients, up to 19 s when the window needs a
+#: 256-bit centre). Schema 1: a genuine V4001 certificate at the default 12 digits costs
+#: 4001 x 1250 x 3 = 1.5e7 (15-30 s); the limit admits V4001 with up to 12 atoms, or lower
+#: degrees with far more digits, and refuses V4001 with a 3000-digit dual. Schema 2: analyze's
+#: largest, K = MAX_CALLS with 40 atoms of pi* (300 examples), costs 2000 x 660 x 40 = 5.3e7,
+#: with 100 atoms 1.3e8 (minutes). Schema 3 (order <= 100) stays below 5e7.
 MAX_PROOF_COST = {SCHEMA_VERSION: 5 * 10**7, LIKELIHOOD_SCHEMA_VERSION: 2 * 10**8, ENDPOINT_SCHEMA_VERSION: 10**8}
 
 #: Largest estimate of the work of the exact cell probabilities of schema 2, atoms x (K + cells)
 #: x K x (digits of an atom): each atom's powers x^k, k <= K, grow to K times its digits, and
-#: every cell multiplies two of them. analyze's atoms have 18 digits, so K = MAX_CALLS with
-#: MAX_CALLS + 1 cells and a hundred atoms costs 100 x 4000 x 2000 x 18 = 1.4e10; a 4000-digit
-#: atom at K = 10000 would cost 2e11 per atom.
+#: every cell multiplies two of them. analyze's atoms have 18 digits: K = MAX_CALLS from 300
+#: examples (263 cells, 52 + 39 atoms) costs 91 x 2263 x 2000 x 18 = 7.4e9 (90 s per law on a
+#: loaded core), MAX_CALLS + 1 cells and a hundred atoms 1.4e10; a 4000-digit atom at K = 10000
+#: would cost 2e11 per atom.
 MAX_LIKELIHOOD_COST = 4 * 10**10
 
 
@@ -165,7 +170,7 @@ def _likelihood(cert: dict) -> None:
     proof_digits = max(_digits(obj), _digits(cert.get("lagrangian"))) + _ROUNDED_DIGITS
     law_digits = max(_digits(law) for law in laws)
     _check([(f"the sign proof's cost estimate (degree {degree} x digits x points)",
-             _proof_cost(degree, proof_digits, atoms[1] + len(cells)), MAX_PROOF_COST[LIKELIHOOD_SCHEMA_VERSION]),
+             _proof_cost(degree, proof_digits, atoms[1]), MAX_PROOF_COST[LIKELIHOOD_SCHEMA_VERSION]),
             (f"the cell probabilities' cost estimate (atoms x (K + cells) x K x {law_digits} digits)",
              sum(atoms) * (calls + len(cells)) * calls * law_digits, MAX_LIKELIHOOD_COST)])
 
