@@ -235,6 +235,14 @@ def costly_probabilities() -> dict:
     return huge_calls(2000, atom_digits=2999)
 
 
+def costly_lagrangian(cells: int = 10000, calls: int = 2000) -> dict:
+    """Within every single limit, but a costly Lagrangian: ``cells`` distinct cells of K just below ``calls``."""
+    cert = _copy(GENUINE_LIKELIHOOD)
+    pairs = islice(((k, s) for k in range(calls, 0, -1) for s in range(k + 1)), cells)
+    cert["cells"] = [{"calls": k, "successes": s, "count": 1} for k, s in pairs]
+    return cert
+
+
 #: name -> (hostile certificate, what its refusal names); each is refused with exit 2 (``work_limit``).
 HOSTILE_CERTIFICATES: dict[str, tuple[dict, str]] = {
     "degree_10001": (huge_degree(), "objective degree = 10001 exceeds the checker's work limit of 4001"),
@@ -245,6 +253,7 @@ HOSTILE_CERTIFICATES: dict[str, tuple[dict, str]] = {
     "atoms_5000": (many_atoms(), "atoms of a law = 5000 exceeds the checker's work limit of 2001"),
     "costly_proof": (costly_proof(), "the sign proof's cost estimate"),
     "costly_probabilities": (costly_probabilities(), "the cell probabilities' cost estimate"),
+    "costly_lagrangian": (costly_lagrangian(), "the Lagrangian's cost estimate"),
 }
 
 

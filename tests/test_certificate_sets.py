@@ -298,3 +298,34 @@ def test_each_interval_is_solved_once(written, tmp_path, monkeypatch, capsys):
     assert _analyze(data, tmp_path / "certs") == 0
     assert counts == {"npmle": len(GROUPS), "ends": len(GROUPS)}
     assert "wrote 8 certificates and index.json" in capsys.readouterr().err
+
+
+def test_objectives_are_certified_too(written, tmp_path, capsys):
+    """``--objective`` intervals get their two certificates beside the budgets' and gains', listed in the index."""
+    data, _ = written
+    assert _analyze(data, tmp_path / "certs", "--objective", "1 - (1-q)**8") == 0
+    assert "wrote 12 certificates and index.json" in capsys.readouterr().err
+    index = json.loads((tmp_path / "certs" / INDEX_FILE).read_text())
+    assert sorted({e["objective"] for e in index["certificates"]}) == ["1 - (1-q)**8", "V3", "V3 - V1"]
+    code, lines = _verify(tmp_path / "certs")
+    assert code == 0 and len(lines) == 1 + 12 and all(": OK " in line for line in lines)
+    assert any(": OK lower bound of E[1 - (1-q)**8] >= " in line for line in lines)
+
+
+def test_data_beyond_the_lagrangian_budget_are_refused_before_solving(tmp_path, capsys, monkeypatch):
+    """320 examples of K = 2000 calls with 320 distinct counts: the Lagrangian's cost 320 x 2000 x (603 + 39)
+    = 4.1e8 exceeds MAX_LAGRANGIAN_COST, so analyze refuses before reading further or solving."""
+    import certify.stats._report as report
+    from certify.certificates import MAX_CALLS, MAX_LAGRANGIAN_COST, lagrangian_cost
+
+    examples = 320
+    assert lagrangian_cost([MAX_CALLS] * examples) == examples * MAX_CALLS * (603 + 39) > MAX_LAGRANGIAN_COST
+    data = tmp_path / "wide.csv"
+    header = "example_id," + ",".join(f"c{j}" for j in range(MAX_CALLS))
+    data.write_text(header + "\n" + "".join(f"e{i}," + ",".join("1" if j < i else "0" for j in range(MAX_CALLS)) + "\n"
+                                            for i in range(examples)))
+    monkeypatch.setattr(report, "likelihood_intervals", lambda *a, **k: pytest.fail("solved before refusing"))
+    assert main(["analyze", str(data), "--certificates", str(tmp_path / "certs")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the Lagrangian's cost estimate 4.11e+08 of 320 cells of up to 2000 calls" in err
+    assert not (tmp_path / "certs").exists()

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from certify.certificates import MAX_DEGREE, build_likelihood_certificate, certify_bound, dump, to_json, verify
-from certify.certificates._budget import MAX_CALLS, MAX_DIGITS, check_budget, objective_degree
+from certify.certificates._budget import MAX_CALLS, MAX_DIGITS, MAX_LAGRANGIAN_COST, check_budget, lagrangian_cost, objective_degree
 from certify.certificates._checking import CheckFailed
 from certify.cli.main import main
 
-from .fuzz_inputs import GENUINE_LIKELIHOOD, GENUINE_SHARP, HOSTILE_CERTIFICATES, huge_calls, huge_degree, huge_digits
+from .fuzz_inputs import GENUINE_LIKELIHOOD, GENUINE_SHARP, HOSTILE_CERTIFICATES, costly_lagrangian, huge_calls, huge_degree, huge_digits
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Seconds before a check counts as a hang: refusals take 1-3 s; the slow genuine checks take minutes.
@@ -63,6 +63,11 @@ def test_the_budget_reads_the_shape_only():
     check_budget(huge_calls(MAX_CALLS))
     with pytest.raises(CheckFailed, match=f"calls K = {MAX_CALLS + 1} "):
         check_budget(huge_calls(MAX_CALLS + 1))
+    # the Lagrangian: K x (binomial digits 0.3 K + 39 of the rounded weight) per cell; 300 cells of K = 2000 fit, 320 do not
+    assert lagrangian_cost([MAX_CALLS, 10]) == MAX_CALLS * (603 + 39) + 10 * (4 + 39)
+    check_budget(costly_lagrangian(cells=300))
+    with pytest.raises(CheckFailed, match=f"the Lagrangian's cost estimate .* exceeds the checker's work limit of {MAX_LAGRANGIAN_COST}"):
+        check_budget(costly_lagrangian(cells=320))
     for malformed in ([], "text", {"schema_version": "1", "objective": 3, "law": [], "dual": None}, {"schema_version": 7}):
         check_budget(malformed)  # left to the structure checks
 

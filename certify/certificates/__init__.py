@@ -22,7 +22,8 @@ Public API:
 * :func:`enclosure_text` -- an enclosure as printed, rounded outward (it contains the exact one);
 * the checker's work budget (:mod:`certify.certificates._budget`, check ``work_limit``): :data:`MAX_DEGREE`,
   :data:`MAX_CALLS`, :data:`MAX_CELLS`, :data:`MAX_ATOMS`, :data:`MAX_DIGITS` and cost estimates of the
-  proofs; the limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
+  proofs (:func:`lagrangian_cost` of a data set's cells, limited by :data:`MAX_LAGRANGIAN_COST`, is the
+  one ``analyze --certificates`` checks before solving); the limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
   and its guarded reading :func:`read_text` / :func:`parse_json` (errors :class:`Unreadable`,
   :class:`NotJson`), for callers such as ``certify verify``.
 """
@@ -45,7 +46,7 @@ from ._endpoint_build import build_endpoint_certificate
 from ._endpoint_certificate import EndpointCertificate
 from ._kernel import ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION
 from ._likelihood_build import build_likelihood_certificate
-from ._budget import MAX_ATOMS, MAX_CALLS, MAX_CELLS, MAX_DEGREE, MAX_DIGITS
+from ._budget import MAX_ATOMS, MAX_CALLS, MAX_CELLS, MAX_DEGREE, MAX_DIGITS, MAX_LAGRANGIAN_COST, lagrangian_cost
 from ._index import (
     INDEX_FILE,
     FolderIndex,
@@ -79,6 +80,7 @@ __all__ = [
     "MAX_DEGREE",
     "MAX_DIGITS",
     "MAX_FILE_BYTES",
+    "MAX_LAGRANGIAN_COST",
     "MAX_N",
     "SCHEMA_DIR",
     "SCHEMA_VERSION",
@@ -102,6 +104,7 @@ __all__ = [
     "enclosure_text",
     "entry_problem",
     "is_index",
+    "lagrangian_cost",
     "load",
     "parse_json",
     "read_index",

@@ -26,8 +26,8 @@ import math
 from ._checking import CheckFailed, show
 from ._kernel import ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION, is_ratio
 
-__all__ = ["MAX_ATOMS", "MAX_CALLS", "MAX_CELLS", "MAX_DEGREE", "MAX_DIGITS", "MAX_LIKELIHOOD_COST", "MAX_PROOF_COST",
-           "check_budget", "objective_degree"]
+__all__ = ["MAX_ATOMS", "MAX_CALLS", "MAX_CELLS", "MAX_DEGREE", "MAX_DIGITS", "MAX_LAGRANGIAN_COST", "MAX_LIKELIHOOD_COST",
+           "MAX_PROOF_COST", "check_budget", "lagrangian_cost", "objective_degree"]
 
 #: Largest numerator or denominator (decimal digits) of any exact number: 4300, the most
 #: Python converts between text and integers (``sys.get_int_max_str_digits()`` by default),
@@ -84,6 +84,16 @@ MAX_PROOF_COST = {SCHEMA_VERSION: 5 * 10**7, LIKELIHOOD_SCHEMA_VERSION: 2 * 10**
 #: would cost 2e11 per atom.
 MAX_LIKELIHOOD_COST = 4 * 10**10
 
+#: Largest estimate of the work of building the Lagrangian of schema 2, sum over cells of K x
+#: (0.3 K + 39) (:func:`lagrangian_cost`): each cell adds u'_c C(K, S) q^S (1 - q)^(K - S), a
+#: polynomial of degree K whose coefficients have the binomials' 0.3 K digits plus the rounded
+#: weight's 39. At K = MAX_CALLS a cell costs 2000 x 642 = 1.3e6, about 0.06 s on a loaded core.
+#: The limit admits a genuine certificate from 300 examples of K = MAX_CALLS calls (263 cells,
+#: 3.4e8, about 20 s), every data set of up to 1000 calls per example (all 1001 counts: 3.4e8),
+#: and refuses 10000 cells of K near MAX_CALLS (1.3e10, which would take about ten minutes).
+#: ``analyze --certificates`` refuses data beyond it before it solves anything.
+MAX_LAGRANGIAN_COST = 4 * 10**8
+
 
 def _refuse(what: str, value, limit) -> CheckFailed:
     return CheckFailed("work_limit", f"{what} = {show(value, 40)} exceeds the checker's work limit of {limit}")
@@ -136,6 +146,12 @@ def _proof_cost(degree: int, digits: int, points: int) -> int:
     return degree * (math.ceil(_DIGITS_PER_DEGREE * degree) + digits) * (1 + points)
 
 
+def lagrangian_cost(calls) -> int:
+    """Sum over cells of K x (0.3 K + 39): the size of the cells' polynomials summed into the Lagrangian
+    (:data:`MAX_LAGRANGIAN_COST`), from the cells' call counts K alone."""
+    return sum(k * (math.ceil(_DIGITS_PER_DEGREE * k) + _ROUNDED_DIGITS) for k in calls)
+
+
 def _check(measured: list[tuple[str, int, int]]) -> None:
     for what, value, limit in measured:
         if value > limit:
@@ -157,7 +173,7 @@ def _moment_class(cert: dict, version: str, degree: int) -> None:
 
 
 def _likelihood(cert: dict) -> None:
-    """Schema 2: digits, cells, calls, atoms, the objective's degree, the sign proof's and the probabilities' cost."""
+    """Schema 2: digits, cells, calls, atoms, the objective's degree, the Lagrangian's, the sign proof's and the probabilities' cost."""
     cells = _list(cert.get("cells"))
     calls = max((_int(_dict(cell).get("calls")) for cell in cells), default=0)
     laws = [_dict(cert.get("reference_law")), _dict(cert.get("law"))]
@@ -169,7 +185,9 @@ def _likelihood(cert: dict) -> None:
     degree = max(objective_degree(obj), calls)
     proof_digits = max(_digits(obj), _digits(cert.get("lagrangian"))) + _ROUNDED_DIGITS
     law_digits = max(_digits(law) for law in laws)
-    _check([(f"the sign proof's cost estimate (degree {degree} x digits x points)",
+    _check([("the Lagrangian's cost estimate (cells' K x digits)", lagrangian_cost(_int(_dict(cell).get("calls")) for cell in cells),
+             MAX_LAGRANGIAN_COST),
+            (f"the sign proof's cost estimate (degree {degree} x digits x points)",
              _proof_cost(degree, proof_digits, atoms[1]), MAX_PROOF_COST[LIKELIHOOD_SCHEMA_VERSION]),
             (f"the cell probabilities' cost estimate (atoms x (K + cells) x K x {law_digits} digits)",
              sum(atoms) * (calls + len(cells)) * calls * law_digits, MAX_LIKELIHOOD_COST)])

@@ -24,8 +24,10 @@ from ..certificates import (
     MAX_CALLS,
     MAX_CELLS,
     MAX_DEGREE,
+    MAX_LAGRANGIAN_COST,
     DataSource,
     check_certificate_folder,
+    lagrangian_cost,
     write_certificate_set,
 )
 from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
@@ -185,6 +187,11 @@ def _check_certifiable(groups: dict, votes, objectives, calls) -> None:
         if len(cells.calls) > MAX_CELLS:
             raise InputError(f"--certificates: {len(cells.calls)} distinct (calls, correct) cells{where} exceed the checker's "
                              f"work limit of {MAX_CELLS}")
+        cost = lagrangian_cost(int(k) for k in cells.calls)
+        if cost > MAX_LAGRANGIAN_COST:
+            raise InputError(f"--certificates: the Lagrangian's cost estimate {cost:.3g} of {len(cells.calls)} cells of up to "
+                             f"{cells.max_calls} calls{where} exceeds the checker's work limit of {MAX_LAGRANGIAN_COST:.3g}; "
+                             f"use fewer calls (--calls)")
 
 
 def _write_certificates(reports: list[AnalysisReport], args) -> None:
