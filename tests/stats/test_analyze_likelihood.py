@@ -245,3 +245,29 @@ def test_two_call_view_is_the_two_call_analysis():
     assert json.dumps(direct) == json.dumps(view)
     with pytest.raises(InputError, match="holds no two-call interval of 7 votes"):
         two_call_view(wide, data, (7,))
+
+
+def test_two_call_view_ignores_aggregates_and_objectives():
+    """An analysis that also holds pass@k rows, their verdicts and an --objective interval gives the same view:
+    the verdicts are the majority's, taken on the projected gains; the view holds neither aggregates nor objectives."""
+    from certify.stats import two_call_view
+
+    rng = np.random.default_rng(28)
+    data = bits_from_array(simulate_bits(rng.beta(2, 1.5, 200), 4, rng))
+    direct = analyze(data, votes=(3, V_INF), method="two-call")
+    wide = analyze(data, votes=(1, 3, 9, V_INF), aggregates=["pass"], objectives=["1 - (1-q)**8"])
+    assert any(v.aggregate == "pass@k" for v in wide.verdicts) and wide.objectives
+    view = two_call_view(wide, data, (3, V_INF))
+    assert view.verdicts == direct.verdicts and view.comparisons == direct.comparisons
+    assert view.aggregates == () and view.objectives == () and view.method == "two-call" and view.likelihood is None
+    assert [b.interval for b in view.budgets] == [b.interval for b in direct.budgets]
+
+
+def test_two_call_view_of_an_empty_region_raises_like_the_two_call_analysis():
+    from certify.stats import EmptyRegionError, two_call_view
+
+    data = bits_from_array(np.tile([1.0, 0.0, 1.0], (30, 1)))
+    rep = analyze(data, votes=(3, "inf"))
+    assert rep.region is None and rep.likelihood is not None
+    with pytest.raises(EmptyRegionError, match="no two-call interval"):
+        two_call_view(rep, data, (3,))
