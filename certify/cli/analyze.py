@@ -195,7 +195,7 @@ def _check_certifiable(groups: dict, votes, objectives, calls) -> None:
 
 
 def _write_certificates(reports: list[AnalysisReport], args) -> None:
-    """One exact certificate per end of every interval (budgets, V_inf and gains) and their index, as the folder ``--certificates``.
+    """One exact certificate per end of every interval (budgets, V_inf, gains, ``--objective``) and their index, as the folder ``--certificates``.
 
     The intervals are the ones the analysis solved (``AnalysisReport.likelihood``): only the
     certificates are built here. Each records its group and the data file's SHA-256.
