@@ -15,20 +15,37 @@ Block devices, directories and sockets are refused (:func:`check_output`).
 
 **An existing regular file is kept unless the caller says otherwise.** :func:`check_output`
 refuses it without ``force``, so a certificate or an export is never overwritten by accident.
+
+**A set of files is written as one folder, all or nothing** (:func:`write_folder_atomically`):
+every file goes into a fresh hidden folder beside the target, which is then renamed onto it.
+A failure on the way (a full disk, a name too long) removes what was written and leaves the
+target as it was. A non-empty target is replaced only with ``force`` and only when it holds
+nothing but files the caller names as its own earlier output: certify never deletes a file
+it did not write.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import Callable
 
 from ._errors import InputError
 
-__all__ = ["OutputError", "check_output", "current_umask", "write_atomically", "write_file_atomically"]
+__all__ = ["OutputError", "check_folder_writable", "check_output", "check_replaceable", "current_umask", "file_sha256", "write_atomically",
+           "write_file_atomically", "write_folder_atomically"]
+
+#: Bytes read at a time when hashing a file: large data files are hashed without holding them in memory.
+_HASH_CHUNK = 1 << 20
+
+#: Names of a folder's entries shown in a refusal (a folder may hold thousands).
+_SHOWN_NAMES = 3
 
 
 class OutputError(InputError):
@@ -182,3 +199,132 @@ def write_atomically(path, data: bytes | str, *, parents: bool = False) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically; see :func:`write_file_atomically`."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     return write_file_atomically(path, lambda tmp: Path(tmp).write_bytes(raw), parents=parents)
+
+
+def file_sha256(path) -> str:
+    """SHA-256 of a file's bytes, as 64 lowercase hexadecimal digits (read in chunks)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _entries(path: Path) -> list[str] | None:
+    """The names in a folder, sorted; None when nothing exists at ``path``."""
+    try:
+        return sorted(os.listdir(path))
+    except FileNotFoundError:
+        return None
+
+
+def _names(names: list[str]) -> str:
+    more = f" and {len(names) - _SHOWN_NAMES} more" if len(names) > _SHOWN_NAMES else ""
+    return ", ".join(repr(n) for n in names[:_SHOWN_NAMES]) + more
+
+
+def check_replaceable(path, *, option: str, force: bool, previous: Iterable[str] = ()) -> None:
+    """Refuse to replace a non-empty folder without ``force``, or one holding files the caller did not write.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output folder (missing or empty: nothing to refuse).
+    option : str
+        The flag that named it, for the message.
+    force : bool
+        Allow replacing the folder's earlier set (the CLI's ``--force``).
+    previous : iterable of str
+        Names of the files the caller wrote there before (e.g. those its index lists); only
+        these may be replaced.
+
+    Raises
+    ------
+    OutputError
+        A non-empty folder without ``force``; with ``force``, a folder holding anything else.
+    """
+    text = str(path)
+    try:
+        names = _entries(Path(path))
+    except OSError as exc:
+        raise OutputError(f"{option} {text!r}: {exc.strerror or exc}") from None
+    if not names:
+        return
+    if not force:
+        raise OutputError(f"{option} {text!r} is not empty ({_names(names)}); pass --force to replace the set certify wrote there")
+    foreign = [n for n in names if n not in set(previous)]
+    if foreign:
+        raise OutputError(f"{option} {text!r} holds {len(foreign)} file(s) certify did not write there ({_names(foreign)}); "
+                          "certify never deletes them: move them away or choose another folder")
+
+
+def check_folder_writable(path, *, option: str) -> None:
+    """Refuse a folder whose parent does not take new entries (read-only, /proc, no permission), before any work.
+
+    Probes by creating and removing an empty hidden folder beside ``path``, as
+    :func:`write_folder_atomically` will.
+    """
+    path = Path(path)
+    try:
+        Path(tempfile.mkdtemp(prefix=".certify-probe-", dir=path.parent)).rmdir()
+    except OSError as exc:
+        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} ({exc.strerror or exc})") from None
+
+
+def write_folder_atomically(path, files: dict[str, bytes | str], *, option: str, force: bool = False,
+                            previous: Iterable[str] = ()) -> Path:
+    """Write ``files`` ({name: content}) as the folder ``path``, all or nothing (module docstring).
+
+    The files are written into a fresh hidden folder beside ``path`` (mode from the umask),
+    which is renamed onto ``path`` (missing or empty). A non-empty ``path`` (allowed by
+    :func:`check_replaceable`) is first renamed aside, the new folder renamed into place, and
+    then the earlier files named in ``previous`` are deleted; between the two renames, for an
+    instant, no folder exists at ``path``, but a reader never sees a mix of the two sets.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    OutputError
+        The folder cannot be written (one line naming ``option``, the path and the system's
+        reason); nothing is left behind and an earlier set stays in place.
+    """
+    path = Path(path)
+    previous = set(previous)
+    check_replaceable(path, option=option, force=force, previous=previous)
+    try:
+        new = Path(tempfile.mkdtemp(prefix=".certify-new-", dir=path.parent))
+    except OSError as exc:
+        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} ({exc.strerror or exc})") from None
+    try:
+        for name, data in files.items():
+            write_atomically(new / name, data)
+        os.chmod(new, 0o777 & ~current_umask())
+        _move_into_place(new, path, previous)
+    except OSError as exc:
+        for name in files:
+            (new / name).unlink(missing_ok=True)
+        with suppress(OSError):
+            new.rmdir()
+        raise OutputError(f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); nothing was written") from None
+    return path
+
+
+def _move_into_place(new: Path, path: Path, previous: set[str]) -> None:
+    """Rename ``new`` onto ``path``; an earlier non-empty folder is renamed aside first, then emptied of ``previous``."""
+    if not _entries(path):
+        os.rename(new, path)  # onto nothing, or onto an empty folder (rename replaces it)
+        return
+    old = Path(tempfile.mkdtemp(prefix=".certify-old-", dir=path.parent))
+    os.rename(path, old)  # onto the empty folder just made
+    try:
+        os.rename(new, path)
+    except OSError:
+        os.rename(old, path)
+        raise
+    with suppress(OSError):  # the new set is in place; what stays of the old one is only left over
+        for name in previous:
+            (old / name).unlink(missing_ok=True)
+        old.rmdir()  # a file that arrived meanwhile keeps it: certify deletes only its own

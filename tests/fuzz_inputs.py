@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import count, islice
 from typing import Callable
 
 __all__ = ["Case", "CASES", "FILES", "no_negative_zero"]
@@ -137,6 +138,125 @@ BAD_TOML: dict[str, tuple[bytes, str | None]] = {
     "only_comments.toml": (b"# nothing here\n", None),
 }
 
+# -- hostile certificates: small files that would make the checker work for minutes ---------
+
+#: A genuine sharp-bound certificate (schema 1): the lower bound of E[V3] at mu = 0.7, rho = 0.2.
+GENUINE_SHARP = json.loads(
+    '{"schema_version": "1", "kind": "sharp-bound-certificate", "side": "lower", "objective": {"name": "V3", '
+    '"degree": 3, "majority": [{"coefficient": ["1/1", 1.0], "n": 1, "votes": 3}], "bernstein": []}, '
+    '"moments": {"order": 2, "given": [{"name": "mu", "text": "0.7", "exact_from": "text"}, {"name": "rho", '
+    '"text": "0.2", "exact_from": "text"}], "exact": [["7/10", 0.7], ["133/250", 0.532]]}, '
+    '"law": {"atoms": [["14/25", 0.56], ["1/1", 1.0]], "weights": [["15/22", 0.6818181818181818], ["7/22", '
+    '0.3181818181818182]]}, "dual": {"coefficients": [["-392/625", -0.6272], ["1792/625", 2.8672], ["-31/25", '
+    '-1.24]], "contacts": [{"point": ["14/25", 0.56], "multiplicity": 2}, {"point": ["1/1", 1.0], '
+    '"multiplicity": 1}]}, "primal_value": ["4501/6250", 0.72016], "dual_value": ["4501/6250", 0.72016], '
+    '"enclosure": [["4501/6250", 0.72016], ["4501/6250", 0.72016]], "width": ["0/1", 0.0], '
+    '"value": ["4501/6250", 0.72016], "provenance": {"package": "certify", "version": "0.1.0", '
+    '"method": "exact", "construction": "hermite", "digits": null, "seconds": 0.0, "created": ""}}'
+)
+
+#: A genuine likelihood certificate (schema 2): the lower end of V3 from 400 examples x 5 calls.
+GENUINE_LIKELIHOOD = json.loads(
+    '{"schema_version": "2", "kind": "likelihood-bound-certificate", "side": "lower", '
+    '"objective": {"name": "V3", "degree": 3, "majority": [{"coefficient": ["1/1", 1.0], "n": 1, "votes": 3}], '
+    '"bernstein": []}, "cells": [{"calls": 5, "successes": 0, "count": 3}, {"calls": 5, "successes": 1, '
+    '"count": 17}, {"calls": 5, "successes": 2, "count": 39}, {"calls": 5, "successes": 3, "count": 90}, '
+    '{"calls": 5, "successes": 4, "count": 120}, {"calls": 5, "successes": 5, "count": 131}], '
+    '"threshold": {"c": ["1168294329634233/562949953421312", 2.0753076228783005], "alpha": 0.05, '
+    '"calibration": "approximate, profile likelihood ratio, '
+    'c = 2.075 from the small-count calibration (simulated lattice quantile at 0.95; above chi2(1))"}, '
+    '"reference_law": {"atoms": [["1036404976817381/2500000000000000", 0.4145619907269524], '
+    '["941020708945463/1250000000000000", 0.7528165671563704], ["1/1", 1.0]], '
+    '"weights": [["2919077305803087/25000000000000000", 0.11676309223212349], '
+    '["1469697589659809/2000000000000000", 0.7348487948299045], ["7419405646898601/50000000000000000", '
+    '0.14838811293797202]]}, "law": {"atoms": [["2624085861565417/6250000000000000", 0.4198537378504667], '
+    '["290191945572129/390625000000000", 0.7428913806646502], ["1/1", 1.0]], '
+    '"weights": [["8449422642638503/50000000000000000", 0.16898845285277006], '
+    '["17027647567750819/25000000000000000", 0.6811059027100328], ["7495282221859859/50000000000000000", '
+    '0.14990564443719717]]}, "lagrangian": {"lambda": ["6233783532473/800000000000000", 0.00779222941559125], '
+    '"a": ["-37335176955603/16000000000000", -2.3334485597251877]}, "bound": ["626754565209/800000000000", '
+    '0.78344320651125], "provenance": {"package": "certify", "version": "0.1.0", "margin": 1e-12, '
+    '"seconds": 0.0, "created": ""}}'
+)
+
+
+def _copy(certificate: dict) -> dict:
+    return json.loads(json.dumps(certificate))
+
+
+def huge_degree(votes: int = 10001) -> dict:
+    """The genuine V3 certificate claiming the majority of ``votes`` votes (the objective of degree ``votes``)."""
+    cert = _copy(GENUINE_SHARP)
+    n = (votes - 1) // 2
+    cert["objective"].update(name=f"V{votes}", degree=votes, majority=[{"coefficient": ["1/1", 1.0], "n": n, "votes": votes}])
+    return cert
+
+
+def huge_digits(digits: int = 5000, certificate: dict = GENUINE_SHARP) -> dict:
+    """A certificate whose first law atom has a denominator of ``digits`` digits (ones: the float reads 1e-digits)."""
+    cert = _copy(certificate)
+    cert["law"]["atoms"][0] = ["1/" + "1" * digits, 0.0]
+    return cert
+
+
+def huge_calls(calls: int = 10000, every_count: bool = False, atom_digits: int = 0) -> dict:
+    """The genuine likelihood certificate with cells of ``calls`` calls: one cell, or (``every_count``) one per
+    count of correct calls 0..calls (490 kB at 10000); optionally an atom of ``atom_digits`` digits."""
+    cert = _copy(GENUINE_LIKELIHOOD)
+    counts = range(calls + 1) if every_count else [calls // 2]
+    cert["cells"] = [{"calls": calls, "successes": s, "count": 1} for s in counts]
+    return huge_digits(atom_digits, cert) if atom_digits else cert
+
+
+def many_cells(cells: int = 20000) -> dict:
+    """The genuine likelihood certificate with ``cells`` distinct cells (ragged counts K = 1, 2, ...)."""
+    cert = _copy(GENUINE_LIKELIHOOD)
+    pairs = islice(((k, s) for k in count(1) for s in range(k + 1)), cells)
+    cert["cells"] = [{"calls": k, "successes": s, "count": 1} for k, s in pairs]
+    return cert
+
+
+def many_atoms(atoms: int = 5000) -> dict:
+    """The genuine likelihood certificate whose law pi* has ``atoms`` atoms."""
+    cert = _copy(GENUINE_LIKELIHOOD)
+    cert["law"] = {"atoms": [[f"{i}/{atoms}", i / atoms] for i in range(atoms)], "weights": [[f"1/{atoms}", 1 / atoms]] * atoms}
+    return cert
+
+
+def costly_proof() -> dict:
+    """Within every single limit, but too costly as a whole: V4001 with a dual coefficient of 2999 digits."""
+    cert = huge_degree(4001)
+    cert["dual"]["coefficients"][0] = ["1/" + "3" * 2999, 0.0]
+    return cert
+
+
+def costly_probabilities() -> dict:
+    """Within every single limit, but costly cell probabilities: K = 2000 with a 2999-digit atom."""
+    return huge_calls(2000, atom_digits=2999)
+
+
+def costly_lagrangian(cells: int = 10000, calls: int = 2000) -> dict:
+    """Within every single limit, but a costly Lagrangian: ``cells`` distinct cells of K just below ``calls``."""
+    cert = _copy(GENUINE_LIKELIHOOD)
+    pairs = islice(((k, s) for k in range(calls, 0, -1) for s in range(k + 1)), cells)
+    cert["cells"] = [{"calls": k, "successes": s, "count": 1} for k, s in pairs]
+    return cert
+
+
+#: name -> (hostile certificate, what its refusal names); each is refused with exit 2 (``work_limit``).
+HOSTILE_CERTIFICATES: dict[str, tuple[dict, str]] = {
+    "degree_10001": (huge_degree(), "objective degree = 10001 exceeds the checker's work limit of 4001"),
+    "digits_5000": (huge_digits(), "digits of an exact number = 5000 exceeds the checker's work limit of 4300"),
+    "calls_10000_atom_4000_digits": (huge_calls(atom_digits=4000), "calls K = 10000 exceeds the checker's work limit of 2000"),
+    "calls_10000_every_count": (huge_calls(every_count=True), "calls K = 10000 exceeds the checker's work limit of 2000"),
+    "cells_20000": (many_cells(), "cells = 20000 exceeds the checker's work limit of 10000"),
+    "atoms_5000": (many_atoms(), "atoms of a law = 5000 exceeds the checker's work limit of 2001"),
+    "costly_proof": (costly_proof(), "the sign proof's cost estimate"),
+    "costly_probabilities": (costly_probabilities(), "the cell probabilities' cost estimate"),
+    "costly_lagrangian": (costly_lagrangian(), "the Lagrangian's cost estimate"),
+}
+
+
 #: Files written into the scratch directory ``{dir}`` before the cases run.
 FILES: dict[str, bytes] = {
     "empty.csv": b"",
@@ -156,6 +276,7 @@ FILES: dict[str, bytes] = {
     "sub/placeholder.txt": b"",
     "jsondir/placeholder.txt": b"",
     **{f"toml/{name}": content for name, (content, _) in BAD_TOML.items()},
+    **{f"hostile/{name}.json": json.dumps(cert).encode() for name, (cert, _) in HOSTILE_CERTIFICATES.items()},
 }
 
 
@@ -346,9 +467,10 @@ for text, rule in {"0": "at least 1", "1_0": "plain digits", "1e3": "plain digit
 for text, rule in {"0": ">= 1", "-1": ">= 1", "1_0": "plain digits", "x": "plain digits", "99999999999": "<= ",
                    "1000": "from 1 to 200"}.items():
     _add(*CERT, "--votes", "3", "--digits", text, says=rule, id=f"certificate --digits {text!r}")
-_add(*CERT, "--votes", "20003", says="limit of 20001")
-_add(*CERT, "--objective", "V100001 - V1", says="limit of 20001")
-_add(*CERT, "--objective", "P99999 + q", says="limit of 20001")
+_add(*CERT, "--votes", "4003", says="limit of 4001")  # the checker's work budget (certify/certificates/_budget.py)
+_add(*CERT, "--votes", "20003", says="limit of 4001")
+_add(*CERT, "--objective", "V100001 - V1", says="limit of 4001")
+_add(*CERT, "--objective", "P99999 + q", says="limit of 4001")
 _add("certificate", "--mu", "0_7", "--rho", "0.2", "--side", "upper", "--votes", "3", says="plain decimal")
 _add("certificate", "--mu", "0.7", "--rho", "1e999", "--side", "upper", "--votes", "3", says="1e300")
 _add(*CERT, "--objective", "q**100000", says="exponent")
@@ -424,6 +546,8 @@ _add("verify", "{dir}/empty.json", code=1, says="FAILED")
 _add("verify", "{dir}/binary.json", code=2, says="UNREADABLE", verdict_on_stdout=True)
 _add("verify", "{dir}/json_array.json", code=1, says="FAILED")
 _add("verify", "{dir}/deep.json", code=1, says="deep")
+for _name, (_, _says) in HOSTILE_CERTIFICATES.items():
+    _add("verify", f"{{dir}}/hostile/{_name}.json", code=2, says=_says, verdict_on_stdout=True, id=f"verify hostile {_name}")
 
 # analyze (certify/cli/analyze.py and the readers, certify/readers/)
 for name, path in {"missing": "no_such.csv", "directory": "sub", "empty": "empty.csv", "binary": "binary.csv",
@@ -436,6 +560,12 @@ _add("analyze", "{dir}/no_such.csv", "--alpha", "x", says="alpha")
 _add("analyze", "{dir}/calls.csv", "--calls", "1000000000", says="calls=")
 _add("analyze", "{dir}/calls.csv", "--votes", "10000001", says="limit")  # its grids grow with the budget
 _add("analyze", "{dir}/calls.csv", "--delimiter", "xyz", says="delimiter")
+_add("analyze", "{dir}/calls.csv", "--certificates", "", says="--certificates '': an empty name")
+_add("analyze", "{dir}/calls.csv", "--certificates", "/proc/x", says="cannot write in '/proc'")
+_add("analyze", "{dir}/calls.csv", "--certificates", "c" * 300, says="File name too long")
+_add("analyze", "{dir}/calls.csv", "--certificates", "{dir}/sub", says="is not empty")
+_add("analyze", "{dir}/calls.csv", "--certificates", "{dir}/calls.csv", says="not a folder")
+_add("analyze", "{dir}/calls.csv", "--force", says="--force applies to --certificates only")
 _add("analyze", "{dir}/calls.csv", "--alpha", "0_5", says="plain decimal")
 _add("analyze", "{dir}/calls.csv", "--alpha", "1e-300", says="alpha")
 _add("analyze", "{dir}/calls.csv", "--votes", "\u0663", says="votes")

@@ -374,7 +374,7 @@ def test_positivity_prover_on_near_double_roots():
 
 
 #: The three checkers (schemas 1, 2, 3) and the kernel modules they share: the whole trusted base.
-TRUSTED = {"_verify", "_verify_likelihood", "_verify_endpoint", "_kernel", "_checking", "_objective_check", "_proofs"}
+TRUSTED = {"_verify", "_verify_likelihood", "_verify_endpoint", "_kernel", "_checking", "_budget", "_objective_check", "_proofs"}
 #: What the trusted base may import from outside certify.certificates: a few standard modules and python-flint.
 TRUSTED_OUTSIDE = {"__future__", "re", "dataclasses", "datetime", "decimal", "fractions", "itertools", "math", "flint"}
 

@@ -59,3 +59,31 @@ def test_certificates_and_reports_honour_the_umask(tmp_path, umask):
     table = atomic_write(tmp_path / "tables" / "t.md", "| a |\n")
     for p in (cert, table):
         assert stat.S_IMODE(p.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077])
+def test_a_folder_is_written_whole_with_the_umasks_modes(tmp_path, umask, mask):
+    from certify._files import write_folder_atomically
+
+    umask(mask)
+    out = write_folder_atomically(tmp_path / "set", {"a.json": "1\n", "b.json": b"2\n"}, option="--x")
+    assert sorted(p.name for p in out.iterdir()) == ["a.json", "b.json"] and (out / "b.json").read_bytes() == b"2\n"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~mask
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o666 & ~mask for p in out.iterdir())
+    assert [p.name for p in tmp_path.iterdir()] == ["set"]
+
+
+def test_replacing_a_folder_deletes_only_the_named_earlier_files(tmp_path):
+    from certify._files import OutputError, write_folder_atomically
+
+    out = write_folder_atomically(tmp_path / "set", {"a.json": "old", "b.json": "old"}, option="--x")
+    with pytest.raises(OutputError, match="is not empty"):
+        write_folder_atomically(out, {"c.json": "new"}, option="--x", previous={"a.json", "b.json"})
+    with pytest.raises(OutputError, match=r"holds 1 file\(s\) certify did not write there \('b.json'\)"):
+        write_folder_atomically(out, {"c.json": "new"}, option="--x", force=True, previous={"a.json"})
+    write_folder_atomically(out, {"c.json": "new"}, option="--x", force=True, previous={"a.json", "b.json"})
+    assert [p.name for p in out.iterdir()] == ["c.json"] and [p.name for p in tmp_path.iterdir()] == ["set"]
+    # onto an empty folder: no --force needed
+    (tmp_path / "empty").mkdir()
+    write_folder_atomically(tmp_path / "empty", {"d.json": "x"}, option="--x")
+    assert [p.name for p in (tmp_path / "empty").iterdir()] == ["d.json"]

@@ -25,6 +25,8 @@ from certify.certificates import SCHEMA_DIR
 from certify import _json as _output
 from certify.cli.main import main
 
+from .fuzz_inputs import GENUINE_LIKELIHOOD
+
 SCHEMAS = {p.name: json.loads(p.read_text()) for p in sorted(SCHEMA_DIR.glob("*.json"))}
 REGISTRY = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in SCHEMAS.values())
 OUTPUTS = ("bounds-v1.json", "region-v1.json", "complete-v1.json", "analyze-v2.json", "report-v1.json")
@@ -351,3 +353,48 @@ def test_schema_rejects_another_version(documents, name):
     doc = copy.deepcopy(documents[name])
     doc["schema_version"] = str(int(doc["schema_version"]) + 1)
     assert schema_errors(doc)
+
+
+# ---- certificate folders: index.json and the optional source of a likelihood certificate ------------
+
+
+def _index_doc() -> dict:
+    entry = {"file": "d_gpt_4-0123abcd_V3_lower.json", "sha256": "ab" * 32, "group": "d/gpt-4", "objective": "V3", "side": "lower"}
+    return {"$schema": "certify/schemas/certificate-index-v1.json", "schema_version": "1", "kind": "certificate-index",
+            "data_sha256": "0f" * 32, "certificates": [entry]}
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: d.update(extra=1),
+    lambda d: d.update(schema_version="2"),
+    lambda d: d.update(data_sha256="ABCD"),
+    lambda d: d["certificates"][0].update(side="middle"),
+    lambda d: d["certificates"][0].update(file="../escape.json"),
+    lambda d: d["certificates"][0].update(file="notes.txt"),
+    lambda d: d["certificates"][0].update(sha256=None),
+    lambda d: d["certificates"][0].pop("group"),
+    lambda d: d["certificates"][0].update(note="x"),
+])
+def test_certificate_index_schema_is_strict(edit):
+    doc = _index_doc()
+    assert schema_errors(doc) == []
+    edit(doc)
+    assert schema_errors(doc)
+
+
+def test_certificate_index_schema_documents_every_field():
+    schema = SCHEMAS["certificate-index-v1.json"]
+    entry = schema["properties"]["certificates"]["items"]["properties"]
+    assert all("description" in prop for prop in (*schema["properties"].values(), *entry.values()))
+
+
+def test_likelihood_certificate_source_is_optional_and_strict():
+    doc = copy.deepcopy(GENUINE_LIKELIHOOD)
+    validator = Draft202012Validator(SCHEMAS["certificate-v2.json"], registry=REGISTRY)
+    assert list(validator.iter_errors(doc)) == []  # files written before the field stay valid
+    doc["source"] = {"group": "d/gpt 4", "data_sha256": "0f" * 32}
+    assert list(validator.iter_errors(doc)) == []
+    for bad in ({"group": "g"}, {"group": "g", "data_sha256": "x" * 64}, {"group": 4, "data_sha256": "0f" * 32},
+                {"group": "g", "data_sha256": "0f" * 32, "file": "a.csv"}):
+        doc["source"] = bad
+        assert list(validator.iter_errors(doc)), bad

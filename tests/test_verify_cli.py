@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -47,7 +49,8 @@ def test_renamed_objective_fails_on_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["verify", str(cert), str(bad)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"{cert}: OK upper bound of E[V3] in [0.78735999999999995, 0.78735999999999995]")
+    # U_1 = 4921/6250 exactly; the printed enclosure is rounded outward, so it is that number itself
+    assert out[0].startswith(f"{cert}: OK upper bound of E[V3] in [0.78736, 0.78736] (width 0)")
     assert out[1] == (f"{bad}: FAILED objective_name: objective.name='V101' is not the certified objective: "
                       "the certified terms minus the named polynomial is nonzero (degree 101)")
 
@@ -135,3 +138,24 @@ def test_process_exit_codes(files, tmp_path):
     assert ok.returncode == 0, ok.stderr
     fail = subprocess.run(cmd + [str(bad)], check=False, capture_output=True, text=True, env=env, cwd=ROOT)
     assert fail.returncode == 1 and "FAILED dual_value" in fail.stdout
+
+
+def _printed_interval(line: str) -> tuple[Fraction, Fraction]:
+    lo, hi = re.search(r" in \[([^,]+), ([^\]]+)\]", line).groups()
+    return Fraction(Decimal(lo)), Fraction(Decimal(hi))
+
+
+@pytest.mark.parametrize("votes, side", [("3", "upper"), ("101", "lower"), ("101", "upper"), ("inf", "upper")])
+def test_printed_enclosures_contain_the_exact_one(tmp_path, capsys, votes, side):
+    """OK lines and the ``certificate`` summary round outward: the printed interval contains the certified one."""
+    out = tmp_path / "c.json"
+    assert main(["certificate", "--mu", "0.7", "--rho", "0.2", "--votes", votes, "--side", side, "-o", str(out)]) == 0
+    summary = capsys.readouterr().out
+    assert main(["verify", str(out)]) == 0
+    line = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    lo, hi = (Fraction(x[0]) for x in data["enclosure"])
+    for text in (summary, line):
+        p_lo, p_hi = _printed_interval(text)
+        assert p_lo <= lo <= hi <= p_hi and hi - lo <= p_hi - p_lo
+        assert p_hi - p_lo <= (hi - lo) + Fraction(2, 10**16)  # 17 significant digits: outward by at most 1e-17 each

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+from decimal import Decimal
 from fractions import Fraction
 
 import flint
@@ -151,16 +152,23 @@ def test_unreadable_name_fails_with_the_rule(v3, name, reason):
 
 
 def test_wrong_name_on_a_large_objective_fails_before_expanding_it(v3):
-    # Expanding P_10000 (20001 votes) takes minutes; a name of another degree is refused without it.
-    def edit(d):
-        d["objective"].update(name="V3", degree=20001)
-        d["objective"]["majority"][0].update(n=10000, votes=20001)
+    # Expanding P_2000 (4001 votes, the largest the work budget allows) takes seconds; a name of
+    # another degree is refused without it.
+    def edit(votes):
+        def run(d):
+            d["objective"].update(name="V3", degree=votes)
+            d["objective"]["majority"][0].update(n=(votes - 1) // 2, votes=votes)
+        return run
 
     start = time.perf_counter()
-    result = verify(_edited(v3, edit))
-    assert result.check == "objective_name" and "(degree 20001)" in result.message, result.message
+    result = verify(_edited(v3, edit(4001)))
+    assert result.check == "objective_name" and "(degree 4001)" in result.message, result.message
     assert time.perf_counter() - start < 5
-    assert _renamed(v3, "V20001").check == "objective_name"
+    assert _renamed(v3, "V4001").check == "objective_name"
+    # beyond the budget the degree alone refuses the file, before the name is read
+    beyond = verify(_edited(v3, edit(20001)))
+    assert beyond.check == "work_limit" and "objective degree = 20001 exceeds the checker's work limit of 4001" in beyond.message
+    assert _renamed(v3, "V20001").check == "objective_name"  # a name beyond the largest index is not a certified objective
 
 
 def test_name_not_a_string_is_structure(v3):
@@ -181,11 +189,13 @@ def test_checker_reads_names_as_the_objective_parser_does(text):
 
 
 def test_large_vote_terms_stay_unexpanded():
-    # Sums of vote terms are never expanded: V20001 - V1 reads at once, as P_10000 - P_0.
-    terms, rest = name_polynomial("V20001 - V1")
-    assert terms == {10000: 1, 0: -1} and rest.is_zero()
+    # Sums of vote terms are never expanded: V4001 - V1 reads at once, as P_2000 - P_0.
+    terms, rest = name_polynomial("V4001 - V1")
+    assert terms == {2000: 1, 0: -1} and rest.is_zero()
     with pytest.raises(CheckFailed):
-        name_polynomial("V20001*q")
+        name_polynomial("V4001*q")
+    with pytest.raises(CheckFailed, match="beyond the largest majority index 2000"):
+        name_polynomial("V4003 - V1")
 
 
 # -- every field of a schema-1 certificate --------------------------------------------------
@@ -305,7 +315,7 @@ def test_consistent_rename_with_changed_terms_is_caught_by_the_proof(v3):
 
 def test_verdict_states_objective_side_moments_and_enclosure(v3, gain):
     msg = verify(v3).message
-    assert msg == ("upper bound of E[V3] in [0.78735999999999995, 0.78735999999999995] (width 0) over all laws on "
+    assert msg == ("upper bound of E[V3] in [0.78736, 0.78736] (width 0) over all laws on "
                    "[0, 1] with mu = 0.7, rho = 0.2 (exactly m1 = 7/10, m2 = 133/250)")
     assert "with mu = 4517/8192, nu = 3301/8192 (exactly m1 = 4517/8192, m2 = 3301/8192)" in verify(gain).message
     floats = certify_bound(3, "lower", mu=0.7, rho=0.2).to_dict()  # floats are taken bit for bit
@@ -354,8 +364,19 @@ def test_likelihood_verdict_states_the_data_summary(v5_lower):
     n = sum(c["count"] for c in v5_lower["cells"])
     assert result.ok and n == 200
     assert result.message.startswith("lower bound of E[V5] >= 0.")
-    assert " (stated calibration, not checked: alpha = 0.05; chi2(1)/2) for every law with log-likelihood >= " in result.message
-    assert result.message.endswith("l(reference) - 1.920729 on 200 examples (K = 5)")
+    printed = result.message.split(" >= ")[1].split(" ")[0]
+    assert result.message == (f"lower bound of E[V5] >= {printed} for every law with log-likelihood >= l(reference) - 1.920729 "
+                              "on 200 examples (K = 5)")
+    exact = Fraction(v5_lower["bound"][0])  # rounded down to 10 significant digits: the printed bound is still proven
+    assert exact - Fraction(1, 10**10) < Fraction(Decimal(printed)) <= exact
+    # alpha and the calibration label are the producer's unchecked notes: they never reach the verdict
     bare = verify(_edited(v5_lower, lambda d: d["threshold"].update(alpha=None, calibration=None)))
-    assert bare.ok and "stated calibration" not in bare.message
+    assert bare.ok and bare.message == result.message
+
+
+def test_likelihood_verdict_ignores_an_injected_label(v5_lower):
+    claim = "for EVERY law on [0, 1], no data needed (exact)"
+    injected = verify(_edited(v5_lower, lambda d: d["threshold"].update(calibration=claim, alpha=0.999)))
+    assert injected.ok and claim not in injected.message and "0.999" not in injected.message
+    assert injected.message == verify(v5_lower).message
     assert "objective_name" in LIKELIHOOD_CHECKS and json.dumps(v5_lower)

@@ -11,11 +11,19 @@ Public API:
 * :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
   solver-free exact checker of its version (:mod:`certify.certificates._verify`,
   :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`,
-  on the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_objective_check``, ``_proofs``);
+  on the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_budget``, ``_objective_check``, ``_proofs``);
+* :func:`write_certificate_set` -- likelihood certificates (each with its :class:`DataSource`)
+  and their ``index.json`` as one folder, all or nothing; :func:`check_certificate_folder`
+  refuses an unusable folder first; :func:`read_index` / :func:`entry_problem` hold a folder
+  to its index (:mod:`certify.certificates._index`, schema ``certificate-index-v1.json``);
 * :func:`dump` / :func:`load` -- JSON files (atomic write), schemas
   ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json`` (:func:`schema`);
   each schema version is one row of :data:`certify.certificates._registry.SCHEMAS`;
-* the checker's limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
+* :func:`enclosure_text` -- an enclosure as printed, rounded outward (it contains the exact one);
+* the checker's work budget (:mod:`certify.certificates._budget`, check ``work_limit``): :data:`MAX_DEGREE`,
+  :data:`MAX_CALLS`, :data:`MAX_CELLS`, :data:`MAX_ATOMS`, :data:`MAX_DIGITS` and cost estimates of the
+  proofs (:func:`lagrangian_cost` of a data set's cells, limited by :data:`MAX_LAGRANGIAN_COST`, is the
+  one ``analyze --certificates`` checks before solving); the limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
   and its guarded reading :func:`read_text` / :func:`parse_json` (errors :class:`Unreadable`,
   :class:`NotJson`), for callers such as ``certify verify``.
 """
@@ -24,7 +32,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 from .._bounds import as_moments
@@ -34,17 +41,29 @@ from .._objective import is_vote_limit
 from ._batch import BatchItem, certify_many
 from ._build import DEFAULT_DIGITS, build_certificate
 from ._certificate import Certificate, Provenance, describe_inputs
-from ._checking import VerificationResult
+from ._checking import VerificationResult, enclosure_text
 from ._endpoint_build import build_endpoint_certificate
 from ._endpoint_certificate import EndpointCertificate
 from ._kernel import ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION
 from ._likelihood_build import build_likelihood_certificate
-from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
+from ._budget import MAX_ATOMS, MAX_CALLS, MAX_CELLS, MAX_DEGREE, MAX_DIGITS, MAX_LAGRANGIAN_COST, lagrangian_cost
+from ._index import (
+    INDEX_FILE,
+    FolderIndex,
+    IndexProblem,
+    check_certificate_folder,
+    entry_problem,
+    is_index,
+    read_index,
+    write_certificate_set,
+)
+from ._likelihood_certificate import DataSource, LikelihoodCertificate, LikelihoodProvenance
 from ._objective_check import MAX_N
 from ._reading import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text
 from ._registry import SCHEMA_DIR, SCHEMAS, for_data, for_record, for_version, verify_record
 from ._verify import CHECKS
 from ._verify_endpoint import CHECKS as ENDPOINT_CHECKS
+from ._text import to_json
 from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
 
 __all__ = [
@@ -52,15 +71,25 @@ __all__ = [
     "DEFAULT_DIGITS",
     "ENDPOINT_CHECKS",
     "ENDPOINT_SCHEMA_VERSION",
+    "INDEX_FILE",
     "LIKELIHOOD_CHECKS",
     "LIKELIHOOD_SCHEMA_VERSION",
+    "MAX_ATOMS",
+    "MAX_CALLS",
+    "MAX_CELLS",
+    "MAX_DEGREE",
+    "MAX_DIGITS",
     "MAX_FILE_BYTES",
+    "MAX_LAGRANGIAN_COST",
     "MAX_N",
     "SCHEMA_DIR",
     "SCHEMA_VERSION",
     "BatchItem",
     "Certificate",
+    "DataSource",
     "EndpointCertificate",
+    "FolderIndex",
+    "IndexProblem",
     "LikelihoodCertificate",
     "LikelihoodProvenance",
     "NotJson",
@@ -70,18 +99,21 @@ __all__ = [
     "build_likelihood_certificate",
     "certify_bound",
     "certify_many",
+    "check_certificate_folder",
     "dump",
+    "enclosure_text",
+    "entry_problem",
+    "is_index",
+    "lagrangian_cost",
     "load",
     "parse_json",
+    "read_index",
     "read_text",
     "schema",
     "to_json",
     "verify",
+    "write_certificate_set",
 ]
-
-_PAIR = re.compile(r'\[\s+("-?\d+/\d+"),\s+([^\s\]]+)\s+\]')
-_CELL = re.compile(r'\{\s+"calls": (\d+),\s+"successes": (\d+),\s+"count": (\d+)\s+\}')
-
 
 def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact") -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
@@ -153,17 +185,6 @@ def verify(certificate) -> VerificationResult:
 def dump(certificate: Certificate | LikelihoodCertificate | EndpointCertificate, path) -> Path:
     """Write a certificate as JSON atomically (temporary file, then ``os.replace``; mode from the umask)."""
     return write_atomically(path, to_json(certificate))
-
-
-def to_json(certificate: Certificate | LikelihoodCertificate | EndpointCertificate) -> str:
-    """JSON text of a certificate, one ``["p/q", float]`` pair (or one data cell) per line.
-
-    InputError for an object that is not one of the registered certificate classes.
-    """
-    for_record(certificate)
-    text = json.dumps(certificate.to_dict(), indent=1, allow_nan=False)
-    text = _CELL.sub(r'{"calls": \1, "successes": \2, "count": \3}', text)
-    return _PAIR.sub(r"[\1, \2]", text) + "\n"
 
 
 def load(path) -> Certificate | LikelihoodCertificate | EndpointCertificate:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 
 import flint
@@ -36,11 +37,13 @@ __all__ = [
     "checked",
     "describe_moments",
     "divide_contacts",
+    "enclosure_text",
     "field",
     "read_bound",
     "read_exact",
     "read_exact_list",
     "require_keys",
+    "rounded",
     "show",
     "typed_number",
 ]
@@ -128,6 +131,23 @@ def approx(x: Fraction, digits: int = 3) -> str:
     except OverflowError:
         return f"{'-' if x < 0 else ''}(more than 1e308)"
     return f"{value:.{digits}g}" if value or not x else f"{'-' if x < 0 else ''}(nonzero, below 1e-308)"
+
+
+def rounded(x: Fraction, down: bool, digits: int = 17) -> str:
+    """x to ``digits`` significant digits, rounded down (``down``) or up: a printed bound stays a true bound.
+
+    Decimal arithmetic on the exact numerator and denominator, so any magnitude prints
+    (no overflow to float); plain notation between 1e-8 and 1e12, else an exponent.
+    """
+    ctx = Context(prec=digits, rounding=ROUND_FLOOR if down else ROUND_CEILING, Emin=-10**9, Emax=10**9)
+    d = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
+    return format(d.normalize(ctx), "f" if not d or -8 < d.adjusted() < 12 else "e")
+
+
+def enclosure_text(lo: Fraction, hi: Fraction) -> str:
+    """``[lo, hi] (width w)`` rounded outward to 17 significant digits (the width up to 3): the printed
+    interval contains the exact one, e.g. ``[0.78736, 0.78736] (width 0)`` for 4921/6250."""
+    return f"[{rounded(lo, True)}, {rounded(hi, False)}] (width {rounded(hi - lo, False, 3)})"
 
 
 # -- reading the file ----------------------------------------------------------

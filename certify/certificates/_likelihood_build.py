@@ -42,7 +42,7 @@ from .._numbers import exact_number
 from .._aggregate_bounds import PASS_INF, is_pass_limit
 from .._objective import is_vote_limit
 from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, version, workprec
-from ._likelihood_certificate import LikelihoodCertificate, LikelihoodProvenance
+from ._likelihood_certificate import DataSource, LikelihoodCertificate, LikelihoodProvenance
 from ._minimize import exact_minimum, grid_minimizers
 from ._verify_likelihood import DEFINED_OBJECTIVES, cell_probabilities, lagrangian_polynomial, likelihood_ball, verify_likelihood_dict
 
@@ -162,7 +162,8 @@ def _arb_lower(ball: flint.arb) -> Fraction:
 
 # -- assembly ------------------------------------------------------------------------
 
-def build_likelihood_certificate(objective, side: str, cells, c, reference_law, law, lam, *, alpha=None, calibration=None) -> LikelihoodCertificate:
+def build_likelihood_certificate(objective, side: str, cells, c, reference_law, law, lam, *, alpha=None, calibration=None,
+                                 source: DataSource | None = None) -> LikelihoodCertificate:
     """Exact certificate of one end of a likelihood-ratio bound on E_pi[g(Q)].
 
     Parameters
@@ -186,6 +187,8 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         1 - confidence level behind c (recorded, not checked).
     calibration : str, optional
         How c was chosen, e.g. ``"chi2(1)/2"`` (recorded, not checked).
+    source : DataSource, optional
+        The group and data file behind ``cells`` (recorded, not proven).
 
     Returns
     -------
@@ -206,6 +209,8 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
         raise InputError(f"alpha={alpha!r} must lie in (0, 1)")
     if calibration is not None and not isinstance(calibration, str):
         raise InputError(f"calibration={calibration!r} must be a string")
+    if source is not None and not isinstance(source, DataSource):
+        raise InputError(f"source={source!r} must be a DataSource or None")
     step = ENDPOINT_NAME if is_vote_limit(objective) else PASS_INF.name if is_pass_limit(objective) else None
     obj = None if step is not None else as_objective(objective)
     cells = _cells(cells)
@@ -249,7 +254,7 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
             bernstein=() if obj is None else tuple(obj.bernstein), degree=0 if obj is None else obj.degree,
             cells=cells, c=c, alpha=None if alpha is None else float(alpha), calibration=calibration,
             reference_atoms=ref_atoms, reference_weights=ref_weights, atoms=atoms, weights=weights,
-            lam=lam, a=s * sa, bound=s * s_bound, provenance=prov,
+            lam=lam, a=s * sa, bound=s * s_bound, provenance=prov, source=source,
         )
         result = verify_likelihood_dict(cert.to_dict())
         if result.ok:

@@ -18,7 +18,7 @@ from ._certificate import parse_pair
 from ._kernel import ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, exact_pair
 from ._verify_likelihood import DEFINED_OBJECTIVES
 
-__all__ = ["LikelihoodCertificate", "LikelihoodProvenance"]
+__all__ = ["DataSource", "LikelihoodCertificate", "LikelihoodProvenance"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,35 @@ class LikelihoodProvenance:
             return cls(str(data["version"]), float(data["margin"]), float(data["seconds"]), str(data["created"]), str(data["package"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"provenance={data!r} is malformed ({exc})") from None
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """Which data a likelihood certificate was computed from (recorded, not proven: the proof is about its cells).
+
+    ``certify verify DIR`` compares both fields with the folder's ``index.json``, so a
+    certificate cannot be read as another group's or another data file's.
+
+    Attributes
+    ----------
+    group : str
+        The group of the data file (``dataset/policy``; ``""`` for a file without groups).
+    data_sha256 : str
+        SHA-256 of the data file's bytes, 64 lowercase hexadecimal digits.
+    """
+
+    group: str
+    data_sha256: str
+
+    def to_dict(self) -> dict:
+        return {"group": self.group, "data_sha256": self.data_sha256}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> DataSource:
+        try:
+            return cls(str(data["group"]), str(data["data_sha256"]))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"source={data!r} is malformed ({exc})") from None
 
 
 def _law_dict(atoms, weights) -> dict:
@@ -100,6 +129,8 @@ class LikelihoodCertificate:
     bound : Fraction
         The proven bound.
     provenance : LikelihoodProvenance
+    source : DataSource or None
+        The group and data file behind ``cells`` (optional; recorded by ``analyze --certificates``).
     schema_version : str
     """
 
@@ -120,6 +151,7 @@ class LikelihoodCertificate:
     a: Fraction
     bound: Fraction
     provenance: LikelihoodProvenance
+    source: DataSource | None = None
     schema_version: str = field(default=LIKELIHOOD_SCHEMA_VERSION)
 
     @property
@@ -150,6 +182,7 @@ class LikelihoodCertificate:
                 "bernstein": [exact_pair(b) for b in self.bernstein],
             },
             "cells": [{"calls": k, "successes": s, "count": n} for k, s, n in self.cells],
+            **({} if self.source is None else {"source": self.source.to_dict()}),
             "threshold": {"c": exact_pair(self.c), "alpha": self.alpha, "calibration": self.calibration},
             "reference_law": _law_dict(self.reference_atoms, self.reference_weights),
             "law": _law_dict(self.atoms, self.weights),
@@ -193,6 +226,7 @@ class LikelihoodCertificate:
                 a=parse_pair(lag["a"], "lagrangian.a"),
                 bound=parse_pair(data["bound"], "bound"),
                 provenance=LikelihoodProvenance.from_dict(data["provenance"]),
+                source=None if "source" not in data else DataSource.from_dict(data["source"]),
                 schema_version=version,
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -20,14 +20,16 @@ from math import comb
 
 import flint
 
+from ._budget import MAX_DEGREE
 from ._checking import CheckFailed, field, read_exact, read_exact_list, require_keys, show, typed_number
 from ._kernel import coefficients, poly, to_fraction
 
 __all__ = ["MAX_EXPANDED_DEGREE", "MAX_N", "MAX_NAME_BITS", "MAX_NAME_LENGTH", "majority_polynomial", "name_polynomial",
            "objective_polynomial"]
 
-#: Largest majority index accepted (2n+1 = 20001 votes): bounds the work a file can demand.
-MAX_N = 10000
+#: Largest majority index accepted: P_MAX_N has the largest degree the work budget allows
+#: (2n+1 = MAX_DEGREE = 4001 votes; :mod:`._budget`).
+MAX_N = (MAX_DEGREE - 1) // 2
 
 #: Longest objective name read: the objective syntax's own limit (certify/_objective.py).
 MAX_NAME_LENGTH = 2000

@@ -6,6 +6,14 @@ re-checks it with its checks in order, and its JSON Schema file.
 :func:`certify.certificates.dump`, :func:`~certify.certificates.load`,
 :func:`~certify.certificates.verify` and :func:`~certify.certificates.schema`
 consult this table; a new schema version is one new row.
+
+Versioning rules. A version's meaning never changes: a field whose absence would change
+what a file states, or a change of any existing field, needs a new version (a new row).
+A field may be added to a version only as an optional one that is not part of the proof,
+so that every file without it stays valid and means the same (the likelihood
+certificate's ``source``, which names the group and data file behind its cells). A checker
+older than the field refuses a file that carries it (unknown keys are refused
+everywhere), so it can never misread one.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The independent checker of sharp-bound certificates (paper Theorem 4.1, eqs. (dual-L-main)-(dual-U-main)).
 
 This module and the kernel modules it imports (:mod:`._kernel`, :mod:`._checking`,
-:mod:`._objective_check`, :mod:`._proofs`) are the whole trusted base of a
+:mod:`._budget`, :mod:`._objective_check`, :mod:`._proofs`) are the whole trusted base of a
 certificate. They are meant to be read in one sitting: they import only the standard
 library and python-flint, share no code with the solvers or the certificate
 builders, and use exact rational arithmetic only. Everything the check needs -- the
@@ -28,10 +28,10 @@ quotient is strictly positive on [0, 1] (:mod:`._proofs`).
 
 from __future__ import annotations
 
+from ._budget import check_budget
 from ._checking import (
     CheckFailed,
     VerificationResult,
-    approx,
     check_dual_value,
     check_enclosure,
     check_header,
@@ -40,6 +40,7 @@ from ._checking import (
     checked,
     describe_moments,
     divide_contacts,
+    enclosure_text,
     read_bound,
     require_keys,
 )
@@ -54,6 +55,7 @@ __all__ = ["CHECKS", "verify_dict"]
 CHECKS = (
     "json",
     "schema_version",
+    "work_limit",
     "structure",
     "readable_floats",
     "objective",
@@ -74,6 +76,7 @@ CHECKS = (
 
 
 def _run(cert) -> VerificationResult:
+    check_budget(cert)
     side, s = check_header(cert, (SCHEMA_VERSION,), SHARP_KIND)
     obj = require_keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
     g, name = objective_polynomial(obj)
@@ -92,7 +95,7 @@ def _run(cert) -> VerificationResult:
             raise CheckFailed("dual_sign", f"the {'majorant' if s > 0 else 'minorant'} property s*(p - g) >= 0 on [0, 1] fails: {why}")
 
     lo, hi = check_enclosure(enclosure, width, value, primal, dual_value, s)
-    msg = (f"{side} bound of E[{name}] in [{approx(lo, 17)}, {approx(hi, 17)}] (width {approx(hi - lo)}) "
+    msg = (f"{side} bound of E[{name}] in {enclosure_text(lo, hi)} "
            f"over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})")
     return VerificationResult(True, None, msg, side, name, (lo, hi))
 

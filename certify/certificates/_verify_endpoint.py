@@ -21,10 +21,10 @@ from fractions import Fraction
 
 import flint
 
+from ._budget import check_budget
 from ._checking import (
     CheckFailed,
     VerificationResult,
-    approx,
     check_dual_value,
     check_enclosure,
     check_header,
@@ -33,6 +33,7 @@ from ._checking import (
     checked,
     describe_moments,
     divide_contacts,
+    enclosure_text,
     read_bound,
     require_keys,
     show,
@@ -82,6 +83,7 @@ def _halves(p: flint.fmpq_poly, s: int, contacts) -> None:
 
 
 def _run(cert) -> VerificationResult:
+    check_budget(cert)
     side, s = check_header(cert, (ENDPOINT_SCHEMA_VERSION,), ENDPOINT_KIND)
     obj = require_keys(cert["objective"], "objective", ("name", "definition"))
     if obj["name"] != ENDPOINT_NAME or obj["definition"] != ENDPOINT_DEFINITION:
@@ -97,8 +99,8 @@ def _run(cert) -> VerificationResult:
     _halves(poly(coeffs), s, contacts)
     lo, hi = check_enclosure(enclosure, width, value, primal, dual_value, s)
     what = "supremum" if s > 0 else "infimum"
-    msg = (f"{what} of E[{ENDPOINT_NAME}] (infinitely many votes: {ENDPOINT_DEFINITION}) in [{approx(lo, 17)}, "
-           f"{approx(hi, 17)}] (width {approx(hi - lo)}) over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})")
+    msg = (f"{what} of E[{ENDPOINT_NAME}] (infinitely many votes: {ENDPOINT_DEFINITION}) in {enclosure_text(lo, hi)} "
+           f"over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})")
     return VerificationResult(True, None, msg, side, ENDPOINT_NAME, (lo, hi))
 
 

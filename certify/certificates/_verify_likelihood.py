@@ -39,13 +39,14 @@ shorter for the Descartes bisection.
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+import re
 from fractions import Fraction
 from math import comb
 
 import flint
 
-from ._checking import CheckFailed, VerificationResult, checked, field, read_exact, read_exact_list, require_keys, show
+from ._budget import MAX_CALLS, check_budget
+from ._checking import CheckFailed, VerificationResult, checked, field, read_exact, read_exact_list, require_keys, rounded, show
 from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, poly, to_fmpq, workprec
 from ._objective_check import objective_polynomial
 from ._proofs import on_piece, positive_on_closed_unit_interval
@@ -57,6 +58,7 @@ __all__ = ["CHECKS", "DEFINED_OBJECTIVES", "INFINITE_PIECES", "POSITIVE_PIECES",
 CHECKS = (
     "json",
     "schema_version",
+    "work_limit",
     "structure",
     "readable_floats",
     "objective",
@@ -72,11 +74,9 @@ CHECKS = (
     "bound",
 )
 
-#: Longest calibration label accepted (it is printed in the verdict line).
+#: Longest calibration label accepted. The label is the producer's unverified note on how c was
+#: chosen: never printed in the verdict, but shown by readers of the file, so kept one short line.
 MAX_LABEL = 200
-
-#: Largest K accepted: bounds the degree of h, hence the work a file can demand.
-MAX_CALLS = 10000
 
 #: u_c is rounded up with this relative precision (2^-128): far below any margin the
 #: builder leaves (>= 1e-12 of the objective scale), so rounding never decides a proof.
@@ -102,6 +102,10 @@ DEFINED_OBJECTIVES = {ENDPOINT_NAME: (ENDPOINT_DEFINITION, INFINITE_PIECES), "pa
 
 _TOP = ("schema_version", "kind", "side", "objective", "cells", "threshold", "reference_law", "law", "lagrangian", "bound", "provenance")
 _PROVENANCE = ("package", "version", "margin", "seconds", "created")
+#: The optional top-level ``source`` (group and data file; not part of the proof, compared with
+#: a folder's index.json by ``certify verify DIR``).
+_SOURCE = ("group", "data_sha256")
+_SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 
 
 def _integer(data: dict, key: str, where: str) -> int:
@@ -222,7 +226,12 @@ def _read_law(data, where: str):
 
 def _read(cert: dict) -> dict:
     """Layout, types and every exact pair (checks structure / readable_floats)."""
-    require_keys(cert, "certificate", _TOP)
+    require_keys(cert, "certificate", _TOP, ("source",))
+    if "source" in cert:
+        source = require_keys(cert["source"], "source", _SOURCE)
+        field(source, "group", str, "source")
+        if not _SHA256.fullmatch(field(source, "data_sha256", str, "source")):
+            raise CheckFailed("structure", f"source.data_sha256={show(source['data_sha256'])} must be 64 lowercase hexadecimal digits")
     side = field(cert, "side", str, "certificate")
     if side not in ("lower", "upper"):
         raise CheckFailed("structure", f"side={show(side)} must be 'lower' or 'upper'")
@@ -235,7 +244,7 @@ def _read(cert: dict) -> dict:
     alpha, label = thr["alpha"], thr["calibration"]
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1):
         raise CheckFailed("structure", f"threshold.alpha={show(alpha)} must be null or a number in (0, 1)")
-    # The label is printed in the verdict: one short printable line, no control characters.
+    # The label is never printed in the verdict, but readers show it: one short printable line, no control characters.
     if label is not None and not (isinstance(label, str) and label.isprintable() and len(label) <= MAX_LABEL):
         raise CheckFailed("structure", f"threshold.calibration={show(label)} must be null or a printable string of at most {MAX_LABEL} characters")
     lag = require_keys(cert["lagrangian"], "lagrangian", ("lambda", "a"))
@@ -300,18 +309,12 @@ def _check_law(atoms, weights, check: str) -> None:
         raise CheckFailed(check, f"{check}.weights sum to {sum(weights)}, not exactly 1")
 
 
-def _display(x: Fraction, down: bool, digits: int = 10) -> str:
-    """x to ``digits`` significant digits, rounded down or up (so the printed statement stays true)."""
-    ctx = Context(prec=digits, rounding=ROUND_FLOOR if down else ROUND_CEILING)
-    d = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
-    return format(d.normalize(ctx), "f" if not d or -8 < d.adjusted() < 12 else "e")
-
-
 def _run(cert) -> VerificationResult:
     if not isinstance(cert, dict):
         raise CheckFailed("structure", "a certificate must be a JSON object")
     if cert.get("schema_version") != LIKELIHOOD_SCHEMA_VERSION:
         raise CheckFailed("schema_version", f"schema_version={show(cert.get('schema_version'))} is not {LIKELIHOOD_SCHEMA_VERSION!r}")
+    check_budget(cert)
     if cert.get("kind") != LIKELIHOOD_KIND:
         raise CheckFailed("structure", f"kind={show(cert.get('kind'))} must be {LIKELIHOOD_KIND!r}")
     d = _read(cert)
@@ -359,13 +362,11 @@ def _run(cert) -> VerificationResult:
     ks = sorted({k for k, _, _ in cells})
     calls = f"K = {ks[0]}" if len(ks) == 1 else f"K = {ks[0]}..{ks[-1]}"
     rel = ">=" if s > 0 else "<="
-    # alpha and the calibration say how the producer chose c; the proof is about c alone.
-    stated = "; ".join(x for x in (None if d["alpha"] is None else f"alpha = {d['alpha']:g}", d["calibration"]) if x is not None)
-    level = f" (stated calibration, not checked: {stated})" if stated else ""
-    msg = (
-        f"{side} bound of E[{name}] {rel} {_display(bound, s > 0)}{level} for every law with log-likelihood "
-        f">= l(reference) - {_display(c, True, 7)} on {n} examples ({calls})"
-    )
+    # Only what was proven: the bound (rounded outward), the drop c (rounded down: a smaller set,
+    # a weaker and still true statement) and the data. alpha and the calibration label say how
+    # the producer chose c; they are not checked, so they are not printed.
+    msg = (f"{side} bound of E[{name}] {rel} {rounded(bound, s > 0, 10)} for every law with log-likelihood "
+           f">= l(reference) - {rounded(c, True, 7)} on {n} examples ({calls})")
     return VerificationResult(True, None, msg, side, name, None, bound)
 
 

@@ -8,22 +8,42 @@ certify analyze calls.csv --method two-call             # the paper's projected 
 certify analyze logs/2026-11-20_task.eval --scorer match
 certify analyze runs/paper.sqlite --group qnli/llama3.1-8b-t0.2 --json
 certify analyze bits.parquet --baseline qnli/llama3.1-8b-t0.2   # paired policy comparisons
+certify analyze calls.csv --votes 3 9 inf --certificates certs    # then: certify verify certs
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from pathlib import Path
 
 from .._errors import InputError
+from .._files import file_sha256
 from .._numbers import percent, percentage_points, pp_interval
+from ..certificates import (
+    INDEX_FILE,
+    MAX_CALLS,
+    MAX_CELLS,
+    MAX_DEGREE,
+    MAX_LAGRANGIAN_COST,
+    DataSource,
+    check_certificate_folder,
+    lagrangian_cost,
+    write_certificate_set,
+)
 from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
-from ..stats import (METHODS, REPORT_SCHEMA_VERSION, AnalysisReport, analyze, compare_policies, parse_aggregate,
-                     verdict_budgets, votes_label)
+from ..stats import (
+    METHODS,
+    REPORT_SCHEMA_VERSION,
+    AnalysisReport,
+    CellCounts,
+    analyze,
+    certify_interval,
+    compare_policies,
+    parse_aggregate,
+    votes_label,
+)
 from .._json import schema_id
-from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets
+from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets, vote_accuracy
 from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_table
 
@@ -83,7 +103,10 @@ def register(sub) -> None:
     p.add_argument("--simultaneous", action="store_true",
                    help="likelihood: calibrate so that all intervals hold at once (chi2 with the identified dimension)")
     p.add_argument("--certificates", metavar="DIR",
-                   help="likelihood: write an exact certificate for each interval end to DIR (certify verify DIR/*.json)")
+                   help="likelihood: write an exact certificate for each interval end (budgets, gains, --objective), and "
+                        "index.json listing them, as the folder DIR, all or nothing (check them with: certify verify DIR)")
+    p.add_argument("--force", action="store_true",
+                   help="--certificates: replace the certificate set certify wrote in DIR before (never other files)")
     p.add_argument("--aggregate", nargs="+", action="extend", metavar="NAME",
                    help="also report these aggregates of k calls: plurality (a vote over the calls' answers, "
                         "fair ties; needs answers) and pass (best-of-k: at least one call correct); the bit "
@@ -97,6 +120,14 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     args.alpha = parse_alpha(args.alpha)  # validated once, here: plain decimal or p/q in [1e-12, 1)
     votes = parse_vote_budgets(args.votes)
+    if args.method == "two-call" and (args.calls is not None or args.simultaneous or args.certificates is not None):
+        raise InputError("--calls, --simultaneous and --certificates apply to --method likelihood only")
+    if args.force and args.certificates is None:
+        raise InputError("--force applies to --certificates only")
+    aggregates = [parse_aggregate(a) for a in args.aggregate or ()]  # every name checked before any work
+    objectives = [parse_objective(o) for o in args.objective or ()]
+    if args.certificates is not None:  # before any work: an unusable folder costs nothing
+        check_certificate_folder(args.certificates, force=args.force)
     columns = ColumnMap(id_col=args.id_col, call_cols=args.call_cols, call_col=args.call_col, correct_col=args.correct_col,
                         group_cols=args.group_cols, ignore_cols=args.ignore_cols, answer_cols=args.answer_cols,
                         answer_col=args.answer_col, target_col=args.target_col)
@@ -109,16 +140,14 @@ def run(args: argparse.Namespace) -> int:
         if args.group not in groups:
             raise InputError(f"group {args.group!r} not in {args.file} (has {', '.join(groups) or 'none'})")
         groups = {args.group: groups[args.group]}
-    if args.method == "two-call" and (args.calls is not None or args.simultaneous or args.certificates):
-        raise InputError("--calls, --simultaneous and --certificates apply to --method likelihood only")
-    aggregates = [parse_aggregate(a) for a in args.aggregate or ()]  # every name checked before any work
-    objectives = [parse_objective(o) for o in args.objective or ()]
+    if args.certificates is not None:
+        _check_certifiable(groups, votes, objectives, args.calls)
     reports = [analyze(bits, votes, args.alpha, singular=args.singular, method=args.method, calls=args.calls,
                        simultaneous=args.simultaneous, aggregates=aggregates, objectives=objectives)
                for bits in groups.values()]
     comparisons = _policy_comparisons(groups, args.baseline, votes, args.alpha) if args.baseline is not None else []
-    if args.certificates:
-        _write_certificates(groups, votes, args)
+    if args.certificates is not None:
+        _write_certificates(reports, args)
     if args.json:
         out = {"$schema": schema_id("analyze", REPORT_SCHEMA_VERSION), "schema_version": REPORT_SCHEMA_VERSION,
                "source": str(args.file), "reports": [r.to_dict() for r in reports]}
@@ -143,29 +172,43 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_certificates(groups: dict, votes, args) -> None:
-    """One exact certificate per end of every interval (budgets, V_inf and gains), into ``--certificates``."""
-    from ..certificates import dump
-    from ..stats import CellCounts, certified_intervals
-
-    out = Path(args.certificates)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--certificates {args.certificates!r} is a file, not a directory")
-    if not out.parent.is_dir():
-        raise InputError(f"--certificates {args.certificates!r}: the folder {str(out.parent)!r} does not exist")
-    out.mkdir(exist_ok=True)
-    objectives = list(votes) + [f"V{v} - V1" for v in verdict_budgets(votes)]
-    written = 0
+def _check_certifiable(groups: dict, votes, objectives, calls) -> None:
+    """Refuse, before solving, data whose certificates the checker would refuse (its work budget)."""
+    top = max([vote_accuracy(v).degree for v in votes if v is not V_INF] + [o.degree for o in objectives], default=0)
+    if top > MAX_DEGREE:
+        raise InputError(f"--certificates: an objective of degree {top} exceeds the checker's work limit of {MAX_DEGREE} "
+                         f"(V{MAX_DEGREE}); certify verify would refuse its certificates")
     for group, bits in groups.items():
-        cells = CellCounts.from_bits(bits, args.calls)
-        for objective, (_, lower, upper) in zip(objectives, certified_intervals(
-                cells, objectives, alpha=args.alpha, simultaneous=args.simultaneous)):
-            label = "Vinf" if objective is V_INF else f"V{objective}" if isinstance(objective, int) else objective
-            stem = re.sub(r"[^A-Za-z0-9]+", "_", f"{group} {label}")
-            for cert in (lower, upper):
-                dump(cert, out / f"{stem.strip('_')}_{cert.side}.json")
-                written += 1
-    print(f"wrote {written} certificates to {out}; check them with: certify verify {out}/*.json", file=sys.stderr)
+        cells = CellCounts.from_bits(bits, calls)
+        where = f" (group {group!r})" if group else ""
+        if cells.max_calls > MAX_CALLS:
+            raise InputError(f"--certificates: {cells.max_calls} calls per example{where} exceed the checker's work limit of "
+                             f"{MAX_CALLS}; use --calls {MAX_CALLS}")
+        if len(cells.calls) > MAX_CELLS:
+            raise InputError(f"--certificates: {len(cells.calls)} distinct (calls, correct) cells{where} exceed the checker's "
+                             f"work limit of {MAX_CELLS}")
+        cost = lagrangian_cost(int(k) for k in cells.calls)
+        if cost > MAX_LAGRANGIAN_COST:
+            raise InputError(f"--certificates: the Lagrangian's cost estimate {cost:.3g} of {len(cells.calls)} cells of up to "
+                             f"{cells.max_calls} calls{where} exceeds the checker's work limit of {MAX_LAGRANGIAN_COST:.3g}; "
+                             f"use fewer calls (--calls)")
+
+
+def _write_certificates(reports: list[AnalysisReport], args) -> None:
+    """One exact certificate per end of every interval (budgets, V_inf, gains, ``--objective``) and their index, as the folder ``--certificates``.
+
+    The intervals are the ones the analysis solved (``AnalysisReport.likelihood``): only the
+    certificates are built here. Each records its group and the data file's SHA-256.
+    """
+    digest = file_sha256(args.file)
+    certificates = []
+    for report in reports:
+        solved, source = report.likelihood, DataSource(report.group, digest)
+        for objective, interval in zip(solved.objectives, solved.intervals):
+            certificates += certify_interval(solved.cells, objective, interval, source=source)
+    names = write_certificate_set(args.certificates, certificates, force=args.force)
+    print(f"wrote {len(names)} certificates and {INDEX_FILE} to {args.certificates}; check them with: "
+          f"certify verify {args.certificates}", file=sys.stderr)
 
 
 def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> list:

@@ -17,7 +17,7 @@ from .._errors import InputError
 from .._files import check_output
 from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int
 from .._objective import V_INF, parse_objective, parse_vote_budget, vote_accuracy
-from ..certificates import MAX_N, certify_bound, dump, to_json
+from ..certificates import MAX_N, certify_bound, dump, enclosure_text, to_json
 
 #: Highest objective degree certified: the checker's largest majority term P_MAX_N (2 MAX_N + 1 votes).
 #: Build time grows fast with it (about 3 s at 1001 votes, 30 s at 4001 on one core).
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(cert, args, what: str) -> int:
     lo, hi = cert.enclosure
-    summary = f"{cert.side} bound of E[{cert.objective_name}]: {what} in [{float(lo):.17g}, {float(hi):.17g}] (width {float(hi - lo):.3g})"
+    summary = f"{cert.side} bound of E[{cert.objective_name}]: {what} in {enclosure_text(lo, hi)}"
     if args.output is not None:
         try:
             dump(cert, args.output)

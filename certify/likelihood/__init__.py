@@ -17,7 +17,8 @@ Public names:
   -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`likelihood_envelope`
   (min of one objective, max of another, from one set); :func:`is_infinite_budget`;
 * calibration: :func:`critical_value`, :func:`identified_df`;
-* exact certificates of the ends: :func:`certified_intervals`, :func:`certified_envelope`.
+* exact certificates of the ends: :func:`certify_interval` (of an interval already solved),
+  :func:`certified_intervals` (solve and certify), :func:`certified_envelope`.
 
 Where each step lives (equations (L1)-(L13) and (S1), each with the module that implements it):
 
@@ -42,7 +43,8 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
 ``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers;
                        envelopes of two objectives.
 ``_results``           :class:`LatentLaw`, :class:`LikelihoodEnd`, :class:`LikelihoodInterval`.
-``_certificates``      ends -> version-2 certificates (:func:`certified_intervals`, :func:`certified_envelope`).
+``_certificates``      ends -> version-2 certificates (:func:`certify_interval`, :func:`certified_intervals`,
+                       :func:`certified_envelope`).
 ``_tolerances``        every tolerance and tuning constant, with why its value.
 =====================  ==========================================================================
 
@@ -67,7 +69,7 @@ re-exports these names and builds the analysis report and study plans on them).
 
 from ._calibration import critical_value, identified_df
 from ._cells import CellCounts, cell_counts
-from ._certificates import certified_envelope, certified_intervals
+from ._certificates import certified_envelope, certified_intervals, certify_interval
 from ._intervals import likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals
 from ._npmle import gradient_function, log_likelihood, npmle
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
@@ -81,6 +83,7 @@ __all__ = [
     "cell_counts",
     "certified_envelope",
     "certified_intervals",
+    "certify_interval",
     "critical_value",
     "gradient_function",
     "identified_df",

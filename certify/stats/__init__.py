@@ -32,8 +32,10 @@
   :class:`LikelihoodEnd` (re-exported from :mod:`certify.likelihood`, where the derivation lives);
 * the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
   ``"two-call"``; each budget's :class:`IntervalEstimate`), :func:`parse_votes`,
-  :func:`verdict_budgets`; exact certificates of likelihood intervals :func:`certified_intervals`
-  (also from :mod:`certify.likelihood`);
+  :func:`verdict_budgets`, :func:`two_call_view` (the two-call report held by an analysis, solving
+  nothing again); exact certificates of likelihood intervals :func:`certified_intervals` and
+  :func:`certify_interval` (of the intervals an analysis already solved, ``AnalysisReport.likelihood``;
+  both also from :mod:`certify.likelihood`);
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow`;
 * aggregates of k calls over recorded answers (plurality vote, pass@k): :func:`aggregate_estimates`
   (U-statistics, k up to the recorded calls) and :func:`aggregate_intervals` /
@@ -78,6 +80,7 @@ from ..likelihood import (
     LikelihoodInterval,
     cell_counts,
     certified_intervals,
+    certify_interval,
     is_infinite_budget,
     likelihood_bound,
     likelihood_interval,
@@ -116,9 +119,11 @@ from ._report import (
     BudgetRow,
     IntervalEstimate,
     ObjectiveInterval,
+    SolvedIntervals,
     Verdict,
     analyze,
     parse_votes,
+    two_call_view,
     verdict_budgets,
 )
 from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
@@ -146,6 +151,7 @@ __all__ = [
     "EmpiricalVote",
     "EmptyRegionError",
     "IntervalEstimate",
+    "SolvedIntervals",
     "LatentLaw",
     "LikelihoodEnd",
     "LikelihoodInterval",
@@ -171,6 +177,7 @@ __all__ = [
     "bits_from_array",
     "cell_counts",
     "certified_intervals",
+    "certify_interval",
     "compare_budgets",
     "compare_policies",
     "complete",
@@ -191,6 +198,7 @@ __all__ = [
     "paired_comparison",
     "parse_score_map",
     "parse_votes",
+    "two_call_view",
     "per_example_mixture_accuracy",
     "per_example_mixture_moments",
     "per_example_table",

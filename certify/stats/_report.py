@@ -28,7 +28,7 @@ certified to change the accuracy by less than that), else "undetermined".
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -40,16 +40,16 @@ from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_ver
 from ._completions import Completion, complete
 from .._calls import CallBits
 from ..readers import read_bits
-from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy
+from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy, votes_label
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
-from ..likelihood import CellCounts, likelihood_intervals
+from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
 from .._bounds import sharp_bounds
 from ..solvers import Faces
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
 from ._tolerances import RANGE_TOL
 
-__all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "Verdict", "AnalysisReport",
-           "analyze", "parse_votes", "verdict_reason"]
+__all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "SolvedIntervals", "Verdict", "AnalysisReport",
+           "analyze", "parse_votes", "two_call_view", "verdict_reason"]
 
 REPORT_SCHEMA_VERSION = "2"
 
@@ -255,6 +255,30 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class SolvedIntervals:
+    """The likelihood-ratio intervals an analysis solved, kept for their exact certificates (not in JSON).
+
+    Each interval's ends carry the extremal laws and multipliers that
+    :func:`certify.likelihood.certify_interval` turns into certificates, so writing them
+    solves nothing again.
+
+    Attributes
+    ----------
+    cells : CellCounts
+        The data the intervals were computed from (the first ``calls`` calls of each example).
+    objectives : tuple
+        The objectives as given to the solver: the budgets, then the gains ``"V<k> - V1"`` of the
+        verdicts, then the polynomial objectives asked for (``AnalysisReport.objectives``).
+    intervals : tuple of LikelihoodInterval
+        One per objective.
+    """
+
+    cells: CellCounts
+    objectives: tuple
+    intervals: tuple[LikelihoodInterval, ...]
+
+
+@dataclass(frozen=True)
 class AnalysisReport:
     """Result of :func:`analyze` (``to_dict``/``from_dict`` round-trip; ``schema_version`` for consumers).
 
@@ -283,6 +307,14 @@ class AnalysisReport:
         rows in ``budgets`` of the JSON; each JSON budget entry names its ``aggregate``.
     objectives : tuple of ObjectiveInterval
         Intervals of the polynomial objectives asked for (``--objective``).
+    likelihood : SolvedIntervals or None
+        The solved likelihood intervals behind ``interval`` and the verdicts (method
+        ``"likelihood"``; None otherwise and after :meth:`from_dict`); not part of the JSON
+        and not compared.
+    projected_gains : tuple of ProjectedInterval
+        The two-call projected interval of each verdict's gain V_k - V_1, in the verdicts'
+        order, whatever the method (:func:`two_call_view`; None each when the Wald region is
+        empty); not part of the JSON, not compared.
     """
 
     source: str
@@ -303,6 +335,8 @@ class AnalysisReport:
     aggregates: tuple[AggregateBudget, ...] = ()
     objectives: tuple["ObjectiveInterval", ...] = ()
     schema_version: str = field(default=REPORT_SCHEMA_VERSION)
+    likelihood: SolvedIntervals | None = field(default=None, compare=False, repr=False)
+    projected_gains: tuple[ProjectedInterval | None, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -440,7 +474,7 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     faces = Faces()  # the analysis's sharp bounds share the faces they find, and only these
     projected = ([None] * len(targets) if region is None
                  else project_many([region], targets, certify=False, faces=faces)[0])
-    intervals = _intervals(data, targets, projected, alpha, method, calls, simultaneous)
+    intervals, solved = _intervals(data, targets, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
         try:
@@ -464,13 +498,9 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
             except InputError:
                 notes.append(f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval")
         rows.append(BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv))
-    verdicts = []
-    one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
-    calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
-    for v, iv in zip(gain_budgets, intervals[len(votes):len(votes) + len(gain_budgets)]):
-        status = verdict_status(iv.lower, iv.upper)
-        verdicts.append(Verdict(v, iv.lower, iv.upper, status, method, verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree)))
-    objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[len(votes) + len(gain_budgets):]))
+    gains = slice(len(votes), len(votes) + len(gain_budgets))
+    verdicts = list(_verdicts(data, gain_budgets, intervals[gains], method))
+    objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[gains.stop:]))
     aggregate_rows = []
     for aggregate in extra:
         aggregate_rows += aggregate_budgets(data, aggregate, aggregate_votes, alpha)
@@ -481,20 +511,79 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),
         two_call=two, all_calls=allc, region=None if region is None else region.to_dict(), budgets=tuple(rows), verdicts=tuple(verdicts),
         completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)), method=method,
-        aggregates=tuple(aggregate_rows), objectives=objective_rows,
+        aggregates=tuple(aggregate_rows), objectives=objective_rows, likelihood=solved, projected_gains=tuple(projected[gains]),
     )
 
 
-def _intervals(data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool):
-    """The reported 1 - alpha interval of each objective by ``method`` (module docstring)."""
+def _verdicts(data: CallBits, gain_budgets: list[int], intervals, method: str) -> tuple[Verdict, ...]:
+    """The verdict on each gain V_k - V_1 from its interval (module docstring)."""
+    one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
+    calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
+    return tuple(Verdict(v, iv.lower, iv.upper, verdict_status(iv.lower, iv.upper), method,
+                         verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree))
+                 for v, iv in zip(gain_budgets, intervals))
+
+
+def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -> AnalysisReport:
+    """``analyze(data, votes, method="two-call")``, derived from an analysis of ``data`` that already holds it.
+
+    Every analysis projects the two-call Wald region onto each budget and each gain (the
+    ``projected`` interval of its rows, :attr:`AnalysisReport.projected_gains`), whatever its
+    method; so one likelihood analysis of many budgets yields the paper's two-call report of
+    any of them without solving anything again: only the rows are chosen, their ``interval``
+    becomes the projected one and the verdicts are taken on the projected gains. Like the
+    two-call analysis of ``votes`` alone, the view holds no aggregates and no ``--objective`` rows.
+
+    Parameters
+    ----------
+    report : AnalysisReport
+        From :func:`analyze` of ``data`` (same alpha and singular rule), with every budget of ``votes``.
+    data : CallBits
+        The analysed bits (the verdicts' reasons use the one-call accuracy).
+    votes : sequence
+        The budgets of the view.
+
+    Raises
+    ------
+    InputError
+        A budget (or a gain) the report does not hold.
+    EmptyRegionError
+        The two-call Wald region of the data is empty (the report has no projected intervals).
+    """
+    votes = parse_votes(votes)
+    if report.region is None:  # what analyze(method="two-call") raises on these data
+        raise EmptyRegionError(f"the analysis holds no two-call interval: the Wald region misses the moment set ({report.source})")
+    rows = {b.votes: b for b in report.budgets}
+    majority = [v.votes for v in report.verdicts if v.aggregate == "majority"]  # in the order of projected_gains
+    gains = dict(zip(majority, report.projected_gains))
+    gain_budgets = verdict_budgets(votes)
+    missing = [votes_label(v) for v in votes if v not in rows] + [f"V{v} - V1" for v in gain_budgets if v not in gains]
+    if missing:
+        raise InputError(f"the analysis holds no two-call interval of {', '.join(missing)}")
+    budgets = tuple(replace(rows[v], interval=_two_call_interval(rows[v].projected, report.alpha)) for v in votes)
+    verdicts = _verdicts(data, gain_budgets, [_two_call_interval(gains[v], report.alpha) for v in gain_budgets], "two-call")
+    compared = dict(zip([v for v in majority if v <= report.calls], report.comparisons))
+    return replace(report, budgets=budgets, verdicts=verdicts, comparisons=tuple(compared[v] for v in gain_budgets if v in compared),
+                   method="two-call", aggregates=(), objectives=(), likelihood=None,
+                   projected_gains=tuple(gains[v] for v in gain_budgets))
+
+
+def _two_call_interval(projected: ProjectedInterval, alpha: float) -> IntervalEstimate:
+    """The reported interval of the two-call method: the projected Wald region (Section 4.4)."""
+    return IntervalEstimate(projected.lower, projected.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2)
+
+
+def _intervals(data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool
+               ) -> tuple[list[IntervalEstimate], SolvedIntervals | None]:
+    """The reported 1 - alpha interval of each objective by ``method`` (module docstring), and the solved
+    likelihood intervals behind them (None for the two-call method)."""
     if method == "two-call":
-        return [IntervalEstimate(p.lower, p.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2)
-                for p in projected]
+        return [_two_call_interval(p, alpha) for p in projected], None
     cells = CellCounts.from_bits(data, calls)
     ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
     used = cells.max_calls
-    return [IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
-            for iv in ivs]
+    return ([IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
+             for iv in ivs], SolvedIntervals(cells, tuple(objectives), tuple(ivs)))
 
 
 def _curve(curves: dict, method: str, votes) -> float | None:

@@ -37,7 +37,29 @@ def results(tmp_path_factory):
         lines += [f"e{i},ds,{pol}," + ",".join(str(int(x)) for x in row) for i, row in enumerate(bits)]
     path = tmp_path_factory.mktemp("curve") / "calls.csv"
     path.write_text("\n".join(lines) + "\n")
-    return path, analyze_store(path, step=0.5)
+    import certify.report._build as build
+
+    real = build.analyze
+    with pytest.MonkeyPatch.context() as mp:  # every analysis the report runs, by method
+        mp.setattr(build, "analyze", lambda *a, **kw: ANALYSES.append(kw.get("method")) or real(*a, **kw))
+        return path, analyze_store(path, step=0.5)
+
+
+#: The method of each analysis :func:`analyze_store` ran (filled by the ``results`` fixture).
+ANALYSES: list = []
+
+
+def test_each_group_is_analysed_once(results):
+    """One likelihood analysis per group; the paper's two-call report is its two-call view, not a second analysis."""
+    _, res = results
+    assert ANALYSES == ["likelihood"] * len(LAWS)
+    for group, rep in res["reports"].items():
+        curve = res["curves"][group]
+        assert rep.method == "two-call" and [b.votes for b in rep.budgets] == [3, 5, V_INF]
+        for row in rep.budgets:
+            same = next(b for b in curve.budgets if b.votes == row.votes)
+            assert row.projected == same.projected and (row.interval.lower, row.interval.upper) == (same.projected.lower, same.projected.upper)
+        assert [v.votes for v in rep.verdicts] == [3, 5] and all(v.method == "two-call" for v in rep.verdicts)
 
 
 def test_curves_use_every_call_and_hold_the_true_values(results):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from stats_helpers import simulate_bits
 
+from certify import V_INF, InputError
 from certify.cli.main import main
 from certify.stats import analyze, bits_from_array
 from certify.likelihood import cell_counts, likelihood_interval, likelihood_intervals
@@ -142,7 +143,8 @@ def test_cli_certificates_prove_every_interval_end(tmp_path, capsys, ten_calls):
     out, err = capsys.readouterr()
     report = json.loads(out)["reports"][0]
     assert "wrote 10 certificates" in err
-    files = sorted(certs.glob("*.json"))
+    files = sorted(f for f in certs.glob("*.json") if f.name != "index.json")
+    assert (certs / "index.json").is_file()  # the set's index (tests/test_certificate_sets.py)
     assert [f.name for f in files] == ["V3_V1_lower.json", "V3_V1_upper.json", "V3_lower.json", "V3_upper.json",
                                        "V9_V1_lower.json", "V9_V1_upper.json", "V9_lower.json", "V9_upper.json",
                                        "Vinf_lower.json", "Vinf_upper.json"]
@@ -223,3 +225,49 @@ def test_an_empty_wald_region_drops_only_the_two_call_column(tmp_path, capsys):
     header = next(line for line in out.splitlines() if line.startswith("budget"))
     assert "from 3 calls" in header and "two-call" not in header and "sharp at estimate" in header
     assert main(["analyze", str(path), "--method", "two-call"]) == 2
+
+
+def test_two_call_view_is_the_two_call_analysis():
+    """The two-call report derived from a likelihood analysis of more budgets equals the two-call analysis itself."""
+    from certify.stats import two_call_view
+
+    rng = np.random.default_rng(26)
+    data = bits_from_array(simulate_bits(rng.beta(3, 1.5, 300), 4, rng))
+    direct = analyze(data, votes=(3, 5, V_INF), method="two-call").to_dict()
+    wide = analyze(data, votes=(1, 3, 5, 9, V_INF), method="likelihood")
+    view = two_call_view(wide, data, (3, 5, V_INF)).to_dict()
+    # The sharp interval at the U-statistic moments may differ in its last bit: the exact solver's route
+    # depends on the faces the analysis met before (its Faces), and the wider analysis meets more.
+    for a, b in zip(direct["budgets"], view["budgets"]):
+        for key in ("moment_lower", "moment_upper"):
+            x, y = a.pop(key), b.pop(key)
+            assert (x is None and y is None) or x == pytest.approx(y, rel=1e-14, abs=1e-15)
+    assert json.dumps(direct) == json.dumps(view)
+    with pytest.raises(InputError, match="holds no two-call interval of 7 votes"):
+        two_call_view(wide, data, (7,))
+
+
+def test_two_call_view_ignores_aggregates_and_objectives():
+    """An analysis that also holds pass@k rows, their verdicts and an --objective interval gives the same view:
+    the verdicts are the majority's, taken on the projected gains; the view holds neither aggregates nor objectives."""
+    from certify.stats import two_call_view
+
+    rng = np.random.default_rng(28)
+    data = bits_from_array(simulate_bits(rng.beta(2, 1.5, 200), 4, rng))
+    direct = analyze(data, votes=(3, V_INF), method="two-call")
+    wide = analyze(data, votes=(1, 3, 9, V_INF), aggregates=["pass"], objectives=["1 - (1-q)**8"])
+    assert any(v.aggregate == "pass@k" for v in wide.verdicts) and wide.objectives
+    view = two_call_view(wide, data, (3, V_INF))
+    assert view.verdicts == direct.verdicts and view.comparisons == direct.comparisons
+    assert view.aggregates == () and view.objectives == () and view.method == "two-call" and view.likelihood is None
+    assert [b.interval for b in view.budgets] == [b.interval for b in direct.budgets]
+
+
+def test_two_call_view_of_an_empty_region_raises_like_the_two_call_analysis():
+    from certify.stats import EmptyRegionError, two_call_view
+
+    data = bits_from_array(np.tile([1.0, 0.0, 1.0], (30, 1)))
+    rep = analyze(data, votes=(3, "inf"))
+    assert rep.region is None and rep.likelihood is not None
+    with pytest.raises(EmptyRegionError, match="no two-call interval"):
+        two_call_view(rep, data, (3,))
