@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from certify.certificates import certify_bound, dump
-from certify.certificates._reading import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_JSON_VALUES, json_limits
+from certify._json_limits import json_limits as core_json_limits
+from certify.certificates._reading import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_JSON_VALUES
 from certify.cli.verify import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,6 +129,11 @@ def test_unusable_paths_exit_2_with_one_line_on_stderr(tmp_path):
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "does not exist" in r.stderr
 
 
+def json_limits(text: str) -> str | None:
+    """The core's limit check with a certificate's limits, as certify verify applies it."""
+    return core_json_limits(text, depth=MAX_JSON_DEPTH, values=MAX_JSON_VALUES)
+
+
 def test_reading_limits_are_fast():
     # The checks before parsing cost well under a second even at the size limit.
     deep = "[" * (MAX_FILE_BYTES // 2) + "]" * (MAX_FILE_BYTES // 2)
@@ -142,6 +148,8 @@ def test_reading_limits_are_fast():
     assert f"nest {MAX_JSON_DEPTH + 1} levels deep" in json_limits("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))
     assert "do not balance" in json_limits("][") and "do not balance" in json_limits('["]"')
     assert json_limits('{"a": "]]]\\"", "b": ["[\\"["]}') is None  # escaped quotes end no string
+    # one open string of escaped quotes at the size limit: every '"' in it once started a scan to the end
+    assert "do not balance" in json_limits('["' + '\\"' * (MAX_FILE_BYTES // 2 - 2))
 
 
 def test_check_file_in_process(genuine, tmp_path):

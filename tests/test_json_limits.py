@@ -1,0 +1,104 @@
+"""The core's JSON reading within limits (certify/_json_limits.py): every refusal one line, no recursion.
+
+Each case states what Python's own ``json`` does with the same text, so that the test fails
+if the strict parse ever falls back to it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+from certify._json_limits import NotJson, Unreadable, decode_utf8, json_limits, parse_json, read_bytes
+
+
+def _refused(text, match, **limits):
+    with pytest.raises(NotJson, match=match) as info:
+        parse_json(text, **{"depth": 64, **limits})
+    assert "\n" not in str(info.value)
+
+
+def test_valid_documents_parse_as_json_does():
+    for text in ('{"a": [1, 2.5, "x", null, true], "b": {"c": "]}[{"}}', "[]", '"s"', "0", '[{"a": "\\"]"}]'):
+        assert parse_json(text, depth=8) == json.loads(text)
+        assert parse_json(text.encode(), depth=8) == json.loads(text)
+    assert parse_json(b"\xef\xbb\xbf[1]", depth=2) == [1]  # a byte-order mark is dropped
+
+
+def test_repeated_keys_are_refused_where_json_keeps_the_last():
+    text = '{"status": "error", "samples": [], "status": "success"}'
+    assert json.loads(text)["status"] == "success"
+    _refused(text, r"^the key 'status' appears twice in one object$")
+    _refused('[{"a": {"b": 1, "b": 2}}]', "the key 'b' appears twice")
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_constants_are_refused(constant):
+    assert json.loads(f"[{constant}]")  # Python reads them
+    _refused(f"[{constant}]", rf"^{constant} is not a JSON number$")
+
+
+def test_an_integer_beyond_pythons_digit_limit_is_one_line():
+    text = '{"n": ' + "7" * (sys.get_int_max_str_digits() + 1) + "}"
+    with pytest.raises(ValueError, match="Exceeds the limit"):
+        json.loads(text)
+    _refused(text, rf"a number has more than {sys.get_int_max_str_digits()} digits")
+    assert parse_json('{"n": ' + "7" * sys.get_int_max_str_digits() + "}", depth=1)["n"] % 10 == 7
+
+
+def test_nesting_and_values_are_measured_without_recursion():
+    deep = "[" * 200_000 + "]" * 200_000
+    with pytest.raises(RecursionError):
+        json.loads(deep)
+    _refused(deep, r"^arrays and objects nest 200000 levels deep, deeper than the limit of 64$")
+    assert json_limits("[" * 64 + "]" * 64, depth=64) is None
+    assert "nest 65 levels" in json_limits("[" * 65 + "]" * 65, depth=64)
+    _refused("[" + ",".join(["1"] * 100) + "]", "more than the limit of 50 JSON values", values=50)
+    assert json_limits("[" + ",".join(["1"] * 48) + "]", depth=1, values=50) is None
+    assert json_limits('["[[[", "{{"]', depth=1) is None  # brackets inside strings do not count
+    for bad in ("][", '["]"', "[" * 10, "}"):
+        assert json_limits(bad, depth=64) == "not valid JSON: its brackets do not balance"
+
+
+def test_block_boundaries_do_not_change_the_depth(monkeypatch):
+    """The running depth carries across blocks: the same answer with blocks of 3 brackets."""
+    import certify._json_limits as core
+
+    text = "[" * 7 + "{}" * 5 + "]" * 7
+    whole = json_limits(text, depth=8), json_limits(text, depth=7)
+    monkeypatch.setattr(core, "_BLOCK", 3)
+    assert whole == (None, "arrays and objects nest 8 levels deep, deeper than the limit of 7")
+    assert (json_limits(text, depth=8), json_limits(text, depth=7)) == whole
+    assert json_limits("[]]" + "[", depth=6) == "not valid JSON: its brackets do not balance"
+
+
+def test_open_strings_of_escaped_quotes_cost_linear_time():
+    """'"' then n times '\\"': each '"' once started a scan to the end (quadratic); now one scan."""
+    text = '["' + '\\"' * 4_000_000
+    assert json_limits(text, depth=8) == "not valid JSON: its brackets do not balance"
+    _refused('"' + '\\"' * 4_000_000, r"^not valid JSON \(Unterminated string")
+
+
+def test_invalid_utf8_bytes():
+    _refused(b'["\xff"]', r"^is not UTF-8 text \(byte 2: invalid start byte\)$")
+    with pytest.raises(Unreadable, match="byte 0"):
+        decode_utf8(b"\xfe")
+
+
+def test_read_bytes_stops_at_the_limit_and_reads_regular_files_only(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 2049)
+    with pytest.raises(Unreadable, match=r"^is larger than the limit of 2048 bytes \(0.00195312 MiB\) for a log$"):
+        read_bytes(big, 2048, "a log")
+    assert read_bytes(big, 2049, "a log") == b" " * 2049
+    with pytest.raises(Unreadable, match="is not a regular file"):
+        read_bytes(tmp_path, 10, "a log")
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # nobody writes it: opening it would block
+    with pytest.raises(Unreadable, match="is not a regular file"):
+        read_bytes(fifo, 10, "a log")
+    with pytest.raises(Unreadable, match="is not a regular file"):
+        read_bytes(tmp_path / "missing.json", 10, "a log")
