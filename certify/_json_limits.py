@@ -95,7 +95,8 @@ def decode_utf8(data: bytes, error: type[Exception] = Unreadable) -> str:
 def json_limits(data: str | bytes, *, depth: int, values: int | None = None) -> str | None:
     """Why a JSON text exceeds the limits, or None when it is within them.
 
-    Strings are removed first (brackets and commas inside them do not count). The nesting
+    A text with more than four times ``values`` quotes (not after a backslash) is refused at
+    once. Then strings are removed (brackets and commas inside them do not count). The nesting
     depth is the running sum of +1 per ``[``/``{`` and -1 per ``]``/``}``, taken with numpy
     over the brackets alone, block by block. The values are at most one more than the
     commas plus the arrays and objects.
@@ -110,6 +111,12 @@ def json_limits(data: str | bytes, *, depth: int, values: int | None = None) -> 
         Most values allowed; None for no limit.
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    # Removing the strings costs about a microsecond per string: refuse first, from two byte
+    # counts, a text with too many. Every string is a value or a key, and every key has a
+    # value, so the values are at least half the strings, and the strings at least half the
+    # quotes that follow no backslash.
+    if values is not None and (raw.count(b'"') - raw.count(b'\\"')) // 4 > values:
+        return f"more than the limit of {values} JSON values"
     bare = _STRING.sub(b'""', raw)
     brackets = bare.translate(_AS_STEPS, delete=_NOT_BRACKETS)
     del raw

@@ -102,3 +102,15 @@ def test_read_bytes_stops_at_the_limit_and_reads_regular_files_only(tmp_path):
         read_bytes(fifo, 10, "a log")
     with pytest.raises(Unreadable, match="is not a regular file"):
         read_bytes(tmp_path / "missing.json", 10, "a log")
+
+
+def test_many_strings_are_refused_before_they_are_removed():
+    """Each string of '["a","a",...]' is a value: the quote count alone refuses the text."""
+    text = "[" + ",".join(['"a"'] * 1000) + "]"
+    assert json_limits(text, depth=1, values=249) == "more than the limit of 249 JSON values"
+    assert json_limits(text, depth=1, values=1001) is None
+    assert "1000 JSON values" in json_limits(text, depth=1, values=1000)  # 1001 values: 1000 strings and the array
+    keys = "{" + ",".join(f'"k{i}": "v"' for i in range(100)) + "}"  # 200 strings, 101 values
+    assert json_limits(keys, depth=1, values=101) is None
+    escaped = '["' + '\\"' * 1000 + '"]'  # one string however many escaped quotes
+    assert json_limits(escaped, depth=1, values=2) is None
