@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["NotJson", "Unreadable", "decode_utf8", "json_limits", "parse_json", "read_bytes"]
+__all__ = ["NotJson", "Unreadable", "ValueBudget", "decode_utf8", "json_limits", "parse_json", "read_bytes"]
 
 # A JSON string, unrolled so that a long string is matched in one run of C code. The
 # quantifiers are possessive and a string left open runs to the end of the text: without
@@ -54,6 +54,17 @@ class Unreadable(Exception):
 
 class NotJson(ValueError):
     """The text is not a JSON document within the limits; the message is the one-line reason."""
+
+
+class ValueBudget:
+    """A limit on the JSON values of several documents together (the documents of one log).
+
+    Pass it as ``values=`` to :func:`json_limits` or :func:`parse_json`: each document may
+    have at most :attr:`left` values, and a document within the limit uses them up.
+    """
+
+    def __init__(self, left: int):
+        self.left = left
 
 
 def read_bytes(path: Path, max_bytes: int, what: str) -> bytes:
@@ -92,7 +103,7 @@ def decode_utf8(data: bytes, error: type[Exception] = Unreadable) -> str:
         raise error(f"is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
-def json_limits(data: str | bytes, *, depth: int, values: int | None = None) -> str | None:
+def json_limits(data: str | bytes, *, depth: int, values: int | ValueBudget | None = None) -> str | None:
     """Why a JSON text exceeds the limits, or None when it is within them.
 
     A text with more than four times ``values`` quotes (not after a backslash) is refused at
@@ -107,16 +118,18 @@ def json_limits(data: str | bytes, *, depth: int, values: int | None = None) -> 
         The text (bytes as UTF-8).
     depth : int
         Deepest nesting of arrays and objects allowed.
-    values : int, optional
-        Most values allowed; None for no limit.
+    values : int or ValueBudget, optional
+        Most values allowed (a budget: what is left of it, used up when the text is within
+        the limits); None for no limit.
     """
+    limit = values.left if isinstance(values, ValueBudget) else values
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     # Removing the strings costs about a microsecond per string: refuse first, from two byte
     # counts, a text with too many. Every string is a value or a key, and every key has a
     # value, so the values are at least half the strings, and the strings at least half the
     # quotes that follow no backslash.
-    if values is not None and (raw.count(b'"') - raw.count(b'\\"')) // 4 > values:
-        return f"more than the limit of {values} JSON values"
+    if limit is not None and (raw.count(b'"') - raw.count(b'\\"')) // 4 > limit:
+        return f"more than the limit of {limit} JSON values"
     bare = _STRING.sub(b'""', raw)
     brackets = bare.translate(_AS_STEPS, delete=_NOT_BRACKETS)
     del raw
@@ -132,8 +145,11 @@ def json_limits(data: str | bytes, *, depth: int, values: int | None = None) -> 
         return "not valid JSON: its brackets do not balance"
     if deepest > depth:
         return f"arrays and objects nest {deepest} levels deep, deeper than the limit of {depth}"
-    if values is not None and bare.count(b",") + len(brackets) // 2 + 1 > values:
-        return f"more than the limit of {values} JSON values"
+    count = bare.count(b",") + len(brackets) // 2 + 1
+    if limit is not None and count > limit:
+        return f"more than the limit of {limit} JSON values"
+    if isinstance(values, ValueBudget):
+        values.left -= count
     return None
 
 
@@ -151,7 +167,7 @@ def _no_constant(name: str):
     raise NotJson(f"{name} is not a JSON number")
 
 
-def parse_json(data: str | bytes, *, depth: int, values: int | None = None):
+def parse_json(data: str | bytes, *, depth: int, values: int | ValueBudget | None = None):
     """Parse a JSON document within the limits (module docstring).
 
     Parameters

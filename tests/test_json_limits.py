@@ -114,3 +114,14 @@ def test_many_strings_are_refused_before_they_are_removed():
     assert json_limits(keys, depth=1, values=101) is None
     escaped = '["' + '\\"' * 1000 + '"]'  # one string however many escaped quotes
     assert json_limits(escaped, depth=1, values=2) is None
+
+
+def test_a_budget_of_values_is_shared_by_several_documents():
+    from certify._json_limits import ValueBudget
+
+    budget = ValueBudget(10)
+    assert parse_json("[1, 2, 3]", depth=2, values=budget) == [1, 2, 3] and budget.left == 6
+    assert parse_json('{"a": "x, y"}', depth=2, values=budget) == {"a": "x, y"} and budget.left == 4  # no comma in a string counts
+    with pytest.raises(NotJson, match="more than the limit of 4 JSON values"):
+        parse_json("[1, 2, 3, 4]", depth=2, values=budget)
+    assert budget.left == 4  # a refused document uses nothing

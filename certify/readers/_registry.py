@@ -11,8 +11,9 @@ of a log location).
 Keywords that do not apply to a file's kind are errors, never silently ignored (column
 options for a log or a run store; ``scorer``, ``allow_incomplete``, ``score_map`` for a
 table or a store; ``delimiter`` for anything but a delimited text table;
-``answer_regex``, ``ignore_case`` for anything but an lm-eval samples file), except
-``open_store``, which the CLI and the report pass for every file.
+``answer_regex`` for anything but a log, ``ignore_case`` for anything but an lm-eval
+samples file; ``answer_normalize`` for a file without answers), except ``open_store``,
+which the CLI and the report pass for every file.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .._calls import CallBits, DataError
+from ._answers import DEFAULT_NORMALIZATION
 from ._columns import ColumnMap
 from ._csv import read_csv
 from ._inspect import is_inspect_log, read_inspect_log
@@ -44,6 +46,7 @@ class ReadOptions:
     delimiter: str | None = None
     answer_regex: str | None = None
     ignore_case: bool = False
+    answer_normalize: str = DEFAULT_NORMALIZATION
     open_store: Callable | None = None
 
     def given(self) -> set[str]:
@@ -52,7 +55,8 @@ class ReadOptions:
             ("scorer", self.scorer is not None), ("allow_incomplete", bool(self.allow_incomplete)),
             ("score_map", bool(self.score_map)), ("columns", not self.columns.empty),
             ("delimiter", self.delimiter is not None), ("answer_regex", self.answer_regex is not None),
-            ("ignore_case", bool(self.ignore_case)), ("open_store", self.open_store is not None)) if on}
+            ("ignore_case", bool(self.ignore_case)), ("answer_normalize", self.answer_normalize != DEFAULT_NORMALIZATION),
+            ("open_store", self.open_store is not None)) if on}
 
 
 @dataclass(frozen=True)
@@ -102,16 +106,18 @@ def _table(read: Callable) -> Callable[[Path, ReadOptions], dict[str, CallBits]]
     return read_checked
 
 
-_LOG_OPTIONS = frozenset({"scorer", "allow_incomplete", "score_map"})
+_LOG_OPTIONS = frozenset({"scorer", "allow_incomplete", "score_map", "answer_regex", "answer_normalize"})
 
 #: Every kind of file read_groups reads; the first that handles a path reads it, so a
 #: reader that tests content comes before the plain reader of the same suffix.
 READERS: tuple[Reader, ...] = (
     Reader("lm-eval samples", (".jsonl", ".ndjson"),
-           lambda p, o: read_lmeval_samples(p, answer_regex=o.answer_regex, ignore_case=o.ignore_case),
-           frozenset({"answer_regex", "ignore_case"}), sniff=is_lmeval_samples),
+           lambda p, o: read_lmeval_samples(p, answer_regex=o.answer_regex, ignore_case=o.ignore_case,
+                                            answer_normalize=o.answer_normalize),
+           frozenset({"answer_regex", "ignore_case", "answer_normalize"}), sniff=is_lmeval_samples),
     Reader("inspect_ai log", (".eval", ".json"),
-           lambda p, o: read_inspect_log(p, scorer=o.scorer, allow_incomplete=o.allow_incomplete, score_map=o.score_map),
+           lambda p, o: read_inspect_log(p, scorer=o.scorer, allow_incomplete=o.allow_incomplete, score_map=o.score_map,
+                                         answer_regex=o.answer_regex, answer_normalize=o.answer_normalize),
            _LOG_OPTIONS, sniff=is_inspect_log),
     Reader("run store", (".sqlite", ".sqlite3", ".db"), lambda p, o: read_store(p, o.open_store),
            frozenset({"open_store"})),
@@ -132,9 +138,14 @@ def reader_for(path, readers: tuple[Reader, ...] = READERS) -> Reader | None:
 def _refuse_options(path: Path, reader: Reader | None, options: ReadOptions) -> None:
     """A DataError for keywords given for a kind of file they do not apply to (module docstring)."""
     wrong = options.given() - (reader.options if reader is not None else frozenset())
-    if wrong & {"answer_regex", "ignore_case"}:
-        raise DataError(f"{path}: answer_regex= (--answer-regex) and ignore_case= (--answer-ignore-case) apply to "
-                        f"lm-eval samples files only (.jsonl lines with doc_id, doc, target, resps)")
+    if "answer_regex" in wrong:
+        raise DataError(f"{path}: answer_regex= (--answer-regex) applies to logs only (lm-eval samples files: .jsonl "
+                        f"lines with doc_id, doc, target, resps; inspect_ai logs: .eval, .json)")
+    if "ignore_case" in wrong:
+        raise DataError(f"{path}: ignore_case= (--answer-ignore-case) applies to lm-eval samples files only (.jsonl "
+                        f"lines with doc_id, doc, target, resps)")
+    if "answer_normalize" in wrong:
+        raise DataError(f"{path}: answer_normalize= (--answer-normalize) applies to files with answers only")
     given = [f"{name}= ({flag})" for name, flag in (("scorer", "--scorer"), ("allow_incomplete", "--allow-incomplete"),
                                                    ("score_map", "--score-map")) if name in wrong]
     if given:
@@ -151,7 +162,8 @@ def _refuse_options(path: Path, reader: Reader | None, options: ReadOptions) -> 
 
 def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
                 columns=None, delimiter: str | None = None, answer_regex: str | None = None,
-                ignore_case: bool = False, open_store=None) -> dict[str, CallBits]:
+                ignore_case: bool = False, answer_normalize: str = DEFAULT_NORMALIZATION,
+                open_store=None) -> dict[str, CallBits]:
     """Read correctness bits, one :class:`CallBits` per group (formats: :mod:`certify.readers`).
 
     Parameters
@@ -172,9 +184,13 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         tab for ``.tsv``, else the one of the three the header line contains
         (:mod:`certify.readers._csv`).
     answer_regex : str, optional
-        lm-eval samples files: extracts each response's answer (:mod:`certify.readers._lmeval`).
+        Logs: extracts each response's answer (:mod:`certify.readers._answer_regex`); lm-eval
+        samples files (:mod:`certify.readers._lmeval`) and inspect_ai logs whose scorer set
+        no ``Score.answer``.
     ignore_case : bool
         lm-eval samples files: compare answers and targets ignoring case.
+    answer_normalize : {"exact", "strip", "casefold", "number"}
+        How answers are compared (:mod:`certify.readers._answers`; default ``"strip"``).
     open_store : callable, optional
         Run stores (``.sqlite``, ``.sqlite3``, ``.db``): opens the path as a context manager
         giving a :class:`~certify.readers.CallTable`, e.g. :class:`certify.experiment.RunStore`.
@@ -193,7 +209,7 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         raise DataError(f"{p}: no such file")
     options = ReadOptions(scorer=scorer, allow_incomplete=allow_incomplete, score_map=score_map,
                           columns=ColumnMap.coerce(columns, str(p)), delimiter=delimiter, answer_regex=answer_regex,
-                          ignore_case=ignore_case, open_store=open_store)
+                          ignore_case=ignore_case, answer_normalize=answer_normalize, open_store=open_store)
     reader = reader_for(p)
     _refuse_options(p, reader, options)
     if reader is None:
@@ -205,13 +221,14 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
 
 def read_bits(path, *, group: str | None = None, scorer: str | None = None, allow_incomplete: bool = False,
               score_map=None, columns=None, delimiter: str | None = None, answer_regex: str | None = None,
-              ignore_case: bool = False, open_store=None) -> CallBits:
+              ignore_case: bool = False, answer_normalize: str = DEFAULT_NORMALIZATION, open_store=None) -> CallBits:
     """Read one analysis' correctness bits; ``group`` selects among several (``dataset/policy``).
 
     The other keywords are those of :func:`read_groups`.
     """
     groups = read_groups(path, scorer=scorer, allow_incomplete=allow_incomplete, score_map=score_map, columns=columns,
-                         delimiter=delimiter, answer_regex=answer_regex, ignore_case=ignore_case, open_store=open_store)
+                         delimiter=delimiter, answer_regex=answer_regex, ignore_case=ignore_case,
+                         answer_normalize=answer_normalize, open_store=open_store)
     if group is None:
         if len(groups) > 1:
             raise DataError(f"{path}: {len(groups)} groups ({', '.join(groups)}); choose one with group=")

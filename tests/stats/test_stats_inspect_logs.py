@@ -20,7 +20,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inspect
 
 from certify.cli.main import main  # noqa: E402
 from certify.stats import DataError, read_bits  # noqa: E402
-from certify.readers._inspect import ZIP_ZSTD, read_inspect_log  # noqa: E402
+from certify.readers._inspect import read_inspect_log  # noqa: E402
+from certify.readers._zip import ZIP_ZSTD  # noqa: E402
 
 IDS = [f"q{i}" for i in range(5)]
 EPOCHS = 3
@@ -198,7 +199,9 @@ def test_no_answer_and_partial_scores_need_a_mapping(logs):
     expected = EXPECTED[1:5].copy()
     expected[0, 0], expected[1, 1], expected[2, 2] = 0, 1, 1
     np.testing.assert_array_equal(bits.bits, expected)
-    assert bits.read_info.notes == ("score value 'N' read as 0 (score map, 1 sample)", "score value 'P' read as 1 (score map, 2 samples)")
+    assert bits.read_info.notes == ("score value 'N' read as 0 (score map, 1 sample)", "score value 'P' read as 1 (score map, 2 samples)",
+                                    "12 of 12 calls have no Score.answer from the scorer: their answer is the output "
+                                    "completion, the whole completion (pass --answer-regex to extract it)")
 
 
 def test_cli_score_map_allow_incomplete_and_first_lines(logs, capsys):

@@ -214,9 +214,11 @@ def test_answer_regex_without_group_uses_the_whole_match(samples):
 
 def test_last_number_regex_from_the_docstring():
     from certify.readers import _lmeval
+    from certify.readers._answer_regex import AnswerRegex
 
-    assert r"(?s).*(?<![0-9-])(-?[0-9]+)" in _lmeval.__doc__
-    assert _lmeval._answer("First 12, then 3 and finally\n-457.", _lmeval._compile(r"(?s).*(?<![0-9-])(-?[0-9]+)")) == "-457"
+    for last_number in (r"(?s).*(?<![0-9-])(-?[0-9]+)", r"(?r)(?<![0-9-])(-?[0-9]+)"):
+        assert last_number in _lmeval.__doc__
+        assert AnswerRegex(last_number).answer("First 12, then 3 and finally\n-457.", "here") == "-457"
 
 
 def test_several_filters_read_once(samples):
@@ -359,7 +361,7 @@ def test_cli_analyze_reads_lm_eval_samples(samples, capsys, tmp_path):
     table.write_text("b0,b1\n1,0\n0,1\n", encoding="utf-8")
     code = main(["analyze", str(table), "--answer-regex", "x"])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and "apply to lm-eval samples files only" in err
+    assert code == 2 and out == "" and "applies to logs only" in err
     code = main(["analyze", str(samples["certify_mc"])])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "multiple_choice" in err
