@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -64,14 +65,16 @@ def test_nesting_and_values_are_measured_without_recursion():
 
 
 def test_block_boundaries_do_not_change_the_depth(monkeypatch):
-    """The running depth carries across blocks: the same answer with blocks of 3 brackets."""
+    """The running depth carries across blocks: the same depth with blocks of 3 brackets."""
     import certify._json_limits as core
 
     text = "[" * 7 + "{}" * 5 + "]" * 7
     whole = json_limits(text, depth=8), json_limits(text, depth=7)
     monkeypatch.setattr(core, "_BLOCK", 3)
     assert whole == (None, "arrays and objects nest 8 levels deep, deeper than the limit of 7")
-    assert (json_limits(text, depth=8), json_limits(text, depth=7)) == whole
+    assert json_limits(text, depth=8) is None
+    # read in blocks, the text is refused at the first block past the limit, which the message says
+    assert json_limits(text, depth=7) == "arrays and objects nest 8 levels deep or more, deeper than the limit of 7"
     assert json_limits("[]]" + "[", depth=6) == "not valid JSON: its brackets do not balance"
 
 
@@ -125,3 +128,56 @@ def test_a_budget_of_values_is_shared_by_several_documents():
     with pytest.raises(NotJson, match="more than the limit of 4 JSON values"):
         parse_json("[1, 2, 3, 4]", depth=2, values=budget)
     assert budget.left == 4  # a refused document uses nothing
+
+
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+
+
+def _reference(text: bytes) -> tuple[bool, int, int]:
+    """Balance, depth and value count measured another way: strings replaced by "" with a regex,
+    then brackets and commas counted one by one."""
+    bare = _STRING.sub(b'""', text)
+    level = deepest = 0
+    balanced = True
+    for ch in bare:
+        if ch in b"[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif ch in b"]}":
+            level -= 1
+            balanced = balanced and level >= 0
+    return balanced and level == 0, deepest, bare.count(b",") + sum(bare.count(c) for c in b"[{") + 1
+
+
+_TOKENS = ["[", "]", "{", "}", ",", ":", '"a"', '"[\\"]"', '"\\\\"', '"{,}"', "1", " ", '"\\\\\\""', '"x\\\\\\\\"']
+
+
+@pytest.mark.parametrize("block", [1, 3, 8, 2**22])
+def test_the_block_scan_agrees_with_a_regex_on_random_texts(monkeypatch, block):
+    """Texts of JSON tokens (escaped quotes and backslashes included, no backslash outside a string),
+    cut into blocks of every size: strings, depth and values as the reference finds them."""
+    import random
+
+    import certify._json_limits as core
+
+    monkeypatch.setattr(core, "_BLOCK", block)
+    rng = random.Random(block)
+    for _ in range(500):
+        text = "".join(rng.choice(_TOKENS) for _ in range(rng.randint(0, 25))).encode()
+        balanced, deepest, count = _reference(text)
+        quotes = text.count(b'"') - text.count(b'\\"')  # the documented first test: quotes after no backslash
+        for depth, values in ((3, 1000), (99, 4), (99, 1000)):
+            got = json_limits(text, depth=depth, values=values)
+            deep = f"arrays and objects nest {deepest} levels deep, deeper than the limit of {depth}"
+            too_many = f"more than the limit of {values} JSON values"
+            unbalanced = "not valid JSON: its brackets do not balance"
+            if quotes // 4 > values:
+                assert got == too_many, text
+            elif not balanced:  # the scan may meet a limit in an earlier block first
+                assert got == unbalanced or (block < len(text) and got.startswith(("arrays", too_many))), text
+            elif deepest > depth:
+                assert got == deep or (block < len(text) and got.startswith("arrays and objects nest")), text
+            elif count > values:
+                assert got == too_many, text
+            else:
+                assert got is None, text

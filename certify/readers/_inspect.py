@@ -331,15 +331,16 @@ def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool 
     normalize_answer("", answer_normalize)  # an unknown normalization is refused before the file is read
     if p.suffix.lower() == ".eval" and not zipfile.is_zipfile(p):
         raise DataError(f"{p}: not an inspect_ai .eval log (not a zip archive)")
-    read_eval_log = None
+    # within the limits and checked, whichever reader then reads the log; first, as importing
+    # inspect_ai takes seconds
+    log = load(p)
     if use_inspect is not False:
         try:
             from inspect_ai.log import read_eval_log  # optional: the built-in reader gives the same bits
         except ImportError:
             if use_inspect:
                 raise DataError(f"{p}: use_inspect=True but inspect_ai is not installed: pip install inspect-ai") from None
-    log = load(p)  # within the limits and checked, whichever reader then reads the log
-    if read_eval_log is not None:
-        del log  # checked; inspect_ai's reading is the one used
-        log = read_with_inspect(p, read_eval_log)
+        else:
+            del log  # checked; inspect_ai's reading is the one used
+            log = read_with_inspect(p, read_eval_log)
     return _to_bits(log, str(p), scorer, allow_incomplete, table, regex, answer_normalize)

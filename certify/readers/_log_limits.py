@@ -23,10 +23,9 @@ MAX_LOG_DOCUMENT_BYTES = 128 * 2**20
 #: time; a 0.7 MB archive can hold 700 MB of zeros.
 MAX_LOG_ARCHIVE_BYTES = 256 * 2**20
 
-#: Deepest nesting of JSON arrays and objects in a log document. inspect_ai's own documents
-#: nest about 10 levels (a tool call's arguments inside a model event inside a sample);
-#: Python's parser recurses once per level and stops near 1000, the pydantic parser inspect_ai
-#: uses at 200.
+#: Deepest nesting of JSON arrays and objects in a log document: a whole inspect_ai ``.json``
+#: log nests 9 levels (measured on one inspect_ai 0.3.285 wrote; a tool call's arguments add
+#: their own); Python's parser recurses once per level and fails near 1000.
 MAX_LOG_JSON_DEPTH = 100
 
 #: Most JSON values in the documents of one log together (2^23, about 8.4 million): a parsed
