@@ -172,7 +172,7 @@ def _answer_text(s: Sample, scorer, regex: AnswerRegex | None, where: str) -> tu
     """The call's answer text (module docstring) and whether it came from the completion."""
     given = s.answers.get(scorer)
     if given is not None:
-        return str(given), False
+        return given, False
     return (s.completion if regex is None else regex.answer(s.completion, where)), True
 
 

@@ -109,9 +109,13 @@ def _sample(s, i: int, path: Path) -> Sample:
     scores = s.get("scores") or {}
     if not isinstance(scores, dict):
         raise DataError(f"{path}: sample {i}: 'scores' is {kind(scores)}, not an object")
+    answers = {k: (v.get("answer") if isinstance(v, dict) else None) for k, v in scores.items()}
+    odd = next((k for k, a in answers.items() if a is not None and not isinstance(a, str)), None)
+    if odd is not None:  # inspect_ai's Score.answer is a string: its reader refuses the log too
+        raise DataError(f"{path}: sample {i}: scores.{odd}.answer is {kind(answers[odd])}, not a string")
     err = s.get("error")
     return Sample(s.get("id"), s.get("epoch", 1), {k: (v.get("value") if isinstance(v, dict) else v) for k, v in scores.items()},
-                  {k: (v.get("answer") if isinstance(v, dict) else None) for k, v in scores.items()},
+                  answers,
                   _completion(s.get("output")),
                   None if err is None else str(err.get("message") if isinstance(err, dict) else err),
                   s.get("invalidation") is not None)
@@ -151,24 +155,27 @@ def _json_log(path: Path) -> Log:
 
 def _eval_log(path: Path) -> Log:
     docs = _Documents(path)
+    headers, samples = {}, []
     with Archive(path) as archive:
-        archive.check_all()
-        names = archive.names()
-        if "header.json" in names:
-            header = docs.parse(archive.read("header.json"), "member 'header.json'")
-        elif "_journal/start.json" in names:  # the run never wrote its header: it did not finish
-            header = docs.parse(archive.read("_journal/start.json"), "member '_journal/start.json'")
-            if isinstance(header, dict):
-                header = {**header, "status": header.get("status", "started")}
-        else:
-            raise DataError(f"{path}: not an inspect_ai .eval log (neither header.json nor _journal/start.json in the archive)")
-        if not isinstance(header, dict):
-            raise DataError(f"{path}: header.json of the .eval archive is {kind(header)}, not an object")
-        samples = []
-        for name in names:
-            if name.startswith("samples/") and name.endswith(".json"):
+        for info, last in archive.entries():  # every entry is read once: the ones used are parsed
+            name = info.filename
+            if last and name in ("header.json", "_journal/start.json"):
+                headers[name] = docs.parse(archive.read(info), f"member {name!r}")
+            elif last and name.startswith("samples/") and name.endswith(".json"):
                 # one member parsed at a time and cut to the fields used: memory is one sample's
-                samples.append(_sample(docs.parse(archive.read(name), f"member {name!r}"), len(samples) + 1, path))
+                samples.append(_sample(docs.parse(archive.read(info), f"member {name!r}"), len(samples) + 1, path))
+            else:
+                archive.check(info)
+    if "header.json" in headers:
+        header = headers["header.json"]
+    elif "_journal/start.json" in headers:  # the run never wrote its header: it did not finish
+        header = headers["_journal/start.json"]
+        if isinstance(header, dict):
+            header = {**header, "status": header.get("status", "started")}
+    else:
+        raise DataError(f"{path}: not an inspect_ai .eval log (neither header.json nor _journal/start.json in the archive)")
+    if not isinstance(header, dict):
+        raise DataError(f"{path}: header.json of the .eval archive is {kind(header)}, not an object")
     return _log(header, samples, "the built-in .eval reader")
 
 

@@ -56,9 +56,9 @@ class _Slice:
 class Archive:
     """A zip archive whose members are read within the limits (module docstring).
 
-    Use as a context manager; :meth:`read` gives a member's bytes, :meth:`check_all` reads
-    every member once (sizes and CRCs). The expanded bytes of every read count towards
-    MAX_LOG_ARCHIVE_BYTES.
+    Use as a context manager; :meth:`entries` lists the entries, :meth:`read` gives one's
+    bytes, :meth:`check` reads one without keeping it (its size and CRC). The expanded bytes
+    of every read count towards MAX_LOG_ARCHIVE_BYTES.
 
     Raises
     ------
@@ -97,19 +97,22 @@ class Archive:
         if hasattr(self, "fh"):
             self.fh.close()
 
-    def names(self) -> list[str]:
-        """Member names in archive order, each once (a repeated name is read from its last entry)."""
-        return list(dict.fromkeys(self.zf.namelist()))
+    def entries(self) -> Iterator[tuple[zipfile.ZipInfo, bool]]:
+        """Every entry in archive order, and whether it is the last of its name (the one every zip
+        reader takes; an earlier one is superseded, yet still checked)."""
+        infos = self.zf.infolist()
+        last = {info.filename: info for info in infos}
+        for info in infos:
+            yield info, last[info.filename] is info
 
-    def check_all(self) -> None:
-        """Read every entry (repeated names too) once: sizes and CRCs."""
-        for info in self.zf.infolist():
-            for _ in self._blocks(info):
-                pass
+    def read(self, info: zipfile.ZipInfo) -> bytes:
+        """The bytes of one entry, checked."""
+        return b"".join(self._blocks(info))
 
-    def read(self, name: str) -> bytes:
-        """The bytes of member ``name`` (its last entry, as every zip reader takes), checked."""
-        return b"".join(self._blocks(self.zf.getinfo(name)))
+    def check(self, info: zipfile.ZipInfo) -> None:
+        """Read one entry to its end without keeping it: its size and CRC."""
+        for _ in self._blocks(info):
+            pass
 
     def _corrupt(self, info: zipfile.ZipInfo, why: str) -> DataError:
         return DataError(f"{self.path}: member {info.filename!r} of the .eval archive is corrupt ({why})")
