@@ -61,7 +61,8 @@ def _no_network(*args, **kwargs):
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory):
-    """name -> path of logs inspect_ai writes: ok.eval/ok.json, error.eval/error.json, unscored.eval, np.eval, failed.eval."""
+    """name -> path of logs inspect_ai writes: ok.eval/ok.json, error.eval/error.json, unscored.eval, np.eval, failed.eval,
+    answers.eval/answers.json (COMPLETIONS, scored by extracted())."""
     out = tmp_path_factory.mktemp("inspect_logs")
     home = tmp_path_factory.mktemp("inspect_home")
     with pytest.MonkeyPatch.context() as mp:
