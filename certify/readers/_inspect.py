@@ -207,7 +207,7 @@ def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict,
         if not names:
             raise DataError(f"{source}: no sample of the log has a score ({status}); nothing to read")
         if len(names) != 1:
-            raise DataError(f"{source}: the log has scorers {names}; choose one with scorer= (--scorer)")
+            raise DataError(f"{source}: the log has scorers {names}; choose one with --scorer (scorer=)")
         scorer = names[0]
     elif scorer not in names:
         raise DataError(f"{source}: scorer {scorer!r} not in the log (has {', '.join(map(str, names)) or 'none'})")

@@ -367,7 +367,7 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         answer_rows.append(answer_row)
         correct_calls[doc_id] = int(sum(row))
     if regex is not None and unparsed == total:
-        raise DataError(f"{p}: answer_regex {regex.shown} matches none of the {total} responses "
+        raise DataError(f"{p}: --answer-regex {regex.shown} matches none of the {total} responses "
                         f"(e.g. {_short(example)}); fix the regex")
     counts = np.array([len(r) for r in rows], dtype=int)
     bits = np.full((len(rows), int(counts.max())), np.nan)  # NaN past an example's last call (ragged rule)

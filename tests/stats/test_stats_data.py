@@ -96,7 +96,7 @@ def test_eval_scorer_choice(tmp_path):
     for s in samples:
         s["scores"]["other"] = {"value": "I"}
     write_eval_json(tmp_path / "log.json", samples)
-    with pytest.raises(DataError, match="choose one with scorer="):
+    with pytest.raises(DataError, match=r"choose one with --scorer \(scorer=\)"):
         read_bits(tmp_path / "log.json")
     np.testing.assert_array_equal(read_bits(tmp_path / "log.json", scorer="match").bits, [[1, 0]])
     np.testing.assert_array_equal(read_bits(tmp_path / "log.json", scorer="other").bits, [[0, 0]])

@@ -391,13 +391,13 @@ def test_answer_options_through_read_bits_and_the_cli(logs, capsys):
         read_bits(logs["answers.json"], answer_normalize="loose")
     code = main(["analyze", str(logs["answers.eval"]), "--votes", "3", "--answer-regex", "(", "--json"])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and err.count("\n") == 1 and "answer_regex '(' is not a valid" in err
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--answer-regex (answer_regex=) '(' is not a valid" in err
 
 
 def test_a_backtracking_regex_is_one_line_not_a_hang(logs):
     from certify.readers._answer_regex import REGEX_SECONDS
 
-    with pytest.raises(DataError, match=rf"answer_regex '\(\?s\)\(\.\*\?,\)\{{15\}}z' took more than {REGEX_SECONDS:g} s on "
+    with pytest.raises(DataError, match=rf"--answer-regex '\(\?s\)\(\.\*\?,\)\{{15\}}z' took more than {REGEX_SECONDS:g} s on "
                                         r"the response '.*\(\d+ characters\): it backtracks") as info:
         from certify.readers._answer_regex import AnswerRegex
 

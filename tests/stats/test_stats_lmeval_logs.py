@@ -274,9 +274,9 @@ def test_multiple_choice_is_refused(samples):
 
 
 def test_regex_errors(samples):
-    with pytest.raises(DataError, match=r"answer_regex '\(' is not a valid Python regular expression"):
+    with pytest.raises(DataError, match=r"--answer-regex \(answer_regex=\) '\(' is not a valid Python regular expression"):
         read_lmeval_samples(samples["certify_gen"], answer_regex="(")
-    with pytest.raises(DataError, match=rf"answer_regex 'zzz' matches none of the {N_DOCS * REPEATS} responses "
+    with pytest.raises(DataError, match=rf"--answer-regex 'zzz' matches none of the {N_DOCS * REPEATS} responses "
                                         r"\(e.g. '.*'\); fix the regex"):
         read_lmeval_samples(samples["certify_gen"], answer_regex="zzz")
 
@@ -504,7 +504,7 @@ def test_answer_regex_work_is_bounded(samples, tmp_path):
     # (Python's re backtracks quadratically here, for minutes)
     _, bits = _read(long_response("no digits here " * 4000), answer_regex=r"(?s).*(?<![0-9-])(-?[0-9]+)")
     assert bits.answers[3, 2] == -1 and bits.bits[3, 2] == 0
-    with pytest.raises(DataError, match=r"line 4 \(doc_id 3\), repeat 3: answer_regex '\(\?s\)\(\.\*\?,\)\{15\}z' took "
+    with pytest.raises(DataError, match=r"line 4 \(doc_id 3\), repeat 3: --answer-regex '\(\?s\)\(\.\*\?,\)\{15\}z' took "
                                         r"more than 1 s on the response 'a,a,.*\.\.\. \(6000 characters\): it backtracks "
                                         r"without bound") as info:
         read_lmeval_samples(long_response("a," * 3000), answer_regex="(?s)(.*?,){15}z")
