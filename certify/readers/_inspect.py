@@ -50,11 +50,12 @@ values, and must map to 0 or 1. How many samples each mapped value covered is in
 ``Score.answer`` when the scorer set it; else the sample's output completion, through
 ``answer_regex`` (``--answer-regex``, :mod:`certify.readers._answer_regex`: the first
 match's first group, else the whole match; no match is no answer) when one is given, or
-whole. Answers are compared after ``answer_normalize`` (``--answer-normalize``,
-:func:`certify.readers._answers.normalize_answer`); an empty one is no answer. The score
-decides correctness: every call scored correct has answer code 0 whatever its text, and the
-answers only tell the wrong calls apart. The notes say how many answers came from the
-completion, and how many calls gave no answer.
+whole. The calls then go, with their answer texts, through the accumulator every source's
+answers go through (:func:`certify.readers._tables.read_long`): compared after
+``answer_normalize`` (``--answer-normalize``, :func:`certify.readers._answers.normalize_answer`),
+an empty one is no answer. The score decides correctness: every call scored correct has answer
+code 0 whatever its text, and the answers only tell the wrong calls apart. The notes say how
+many answers came from the completion, and how many calls scored incorrect gave no answer.
 """
 
 from __future__ import annotations
@@ -65,12 +66,10 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
-import numpy as np
-
 from .._calls import CallBits, DataError, ReadInfo
 from .._errors import InputError
 from ._answer_regex import AnswerRegex
-from ._answers import DEFAULT_NORMALIZATION, NO_ANSWER_ID, NO_CALL_ID, answer_codes, normalize_answer
+from ._answers import DEFAULT_NORMALIZATION, normalize_answer
 from ._inspect_files import Log, Sample, kind, load, one_line, read_with_inspect
 from ._tables import read_long
 
@@ -176,20 +175,6 @@ def _answer_text(s: Sample, scorer, regex: AnswerRegex | None, where: str) -> tu
     return (s.completion if regex is None else regex.answer(s.completion, where)), True
 
 
-def _answer_ids(bits: CallBits, keys: dict) -> np.ndarray:
-    """An (n, K) array of interned answer keys laid out as ``bits``: calls in epoch order per example."""
-    ids = np.full(bits.bits.shape, NO_CALL_ID, dtype=np.int64)
-    interned: dict[str, int] = {}
-    row = {sid: r for r, sid in enumerate(bits.example_ids)}
-    by_example: dict[str, list] = {}
-    for (sid, epoch), key in keys.items():
-        by_example.setdefault(sid, []).append((epoch, key))
-    for sid, calls in by_example.items():
-        for col, (_, key) in enumerate(sorted(calls, key=lambda c: c[0])):
-            ids[row[sid], col] = NO_ANSWER_ID if key is None else interned.setdefault(key, len(interned))
-    return ids
-
-
 def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict, regex: AnswerRegex | None,
              normalize: str) -> dict[str, CallBits]:
     finished = log.status == "success"
@@ -228,8 +213,7 @@ def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict,
     if not used:
         raise DataError(f"{source}: no sample has a {scorer!r} score ({status}); nothing to read")
 
-    records, labels, bad, mapped, keys = [], [], {}, Counter(), {}
-    from_completion = no_answer = 0
+    records, labels, completed, bad, mapped = [], [], [], {}, Counter()
     for i, s, value in used:
         key = _score_key(value)
         bit = table.get(key) if key is not None else None
@@ -240,13 +224,10 @@ def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict,
             continue
         if key not in _BUILTIN or _BUILTIN[key] != bit:
             mapped[(key, bit)] += 1
-        text, completed = _answer_text(s, scorer, regex, f"{source}: {label(i, s)}")
-        answer = normalize_answer(text, normalize)
-        from_completion += completed
-        no_answer += answer is None
-        keys[(str(s.id), s.epoch)] = answer
-        records.append({"example_id": str(s.id), "call": s.epoch, "correct": bit})
+        text, from_completion = _answer_text(s, scorer, regex, f"{source}: {label(i, s)}")
+        records.append({"example_id": str(s.id), "call": s.epoch, "correct": bit, "answer": text})
         labels.append(i)
+        completed.append(from_completion)
     if bad:
         (i, s, value, key), count = next(iter(bad.values()))
         others = [f"{t!r} ({c})" for t, ((_, _, _, _), c) in list(bad.items())[1:]]
@@ -271,32 +252,30 @@ def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict,
         short = [k for k, c in per_id.items() if c < 2]
         if short:
             keep = [j for j, r in enumerate(records) if per_id[r["example_id"]] >= 2]
-            records, labels = [records[j] for j in keep], [labels[j] for j in keep]
+            records, labels, completed = [records[j] for j in keep], [labels[j] for j in keep], [completed[j] for j in keep]
             notes.append(f"dropped {len(short)} example(s) with fewer than 2 scored calls ({', '.join(short[:5])}"
                          f"{', ...' if len(short) > 5 else ''})")
             if not records:
                 raise DataError(f"{source}: no example has 2 or more scored calls ({status}); nothing to analyse")
     for (key, bit), count in sorted(mapped.items(), key=lambda t: str(t[0][0])):
         notes.append(f"score value {key!r} read as {int(bit)} (score map, {count} sample{'s' if count != 1 else ''})")
-    if from_completion:
+    # the answers take the path of every source's answers: normalized and coded by the accumulator
+    (bits,) = read_long(records, "example_id", "call", "correct", [], source, "sample", labels=labels,
+                        answer_col="answer", answer_normalize=normalize).values()
+    if any(completed):
         how = f"extracted by the answer regex {regex.shown}" if regex is not None else "the whole completion (pass --answer-regex to extract it)"
-        notes.append(f"{from_completion} of {len(keys)} calls have no Score.answer from the scorer: their answer is the "
+        notes.append(f"{sum(completed)} of {len(records)} calls have no Score.answer from the scorer: their answer is the "
                      f"output completion, {how}")
-    if no_answer:
-        notes.append(f"{no_answer} of {len(keys)} calls gave no answer (empty{', or no match of the answer regex' if regex else ''}): "
-                     f"no vote, and incorrect unless scored correct")
-
-    (bits,) = read_long(records, "example_id", "call", "correct", [], source, "sample", labels=labels).values()
+    if bits.abstentions:
+        notes.append(f"{bits.abstentions} of {len(records)} calls gave no answer (empty{', or no match of the answer regex' if regex else ''}) "
+                     f"and are scored incorrect: they cast no vote")
     rank = {str(sid): k for k, sid in enumerate(log.sample_ids or [])}
     order = sorted(range(bits.n), key=lambda r: (rank.get(bits.example_ids[r], len(rank)), _natural(bits.example_ids[r])))
-    kept = {r["example_id"] for r in records}
-    ids = _answer_ids(bits, {k: v for k, v in keys.items() if k[0] in kept})
-    answers = answer_codes(ids, bits.bits == 1)
     group = "/".join(str(x) for x in (log.task, log.model) if x is not None)
     info = ReadInfo("inspect_ai log", "sample id", (), "epoch", column, reader=log.reader, status=log.status,
                     skipped=len(unscored), notes=tuple(notes))
     return {group: CallBits(tuple(bits.example_ids[r] for r in order), bits.bits[order], bits.counts[order], source, group,
-                            info, answers[order])}
+                            info, bits.answers[order])}
 
 
 def is_inspect_log(path) -> bool:

@@ -59,7 +59,8 @@ refused: it is a wrong regex, not an all-wrong model.
 **Answers** (:attr:`certify.CallBits.answers`): the answer of call j is the text the rule
 above compares with the target (the response, or what the regex extracts), stripped and, with
 ``ignore_case``, casefolded, then normalized by ``answer_normalize`` (``--answer-normalize``,
-:func:`certify.readers._answers.normalize_answer`): answers the rule cannot tell apart are one
+:func:`certify.readers._answers.normalize_answer`) in the accumulator every source's answers go
+through (:func:`certify.readers._tables.read_long`): answers the rule cannot tell apart are one
 answer. Calls whose answer equals the target have code 0. lm-eval's own ``filtered_resps``
 are not read: the usual filters (``take_first``, ``majority_vote``) keep one response per
 document, not one per repeat, and a per-repeat filter such as ``regex`` is what
@@ -84,16 +85,16 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
 
 from .._calls import CallBits, DataError, ReadInfo
 from .._json_limits import NotJson, parse_json
 from ._answer_regex import AnswerRegex
-from ._answers import DEFAULT_NORMALIZATION, NO_ANSWER_ID, NO_CALL_ID, answer_codes, normalize_answer
+from ._answers import DEFAULT_NORMALIZATION, normalize_answer
 from ._jsonl import jsonl_objects
 from ._log_limits import MAX_LOG_DOCUMENT_BYTES, MAX_LOG_JSON_DEPTH
+from ._tables import read_long
 
 __all__ = ["LMEVAL_KEYS", "is_lmeval_samples", "read_lmeval_samples"]
 
@@ -340,41 +341,35 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         text = text.strip()
         return text.casefold() if ignore_case else text
 
-    ids, rows, answer_rows, unparsed, total = [], [], [], 0, 0
-    interned: dict[str, int] = {}
+    records, labels, unparsed, total = [], [], 0, 0
     example = None
     correct_calls: dict[int, int] = {}
     for doc_id in sorted(docs):
         responses, target, line_no, _ = docs[doc_id]
         gold = norm(target)
-        row, answer_row = [], []
+        if len(responses) < 2:
+            raise DataError(f"{source}: line {line_no} (doc_id {doc_id}): {len(responses)} response recorded; at least 2 "
+                            f"calls per example are needed")
+        correct_calls[doc_id] = 0
         for j, r in enumerate(responses, start=1):
             answer = r if regex is None else regex.answer(r, f"{source}: line {line_no} (doc_id {doc_id}), repeat {j}")
             total += 1
             if answer is None:
                 unparsed += 1
                 example = example if example is not None else r
+            bit = answer is not None and norm(answer) == gold
+            correct_calls[doc_id] += bit
             # the answer is the text the rule compares with the target, in the rule's form
             # (stripped, casefolded with ignore_case), so that answers equal under the rule are one answer
-            key = None if answer is None else normalize_answer(norm(answer), answer_normalize)
-            row.append(1.0 if answer is not None and norm(answer) == gold else 0.0)
-            answer_row.append(NO_ANSWER_ID if key is None else interned.setdefault(key, len(interned)))
-        if len(row) < 2:
-            raise DataError(f"{source}: line {line_no} (doc_id {doc_id}): {len(row)} response recorded; at least 2 "
-                            f"calls per example are needed")
-        ids.append(str(doc_id))
-        rows.append(row)
-        answer_rows.append(answer_row)
-        correct_calls[doc_id] = int(sum(row))
+            records.append({"doc_id": str(doc_id), "repeat": j, "correct": int(bit),
+                            "answer": None if answer is None else norm(answer)})
+            labels.append(line_no)
     if regex is not None and unparsed == total:
         raise DataError(f"{p}: --answer-regex {regex.shown} matches none of the {total} responses "
                         f"(e.g. {_short(example)}); fix the regex")
-    counts = np.array([len(r) for r in rows], dtype=int)
-    bits = np.full((len(rows), int(counts.max())), np.nan)  # NaN past an example's last call (ragged rule)
-    answer_ids = np.full(bits.shape, NO_CALL_ID, dtype=np.int64)
-    for i, (row, answer_row) in enumerate(zip(rows, answer_rows)):
-        bits[i, : len(row)] = row
-        answer_ids[i, : len(row)] = answer_row
+    # the answers take the path of every source's answers: normalized and coded by the accumulator
+    (bits,) = read_long(records, "doc_id", "repeat", "correct", [], source, "line", labels=labels,
+                        answer_col="answer", answer_normalize=answer_normalize).values()
 
     rule = ("exact match after stripping whitespace" + (", ignoring case" if ignore_case else ", case-sensitive"))
     notes = []
@@ -399,4 +394,4 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
     group = m.group(1) if m else ""
     info = ReadInfo("lm-eval samples", "doc_id", (), "repeat (position in resps)", f"{what} vs target ({rule})",
                     reader=READER, notes=tuple(notes))
-    return {group: CallBits(tuple(ids), bits, counts, source, group, info, answer_codes(answer_ids, bits == 1))}
+    return {group: replace(bits, group=group, read_info=info)}

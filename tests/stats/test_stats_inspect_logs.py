@@ -369,8 +369,8 @@ def test_answers_from_score_answer_else_the_completion(logs, name):
     assert bits.read_info.notes == (
         f"{n_from_completion} of {len(samples)} calls have no Score.answer from the scorer: their answer is the output "
         f"completion, extracted by the answer regex '{ANSWER_REGEX}'",
-        f"{bits.abstentions} of {len(samples)} calls gave no answer (empty, or no match of the answer regex): no vote, "
-        f"and incorrect unless scored correct")
+        f"{bits.abstentions} of {len(samples)} calls gave no answer (empty, or no match of the answer regex) and are "
+        f"scored incorrect: they cast no vote")
 
 
 def test_answers_without_a_regex_are_whole_completions(logs):
