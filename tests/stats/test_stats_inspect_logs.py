@@ -24,6 +24,7 @@ from certify.cli.main import main  # noqa: E402
 from certify.stats import DataError, read_bits  # noqa: E402
 from certify.readers._inspect import read_inspect_log  # noqa: E402
 from certify.readers._zip import ZIP_ZSTD  # noqa: E402
+from stats_helpers import plurality_by_subsets  # noqa: E402
 
 IDS = [f"q{i}" for i in range(5)]
 EPOCHS = 3
@@ -392,6 +393,29 @@ def test_answer_options_through_read_bits_and_the_cli(logs, capsys):
     code = main(["analyze", str(logs["answers.eval"]), "--votes", "3", "--answer-regex", "(", "--json"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "--answer-regex (answer_regex=) '(' is not a valid" in err
+
+
+@pytest.mark.parametrize("name", ["answers.eval", "answers.json"])
+def test_answers_of_a_log_inspect_wrote_reach_analyze_aggregate_plurality(logs, capsys, name):
+    """certify analyze --aggregate plurality on a log inspect_ai wrote: the plurality accuracy it
+    reports for k calls is the one enumerated over every k-subset of the answers the log holds."""
+    path = logs[name]
+    code = main(["analyze", str(path), "--aggregate", "plurality", "--votes", "3", "5", "--answer-regex", ANSWER_REGEX,
+                 "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    (report,) = json.loads(out)["reports"]
+    ids = tuple(f"a{i}" for i in range(len(COMPLETIONS)))
+    codes = _expected_codes(path, ids, "extracted", ANSWER_REGEX)
+    plurality = {b["votes"]: b for b in report["budgets"] if b["aggregate"] == "plurality"}
+    assert sorted(plurality) == [3, 5]
+    for k, entry in plurality.items():
+        assert entry["empirical"] == pytest.approx(plurality_by_subsets(codes, k), abs=1e-12)
+        assert entry["interval"]["lower"] <= entry["empirical"] <= entry["interval"]["upper"]
+    assert {(v["aggregate"], v["votes"]) for v in report["verdicts"]} >= {("plurality", 3), ("plurality", 5)}
+    # the text output labels the plurality rows
+    assert main(["analyze", str(path), "--aggregate", "plurality", "--votes", "3", "--answer-regex", ANSWER_REGEX]) == 0
+    assert "plurality" in capsys.readouterr().out
 
 
 def test_a_backtracking_regex_is_one_line_not_a_hang(logs):

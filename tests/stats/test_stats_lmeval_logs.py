@@ -20,6 +20,7 @@ pytest.importorskip("lm_eval")
 
 from certify.stats import DataError  # noqa: E402
 from certify.readers._lmeval import is_lmeval_samples, read_lmeval_samples  # noqa: E402
+from stats_helpers import plurality_by_subsets  # noqa: E402
 
 N_DOCS = 8
 REPEATS = 5
@@ -441,6 +442,27 @@ def test_answers_through_the_regex_and_normalizations(samples):
     assert numbers.answers[2].tolist() == [-1, 1, 0, 2, 1]
     with pytest.raises(DataError, match="--answer-normalize 'x'"):
         read_lmeval_samples(path, answer_normalize="x")
+
+
+def test_answers_of_a_file_lm_eval_wrote_reach_analyze_aggregate_plurality(samples, capsys):
+    """certify analyze --aggregate plurality on a samples file lm-eval wrote: the plurality accuracy
+    it reports for k calls is the one enumerated over every k-subset of the file's responses."""
+    from certify.cli.main import main
+
+    path = samples["certify_answers"]
+    code = main(["analyze", str(path), "--aggregate", "plurality", "--votes", "3", "5", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    (report,) = json.loads(out)["reports"]
+    codes = _expected_codes(path)
+    plurality = {b["votes"]: b for b in report["budgets"] if b["aggregate"] == "plurality"}
+    assert sorted(plurality) == [3, 5]
+    for k, entry in plurality.items():
+        assert entry["empirical"] == pytest.approx(plurality_by_subsets(codes, k), abs=1e-12)
+        assert entry["interval"]["lower"] <= entry["empirical"] <= entry["interval"]["upper"]
+    # the file holds what makes plurality differ from a bit majority: two wrong answers, each twice
+    assert codes[0].tolist() == [0, 1, 2, 1, 2]
+    assert {(v["aggregate"], v["votes"]) for v in report["verdicts"]} >= {("plurality", 3), ("plurality", 5)}
 
 
 def test_chain_of_thought_notes_name_the_files_own_metric(samples):
