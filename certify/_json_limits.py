@@ -16,7 +16,9 @@ before it can cost much:
   one file could see two documents), the constants ``NaN``, ``Infinity`` and ``-Infinity``
   (not JSON), and an integer longer than Python's int-string limit
   (``sys.get_int_max_str_digits()``, 4300 digits by default; ``json`` raises a bare
-  ``ValueError`` for it).
+  ``ValueError`` for it); :func:`strict_decoder` makes its decoder once for many small
+  documents (JSON lines), and :class:`ValueBudget` shares one value limit among the
+  documents of one log.
 
 Every refusal is a :class:`NotJson` or :class:`Unreadable` whose message is one line without
 the file name; callers put the name (and their own error type) in front.
