@@ -16,7 +16,9 @@ before it can cost much:
   one file could see two documents), the constants ``NaN``, ``Infinity`` and ``-Infinity``
   (not JSON), and an integer longer than Python's int-string limit
   (``sys.get_int_max_str_digits()``, 4300 digits by default; ``json`` raises a bare
-  ``ValueError`` for it).
+  ``ValueError`` for it); :func:`strict_decoder` makes its decoder once for many small
+  documents (JSON lines), and :class:`ValueBudget` shares one value limit among the
+  documents of one log.
 
 Every refusal is a :class:`NotJson` or :class:`Unreadable` whose message is one line without
 the file name; callers put the name (and their own error type) in front.
@@ -25,27 +27,21 @@ the file name; callers put the name (and their own error type) in front.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["NotJson", "Unreadable", "decode_utf8", "json_limits", "parse_json", "read_bytes", "strict_decoder"]
+__all__ = ["NotJson", "Unreadable", "ValueBudget", "decode_utf8", "json_limits", "parse_json", "read_bytes",
+           "strict_decoder"]
 
-# A JSON string, unrolled so that a long string is matched in one run of C code. The
-# quantifiers are possessive and a string left open runs to the end of the text: without
-# both, '"' followed by a million '\"' costs quadratic time (every '"' would start a new
-# attempt that scans to the end and fails). An open string is invalid JSON, which the
-# parser then reports.
-_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
-_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
-_AS_STEPS = bytes.maketrans(b"[]{}", b"\x02\x00\x02\x00")  # a step of +1 / -1, after subtracting 1
-_BOM = b"\xef\xbb\xbf"
-
-#: Brackets measured at once by :func:`json_limits`: its working memory is five bytes per
-#: bracket of one block (20 MiB), whatever the size of the text.
+#: Bytes measured at once by :func:`json_limits`: its working memory is about 30 bytes per
+#: byte of one block (120 MiB at most), whatever the size of the text.
 _BLOCK = 2**22
+_QUOTE, _BACKSLASH = 0x22, 0x5C
+# b & 0xDF maps '{' / '}' onto '[' / ']' (0x5B / 0x5D) and ',' onto 0x0C, which no other byte
+# but a form feed shares (not JSON outside a string, so an over-count only for invalid text)
+_FOLD, _OPEN, _CLOSE, _COMMA = 0xDF, 0x5B, 0x5D, 0x0C
 
 
 class Unreadable(Exception):
@@ -54,6 +50,17 @@ class Unreadable(Exception):
 
 class NotJson(ValueError):
     """The text is not a JSON document within the limits; the message is the one-line reason."""
+
+
+class ValueBudget:
+    """A limit on the JSON values of several documents together (the documents of one log).
+
+    Pass it as ``values=`` to :func:`json_limits` or :func:`parse_json`: each document may
+    have at most :attr:`left` values, and a document within the limit uses them up.
+    """
+
+    def __init__(self, left: int):
+        self.left = left
 
 
 def read_bytes(path: Path, max_bytes: int, what: str) -> bytes:
@@ -92,13 +99,45 @@ def decode_utf8(data: bytes, error: type[Exception] = Unreadable) -> str:
         raise error(f"is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
-def json_limits(data: str | bytes, *, depth: int, values: int | None = None) -> str | None:
+def _escaped(a: np.ndarray, quotes: np.ndarray, run: int) -> tuple[np.ndarray, int]:
+    """Which quotes of a block a backslash escapes, and the run of backslashes that ends the block.
+
+    A quote is escaped when an odd run of backslashes precedes it (``\\"`` escapes, ``\\\\"``
+    does not); ``run`` is the length of the run that ended the previous block.
+    """
+    slashes = np.flatnonzero(a == _BACKSLASH)
+    if not len(slashes):
+        escaped = np.zeros(len(quotes), dtype=bool)
+        if run % 2 and len(quotes) and quotes[0] == 0:
+            escaped[0] = True
+        return escaped, 0
+    gaps = np.flatnonzero(np.diff(slashes) != 1)
+    starts, ends = np.r_[slashes[0], slashes[gaps + 1]], np.r_[slashes[gaps], slashes[-1]]
+    lengths = ends - starts + 1
+    if starts[0] == 0:
+        lengths[0] += run
+    after = ends[lengths % 2 == 1] + 1  # positions an odd run escapes
+    if run % 2 and starts[0] != 0:
+        after = np.r_[0, after]
+    if not len(after):
+        return np.zeros(len(quotes), dtype=bool), int(lengths[-1]) if ends[-1] == len(a) - 1 else 0
+    hit = np.searchsorted(after, quotes)
+    escaped = after[np.minimum(hit, len(after) - 1)] == quotes
+    return escaped, int(lengths[-1]) if ends[-1] == len(a) - 1 else 0
+
+
+def json_limits(data: str | bytes, *, depth: int, values: int | ValueBudget | None = None) -> str | None:
     """Why a JSON text exceeds the limits, or None when it is within them.
 
-    Strings are removed first (brackets and commas inside them do not count). The nesting
-    depth is the running sum of +1 per ``[``/``{`` and -1 per ``]``/``}``, taken with numpy
-    over the brackets alone, block by block. The values are at most one more than the
-    commas plus the arrays and objects.
+    The text is read in blocks of ``_BLOCK`` bytes with numpy, carrying from block to block
+    whether it is inside a string, the run of backslashes it ends with and the nesting level:
+    quotes that no odd run of backslashes escapes open and close strings; brackets and commas
+    outside strings count. The depth is the running sum of +1 per ``[``/``{`` and -1 per
+    ``]``/``}``; the values are at most one more than the commas plus the arrays and objects.
+    A text longer than one block is refused at the first block past the depth or the values.
+    A backslash outside a string is invalid JSON (the parser then refuses the text, at or
+    before it: up to there the parser and this count agree). A text with more than four times
+    ``values`` quotes (not after a backslash) is refused at once.
 
     Parameters
     ----------
@@ -106,27 +145,47 @@ def json_limits(data: str | bytes, *, depth: int, values: int | None = None) -> 
         The text (bytes as UTF-8).
     depth : int
         Deepest nesting of arrays and objects allowed.
-    values : int, optional
-        Most values allowed; None for no limit.
+    values : int or ValueBudget, optional
+        Most values allowed (a budget: what is left of it, used up when the text is within
+        the limits); None for no limit.
     """
+    limit = values.left if isinstance(values, ValueBudget) else values
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    bare = _STRING.sub(b'""', raw)
-    brackets = bare.translate(_AS_STEPS, delete=_NOT_BRACKETS)
-    del raw
-    level, deepest = 0, 0
-    for start in range(0, len(brackets), _BLOCK):
-        steps = np.frombuffer(brackets, dtype=np.int8, count=min(_BLOCK, len(brackets) - start), offset=start)
-        running = np.cumsum(steps - 1, dtype=np.int64) + level
-        if running.min() < 0:
-            return "not valid JSON: its brackets do not balance"
-        deepest = max(deepest, int(running.max()))
-        level = int(running[-1])
+    # Every string is a value or a key, and every key has a value: the values are at least
+    # half the strings, and the strings half the quotes that follow no backslash.
+    if limit is not None and (raw.count(b'"') - raw.count(b'\\"')) // 4 > limit:
+        return f"more than the limit of {limit} JSON values"
+    inside, run, level, deepest, count = 0, 0, 0, 0, 1
+    for start in range(0, len(raw), _BLOCK):
+        a = np.frombuffer(raw, dtype=np.uint8, count=min(_BLOCK, len(raw) - start), offset=start)
+        quotes = np.flatnonzero(a == _QUOTE)
+        escaped, run = _escaped(a, quotes, run)
+        quotes = quotes[~escaped]
+        folded = a & _FOLD
+        marks = np.flatnonzero((folded == _OPEN) | (folded == _CLOSE) | (folded == _COMMA))
+        marks = marks[(np.searchsorted(quotes, marks) + inside) % 2 == 0]  # outside strings
+        inside = (inside + len(quotes)) % 2
+        kinds = folded[marks]
+        steps = (kinds == _OPEN).astype(np.int64) - (kinds == _CLOSE)
+        count += len(marks) - int((kinds == _CLOSE).sum())  # commas and openings
+        if len(steps):
+            running = np.cumsum(steps) + level
+            if running.min() < 0:
+                return "not valid JSON: its brackets do not balance"
+            deepest, level = max(deepest, int(running.max())), int(running[-1])
+        if start + _BLOCK < len(raw):  # a long text: stop at the first block past a limit
+            if deepest > depth:
+                return f"arrays and objects nest {deepest} levels deep or more, deeper than the limit of {depth}"
+            if limit is not None and count > limit:
+                return f"more than the limit of {limit} JSON values"
     if level != 0:
         return "not valid JSON: its brackets do not balance"
     if deepest > depth:
         return f"arrays and objects nest {deepest} levels deep, deeper than the limit of {depth}"
-    if values is not None and bare.count(b",") + len(brackets) // 2 + 1 > values:
-        return f"more than the limit of {values} JSON values"
+    if limit is not None and count > limit:
+        return f"more than the limit of {limit} JSON values"
+    if isinstance(values, ValueBudget):
+        values.left -= count
     return None
 
 
@@ -158,7 +217,8 @@ def strict_decoder(parse_float=None) -> json.JSONDecoder:
     return json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=parse_float)
 
 
-def parse_json(data: str | bytes, *, depth: int, values: int | None = None, decoder: json.JSONDecoder | None = None):
+def parse_json(data: str | bytes, *, depth: int, values: int | ValueBudget | None = None,
+               decoder: json.JSONDecoder | None = None):
     """Parse a JSON document within the limits (module docstring).
 
     Parameters

@@ -19,11 +19,17 @@ Expected outcomes:
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import struct
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from itertools import count, islice
 from typing import Callable
+
+import zstandard
 
 __all__ = ["Case", "CASES", "FILES", "no_negative_zero"]
 
@@ -617,8 +623,8 @@ FILES.update({
         f"q{i},{'A' if i % 3 else 'B'},{'A' if i % 2 else 'C'}, A ,A\n".encode() for i in range(30)),
     "call_gap.csv": b"example_id,call1,call2,call4\n" + _GOOD_ROWS.replace(b",1\n", b",1,0\n"),
 })
-# the lm-eval samples reader tests the first line of every .jsonl first (certify/readers/_lmeval.py)
-_LMEVAL_SNIFF = "the lm-eval sniffer parses the first line with json.loads, without the limits"
+# the lm-eval samples reader tests the first line of every .jsonl first (certify/readers/_lmeval.py),
+# within the log limits: a line it cannot parse is left to the table reader, whose message is the one shown
 for name, says in {"nul_deep.csv": "NUL byte", "long_line.csv": "is longer than the limit",
                    "header_no_newline.csv": "no data rows", "repeated_key.jsonl": "appears twice in one object",
                    "nan_bit.jsonl": "NaN is not a JSON number", "long_int.jsonl": "4300 digits",
@@ -627,13 +633,129 @@ for name, says in {"nul_deep.csv": "NUL byte", "long_line.csv": "is longer than 
                    "spaced_ids.csv": "appears twice", "answers_no_target.csv": "without a target column",
                    "answers_mixed_target.jsonl": "mixes numbers", "answers_disagree.csv": "must agree with answer == target",
                    "answer_unpaired.csv": "no matching call column"}.items():
-    _add("analyze", f"{{dir}}/{name}", says=says, id=f"analyze {name}",
-         xfail=_LMEVAL_SNIFF if name in ("long_int.jsonl", "deep_line.jsonl") else None)
+    _add("analyze", f"{{dir}}/{name}", says=says, id=f"analyze {name}")
 _add("analyze", "{dir}/calls.csv", "--answer-normalize", "lower", says="invalid choice", id="analyze --answer-normalize lower")
 _add("analyze", "{dir}/answers_wide.csv", "--votes", "3", code=0,
      check=lambda out: out.startswith("columns: id = example_id; answers = answer1, answer2, answer3; target = target")
      and "30 examples x 3 calls" in out, id="analyze wide answers")
 _add("analyze", "{dir}/call_gap.csv", "--votes", "3", code=0, check=lambda out: "skip the number 3" in out,
      id="analyze wide call columns with a gap")
+
+# -- logs: inspect_ai logs and lm-eval samples files, hostile and damaged -----------------------
+# (certify/readers/_inspect*.py, _zip.py, _lmeval.py, _answer_regex.py; limits in _log_limits.py)
+
+
+def _inspect_log(epochs=2, sample_epochs=(1, 2), status='"success"', extra="") -> bytes:
+    """A minimal inspect_ai .json log both readers read: samples a and b, scorer "match", target 7.
+
+    ``status`` and ``extra`` are JSON text put into the top-level object as they are."""
+    samples = [{"id": sid, "epoch": e, "input": "?", "target": "7",
+                "output": {"model": "m", "choices": [], "completion": f"The answer is {7 + (sid == 'b') * e}"},
+                "scores": {"match": {"value": "C" if sid == "a" or e == 0 else "I"}}}
+               for e in sample_epochs for sid in ("a", "b")]
+    head = {"created": "2026-01-01T00:00:00+00:00", "task": "t", "model": "m",
+            "dataset": {"samples": 2, "sample_ids": ["a", "b"]}, "config": {"epochs": epochs}}
+    return (f'{{"status": {status}, {extra}"eval": {json.dumps(head)}, "samples": {json.dumps(samples)}}}').encode()
+
+
+def _eval_archive(members: dict[str, bytes]) -> bytes:
+    """A .eval archive of stored members."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return out.getvalue()
+
+
+def _eval_of(log: bytes) -> dict[str, bytes]:
+    doc = json.loads(log)
+    samples = doc.pop("samples")
+    return {"header.json": json.dumps(doc).encode(),
+            **{f"samples/{s['id']}_epoch_{s['epoch']}.json": json.dumps(s).encode() for s in samples}}
+
+
+def _zstd_bomb(mib: int, declared: int | None = None) -> bytes:
+    """A .eval whose one sample member is ``mib`` MiB of spaces compressed with zstd (zip method 93),
+    declaring ``declared`` bytes (default: the truth). zipfile cannot write zstd: the member is
+    written stored, then its method, sizes and CRC are set in both headers."""
+    comp = zstandard.ZstdCompressor(level=1).compressobj()
+    block, crc = b" " * 2**20, 0
+    parts = []
+    for _ in range(mib):
+        parts.append(comp.compress(block))
+        crc = zlib.crc32(block, crc)
+    data = b"".join(parts) + comp.flush()
+    archive = bytearray(_eval_archive({"header.json": _eval_of(_inspect_log())["header.json"], "samples/a_epoch_1.json": data}))
+    size = mib * 2**20 if declared is None else declared
+    for sig, method_at, crc_at in ((b"PK\x03\x04", 8, 14), (b"PK\x01\x02", 10, 16)):
+        at = archive.rfind(sig)  # the sample member is the last one: its local and its central header
+        struct.pack_into("<H", archive, at + method_at, 93)
+        struct.pack_into("<III", archive, at + crc_at, crc, len(data), size)
+    return bytes(archive)
+
+
+def _flipped() -> bytes:
+    """A valid stored .eval with one letter of a completion changed (its CRC no longer holds)."""
+    archive = bytearray(_eval_archive(_eval_of(_inspect_log())))
+    at = archive.index(b"The answer is 8")
+    archive[at] = ord("X")
+    return bytes(archive)
+
+
+def _lmeval_lines(responses, target="7", doc=None, flt="none") -> bytes:
+    return b"".join(json.dumps({"doc_id": i, "doc": doc or {"id": i}, "target": target, "resps": [r],
+                                "filtered_resps": [r[0]], "filter": flt, "metrics": ["exact_match"],
+                                "exact_match": float(r[0] == target)}).encode() + b"\n"
+                    for i, r in enumerate(responses))
+
+
+_LM_OK = [["7", "8"], ["6", "7"], ["7", "7"]]
+FILES.update({
+    "logs/ok.json": _inspect_log(),
+    "logs/ok.eval": _eval_archive(_eval_of(_inspect_log())),
+    "logs/bomb.eval": _zstd_bomb(130),
+    "logs/liar.eval": _zstd_bomb(130, declared=1000),
+    "logs/flipped.eval": _flipped(),
+    "logs/deep.json": _inspect_log(extra='"x": ' + "[" * 100_000 + "]" * 100_000 + ", "),
+    "logs/twice.json": _inspect_log(status='"error", "status": "success"'),
+    "logs/nan.json": _inspect_log(extra='"x": NaN, '),
+    "logs/bigint.json": _inspect_log(extra='"x": ' + "9" * 5000 + ", "),
+    "logs/epochs0.json": _inspect_log(epochs=0),
+    "logs/epochs-2.json": _inspect_log(epochs=-2),
+    "logs/beyond.json": _inspect_log(sample_epochs=(1, 2, 3)),
+    "logs/samples_ok.jsonl": _lmeval_lines(_LM_OK),
+    "logs/samples_mixed.jsonl": _lmeval_lines(_LM_OK) + _lmeval_lines(_LM_OK + [["7", "8"]], flt="strict"),
+    "logs/samples_two_datasets.jsonl": _lmeval_lines(_LM_OK) + _lmeval_lines([["x", "y"]], doc={"question": "?"}, flt="x"),
+    "logs/samples_cot.jsonl": _lmeval_lines([["a," * 3000, "The answer is 7."], ["no digits here " * 4000, "7"]]),
+})
+
+
+def _analyzed(n: int) -> Callable[[str], bool]:
+    def check(out: str) -> bool:
+        data = json.loads(out)
+        return data["reports"][0]["n"] == n
+    return check
+
+
+for name in ("ok.json", "ok.eval"):
+    _add("analyze", f"{{dir}}/logs/{name}", "--votes", "3", "--json", code=0, check=_analyzed(2), id=f"analyze inspect {name}")
+_add("analyze", "{dir}/logs/ok.json", "--answer-regex", "(", says="not a valid Python regular expression")
+_add("analyze", "{dir}/logs/bomb.eval", says="more than the limit of 128 MiB for one log document")
+_add("analyze", "{dir}/logs/liar.eval", says="decompresses to more than its declared 1000 bytes")
+_add("analyze", "{dir}/logs/flipped.eval", says="is corrupt")
+_add("analyze", "{dir}/logs/deep.json", says="nest 100001 levels deep")
+_add("analyze", "{dir}/logs/twice.json", says="the key 'status' appears twice in one object")
+_add("analyze", "{dir}/logs/nan.json", says="NaN is not a JSON number")
+_add("analyze", "{dir}/logs/bigint.json", says="a number has more than 4300 digits")
+_add("analyze", "{dir}/logs/epochs0.json", says="eval.config.epochs is 0")
+_add("analyze", "{dir}/logs/epochs-2.json", says="eval.config.epochs is -2")
+_add("analyze", "{dir}/logs/beyond.json", says="epoch 3 is outside the log's epochs")
+_add("analyze", "{dir}/logs/samples_ok.jsonl", "--votes", "3", "--json", code=0, check=_analyzed(3), id="analyze lm-eval samples")
+_add("analyze", "{dir}/logs/samples_mixed.jsonl", says="mixes tasks or runs")
+_add("analyze", "{dir}/logs/samples_two_datasets.jsonl", says="documents of two data sets")
+_add("analyze", "{dir}/logs/samples_cot.jsonl", "--answer-regex", "(?s)(.*?,){15}z", says="took more than 1 s on the response")
+_add("analyze", "{dir}/logs/samples_cot.jsonl", "--answer-regex", "(?s).*(?<![0-9-])(-?[0-9]+)", "--votes", "3", "--json",
+     code=0, check=_analyzed(2), id="analyze lm-eval last-number regex on 60000 characters without a digit")
+_add("analyze", "{dir}/logs/samples_ok.jsonl", "--answer-ignore-case", "--scorer", "x", says="--scorer")
 
 CASES: tuple[Case, ...] = tuple(_cases)

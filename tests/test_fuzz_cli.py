@@ -46,6 +46,10 @@ import json, os, sys, time, traceback
 import certify.cli.main as m
 m.build_parser()                      # import every command module once, before forking
 import sympy, scipy.stats             # imported lazily by objectives and statistics
+try:
+    import inspect_ai.log             # imported lazily by the inspect_ai log reader (seconds on a loaded machine)
+except ImportError:
+    pass
 
 cases, timeout, parallel, out_dir = json.loads(sys.stdin.read())
 

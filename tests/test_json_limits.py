@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -64,14 +65,16 @@ def test_nesting_and_values_are_measured_without_recursion():
 
 
 def test_block_boundaries_do_not_change_the_depth(monkeypatch):
-    """The running depth carries across blocks: the same answer with blocks of 3 brackets."""
+    """The running depth carries across blocks: the same depth with blocks of 3 brackets."""
     import certify._json_limits as core
 
     text = "[" * 7 + "{}" * 5 + "]" * 7
     whole = json_limits(text, depth=8), json_limits(text, depth=7)
     monkeypatch.setattr(core, "_BLOCK", 3)
     assert whole == (None, "arrays and objects nest 8 levels deep, deeper than the limit of 7")
-    assert (json_limits(text, depth=8), json_limits(text, depth=7)) == whole
+    assert json_limits(text, depth=8) is None
+    # read in blocks, the text is refused at the first block past the limit, which the message says
+    assert json_limits(text, depth=7) == "arrays and objects nest 8 levels deep or more, deeper than the limit of 7"
     assert json_limits("[]]" + "[", depth=6) == "not valid JSON: its brackets do not balance"
 
 
@@ -102,3 +105,97 @@ def test_read_bytes_stops_at_the_limit_and_reads_regular_files_only(tmp_path):
         read_bytes(fifo, 10, "a log")
     with pytest.raises(Unreadable, match="is not a regular file"):
         read_bytes(tmp_path / "missing.json", 10, "a log")
+
+
+def test_many_strings_are_refused_before_they_are_removed():
+    """Each string of '["a","a",...]' is a value: the quote count alone refuses the text."""
+    text = "[" + ",".join(['"a"'] * 1000) + "]"
+    assert json_limits(text, depth=1, values=249) == "more than the limit of 249 JSON values"
+    assert json_limits(text, depth=1, values=1001) is None
+    assert "1000 JSON values" in json_limits(text, depth=1, values=1000)  # 1001 values: 1000 strings and the array
+    keys = "{" + ",".join(f'"k{i}": "v"' for i in range(100)) + "}"  # 200 strings, 101 values
+    assert json_limits(keys, depth=1, values=101) is None
+    escaped = '["' + '\\"' * 1000 + '"]'  # one string however many escaped quotes
+    assert json_limits(escaped, depth=1, values=2) is None
+
+
+def test_a_budget_of_values_is_shared_by_several_documents():
+    from certify._json_limits import ValueBudget
+
+    budget = ValueBudget(10)
+    assert parse_json("[1, 2, 3]", depth=2, values=budget) == [1, 2, 3] and budget.left == 6
+    assert parse_json('{"a": "x, y"}', depth=2, values=budget) == {"a": "x, y"} and budget.left == 4  # no comma in a string counts
+    with pytest.raises(NotJson, match="more than the limit of 4 JSON values"):
+        parse_json("[1, 2, 3, 4]", depth=2, values=budget)
+    assert budget.left == 4  # a refused document uses nothing
+
+
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+
+
+def _reference(text: bytes) -> tuple[bool, int, int]:
+    """Balance, depth and value count measured another way: strings replaced by "" with a regex,
+    then brackets and commas counted one by one."""
+    bare = _STRING.sub(b'""', text)
+    level = deepest = 0
+    balanced = True
+    for ch in bare:
+        if ch in b"[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif ch in b"]}":
+            level -= 1
+            balanced = balanced and level >= 0
+    return balanced and level == 0, deepest, bare.count(b",") + sum(bare.count(c) for c in b"[{") + 1
+
+
+_TOKENS = ["[", "]", "{", "}", ",", ":", '"a"', '"[\\"]"', '"\\\\"', '"{,}"', "1", " ", '"\\\\\\""', '"x\\\\\\\\"']
+
+
+@pytest.mark.parametrize("block", [1, 3, 8, 2**22])
+def test_the_block_scan_agrees_with_a_regex_on_random_texts(monkeypatch, block):
+    """Texts of JSON tokens (escaped quotes and backslashes included, no backslash outside a string),
+    cut into blocks of every size: strings, depth and values as the reference finds them."""
+    import random
+
+    import certify._json_limits as core
+
+    monkeypatch.setattr(core, "_BLOCK", block)
+    rng = random.Random(block)
+    for _ in range(500):
+        text = "".join(rng.choice(_TOKENS) for _ in range(rng.randint(0, 25))).encode()
+        balanced, deepest, count = _reference(text)
+        quotes = text.count(b'"') - text.count(b'\\"')  # the documented first test: quotes after no backslash
+        for depth, values in ((3, 1000), (99, 4), (99, 1000)):
+            got = json_limits(text, depth=depth, values=values)
+            deep = f"arrays and objects nest {deepest} levels deep, deeper than the limit of {depth}"
+            too_many = f"more than the limit of {values} JSON values"
+            unbalanced = "not valid JSON: its brackets do not balance"
+            if quotes // 4 > values:
+                assert got == too_many, text
+            elif not balanced:  # the scan may meet a limit in an earlier block first
+                assert got == unbalanced or (block < len(text) and got.startswith(("arrays", too_many))), text
+            elif deepest > depth:
+                assert got == deep or (block < len(text) and got.startswith("arrays and objects nest")), text
+            elif count > values:
+                assert got == too_many, text
+            else:
+                assert got is None, text
+
+
+def test_a_shared_strict_decoder_keeps_exact_numbers_and_the_rules():
+    """strict_decoder(Decimal) reads 0.99999999999999999 as written (float would make it 1), and a
+    decoder made once still refuses repeated keys and NaN; a text with fewer brackets than the
+    depth limit is parsed without the scan and gives the same document."""
+    from decimal import Decimal
+
+    from certify._json_limits import strict_decoder
+
+    decoder = strict_decoder(parse_float=Decimal)
+    assert parse_json('{"b": 0.99999999999999999}', depth=1, decoder=decoder) == {"b": Decimal("0.99999999999999999")}
+    with pytest.raises(NotJson, match="the key 'b' appears twice in one object"):
+        parse_json('{"b": 1, "b": 0}', depth=1, decoder=decoder)
+    with pytest.raises(NotJson, match="NaN is not a JSON number"):
+        parse_json('{"b": NaN}', depth=1, decoder=decoder)
+    with pytest.raises(NotJson, match="nest 2 levels deep, deeper than the limit of 1"):
+        parse_json('{"b": [1]}', depth=1, decoder=decoder)

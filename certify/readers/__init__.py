@@ -17,12 +17,16 @@ suffix and, where a suffix is shared, by its content:
 * ``.jsonl`` / ``.ndjson``, one JSON object per line: :mod:`~certify.readers._jsonl`;
 * ``.parquet`` (the ``parquet`` extra): :mod:`~certify.readers._parquet`;
 * inspect_ai eval logs, ``.eval`` and (non-empty) ``.json``: :mod:`~certify.readers._inspect`
-  (its two readers, the ``status`` rule, ``allow_incomplete`` and the score mapping,
-  :func:`parse_score_map`);
+  (the ``status`` rule, ``allow_incomplete``, the score mapping :func:`parse_score_map`,
+  the answers), read by :mod:`~certify.readers._inspect_files` (its two readers, after a
+  strict load within limits: :mod:`~certify.readers._zip` for the archive);
 * lm-evaluation-harness samples files (``samples_<task>_<date>.jsonl`` of
   ``lm_eval --log_samples``, a ``generate_until`` task with ``repeats``), recognized by
   the keys of their first line before the JSON-lines table reader is tried:
-  :mod:`~certify.readers._lmeval` (the exact-match rule, ``answer_regex``, ``ignore_case``);
+  :mod:`~certify.readers._lmeval` (the exact-match rule, ``ignore_case``, the answers, one
+  task per file, the checks against the file's own metric);
+* both logs: ``answer_regex`` (:mod:`~certify.readers._answer_regex`, bounded work) and
+  the limits of reading them (:mod:`~certify.readers._log_limits`);
 * the project's run store (``.sqlite``, ``.sqlite3``, ``.db``; ``certify/experiment/README.md``):
   :mod:`~certify.readers._store`, through the :class:`CallTable` protocol and an
   ``open_store=`` the caller passes (:class:`certify.experiment.RunStore`), so that the

@@ -1,19 +1,25 @@
-"""Correctness bits from inspect_ai eval logs (``.eval`` and ``.json``).
+"""Correctness bits and answers from inspect_ai eval logs (``.eval`` and ``.json``).
 
 **Layout.** One sample of the log is one call: the example is the sample ``id``, the
 call is its ``epoch`` (calls in epoch order), the bit is the value of one scorer's
 score (``scorer=`` / ``--scorer`` when the log has several). Examples are ordered as
 in the log's dataset (``eval.dataset.sample_ids``). The group label is ``task/model``.
+Epochs are 1, 2, ... up to the log's ``eval.config.epochs``: a log whose ``epochs`` is not
+a positive integer, or with a sample of epoch 0, a negative epoch or an epoch beyond
+``epochs``, is refused (such a sample was not written by the run the log describes).
 
-**Readers.** When inspect_ai is importable the log is read with its own
-``inspect_ai.log.read_eval_log``: both formats and every compression inspect writes.
-Otherwise a built-in reader: ``.json`` is parsed as JSON; ``.eval`` is a zip archive
-of ``header.json`` (``_journal/start.json`` for a run that never finished) and
-``samples/<id>_epoch_<e>.json``, whose members may be stored, deflated (stdlib
-``zipfile``) or compressed with zstd (zip method 93, what inspect_ai >= 0.3 writes;
-decompressed with the ``zstandard`` package). A zstd log with neither inspect_ai nor
-zstandard installed is a one-line error naming ``pip install zstandard``. Both readers
-give the same bits.
+**Readers and limits** (:mod:`certify.readers._inspect_files`). When inspect_ai is
+importable the log is read with its own ``inspect_ai.log.read_eval_log``: both formats and
+every layout inspect writes. Otherwise a built-in reader: ``.json`` is parsed as JSON;
+``.eval`` is a zip archive of ``header.json`` (``_journal/start.json`` for a run that
+never finished) and ``samples/<id>_epoch_<e>.json``, whose members may be stored, deflated
+or compressed with zstd (zip method 93, what inspect_ai >= 0.3 writes; the ``zstandard``
+package). Both readers give the same bits and answers. Either way the file is first
+loaded within the limits of :mod:`certify.readers._log_limits` (README, "Limits"): the
+members of a ``.eval`` are decompressed in blocks and checked against their sizes and
+CRCs, and every JSON document is parsed strictly (nesting, size, a key repeated in one
+object, NaN, integers beyond Python's digit limit); a log past a limit or damaged is
+refused with one line.
 
 **Status.** A log whose ``status`` is not ``"success"`` (``"started"``,
 ``"cancelled"``, ``"error"``) is refused with one line naming the status and the log's
@@ -39,65 +45,37 @@ strings, and lists or dicts (a scorer with several values; choose another scorer
 ``{"N": 0, "P": 0}`` or ``{0.5: 1}``: keys are matched like the values (strings
 case-insensitively, numbers and numeric strings by value), may override the built-in
 values, and must map to 0 or 1. How many samples each mapped value covered is in the notes.
+
+**Answers** (:attr:`certify.CallBits.answers`). The answer of a call is the scorer's
+``Score.answer`` when the scorer set it; else the sample's output completion, through
+``answer_regex`` (``--answer-regex``, :mod:`certify.readers._answer_regex`: the first
+match's first group, else the whole match; no match is no answer) when one is given, or
+whole. The calls then go, with their answer texts, through the accumulator every source's
+answers go through (:func:`certify.readers._tables.read_long`): compared after
+``answer_normalize`` (``--answer-normalize``, :func:`certify.readers._answers.normalize_answer`),
+an empty one is no answer. The score decides correctness: every call scored correct has answer
+code 0 whatever its text, and the answers only tell the wrong calls apart. The notes say how
+many answers came from the completion, and how many calls scored incorrect gave no answer.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import math
-import struct
 import zipfile
-import zlib
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from .._calls import CallBits, DataError, ReadInfo
 from .._errors import InputError
+from ._answer_regex import AnswerRegex
+from ._answers import DEFAULT_NORMALIZATION, normalize_answer
+from ._inspect_files import Log, Sample, kind, load, one_line, read_with_inspect
 from ._tables import read_long
 
-__all__ = ["ZIP_ZSTD", "is_inspect_log", "parse_score_map", "read_inspect_log"]
+__all__ = ["is_inspect_log", "parse_score_map", "read_inspect_log"]
 
-#: Zip compression method of zstd-compressed members (APPNOTE 4.4.5).
-ZIP_ZSTD = 93
 _BUILTIN = {1.0: 1.0, 0.0: 0.0, "C": 1.0, "I": 0.0, "TRUE": 1.0, "FALSE": 0.0}
-_EXCLUDE = {"messages", "events", "store", "attachments"}  # sample fields the bits never need
-_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # zip local file header (zipfile.structFileHeader)
-
-
-@dataclass
-class _Sample:
-    id: object
-    epoch: object
-    scores: dict
-    error: str | None
-    invalidated: bool
-
-
-@dataclass
-class _Log:
-    status: str
-    error: str | None
-    task: str | None
-    model: str | None
-    sample_ids: list | None
-    epochs: int | None
-    samples: list | None
-    reader: str
-
-
-def _one_line(text, limit: int = 160) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _kind(value) -> str:
-    name = type(value).__name__
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
-        type(value), f"{'an' if name[0] in 'aeiou' else 'a'} {name}")
 
 
 # ---- score values ------------------------------------------------------------------------------
@@ -163,182 +141,58 @@ def _why(value, key) -> str:
     if isinstance(key, float):
         return "a fractional score" if 0 < key < 1 else "a number other than 0 or 1"
     if key is None:
-        return f"{_kind(value)} of values, not one score"
+        return f"{kind(value)} of values, not one score"
     return "not one of C/I, 1/0, true/false"
 
 
-# ---- the two readers ---------------------------------------------------------------------------
-
-
-def _inspect_version() -> str:
-    try:
-        return metadata.version("inspect_ai")
-    except Exception:  # metadata missing in an odd install: the reader still works
-        return "(unknown version)"
-
-
-def _with_inspect(path: Path, read_eval_log) -> _Log:
-    version = _inspect_version()
-    kwargs = {"exclude_fields": set(_EXCLUDE)} if path.suffix.lower() == ".eval" else {}
-    try:
-        log = read_eval_log(str(path), **kwargs)
-    except Exception as exc:  # pydantic, zip, JSON and I/O errors: all mean "not a log inspect can read"
-        raise DataError(f"{path}: inspect_ai {version} cannot read the log: {_one_line(f'{type(exc).__name__}: {exc}')}") from None
-    ev = log.eval
-    samples = None
-    if log.samples is not None:
-        samples = [
-            _Sample(s.id, s.epoch, {k: (None if sc is None else sc.value) for k, sc in (s.scores or {}).items()},
-                    None if s.error is None else s.error.message, getattr(s, "invalidation", None) is not None)
-            for s in log.samples
-        ]
-    dataset = getattr(ev, "dataset", None)
-    config = getattr(ev, "config", None)
-    return _Log(str(log.status), None if log.error is None else log.error.message, ev.task, ev.model,
-                list(getattr(dataset, "sample_ids", None) or []) or None, getattr(config, "epochs", None), samples,
-                f"inspect_ai {version}")
-
-
-def _json_log(path: Path) -> dict:
-    """The parsed ``.json`` log, checked to be an object with a ``samples`` list."""
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: not UTF-8 text, so not an inspect_ai eval log") from None
-    if not text.strip():
-        raise DataError(f"{path}: the file is empty")
-    try:
-        log = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(log, dict):
-        raise DataError(f"{path}: not an inspect_ai eval log: the JSON is {_kind(log)}, not an object with 'eval' and "
-                        f"'samples' (tables go in .jsonl, one object per line)")
-    if log.get("samples") is None:
-        raise DataError(f"{path}: not an inspect_ai eval log (no 'samples' list)")
-    if not isinstance(log["samples"], list):
-        raise DataError(f"{path}: not an inspect_ai eval log: 'samples' is {_kind(log['samples'])}, not a list")
-    return log
-
-
-def _raw_member(fh, info: zipfile.ZipInfo, path: Path) -> bytes:
-    """The compressed bytes of one zip member, located through its local header."""
-    fh.seek(info.header_offset)
-    head = fh.read(_LOCAL_HEADER.size)
-    if len(head) != _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":
-        raise DataError(f"{path}: member {info.filename!r} of the .eval archive is corrupt (bad local header)")
-    fields = _LOCAL_HEADER.unpack(head)
-    fh.seek(info.header_offset + _LOCAL_HEADER.size + fields[10] + fields[11])
-    raw = fh.read(info.compress_size)
-    if len(raw) != info.compress_size:
-        raise DataError(f"{path}: member {info.filename!r} of the .eval archive is truncated")
-    return raw
-
-
-def _member(zf: zipfile.ZipFile, fh, name: str, path: Path):
-    info = zf.getinfo(name)  # the last entry of that name, as every zip reader does
-    if info.compress_type == ZIP_ZSTD:
-        try:
-            import zstandard  # optional: only zstd members need it
-        except ImportError:
-            raise DataError(
-                f"{path}: the log is compressed with zstd (zip method 93); reading it needs the package 'zstandard' "
-                f"(or 'inspect_ai'), and neither is installed: pip install zstandard"
-            ) from None
-        try:
-            reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(_raw_member(fh, info, path)), read_across_frames=True)
-            data = reader.read()
-        except zstandard.ZstdError as exc:
-            raise DataError(f"{path}: member {name!r} of the .eval archive is corrupt ({exc})") from None
-        if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-            raise DataError(f"{path}: member {name!r} of the .eval archive is corrupt (size or CRC mismatch)")
-    else:
-        try:
-            data = zf.read(info)
-        except NotImplementedError:
-            raise DataError(f"{path}: member {name!r} uses zip compression method {info.compress_type}, which the built-in "
-                            f"reader cannot read: pip install inspect_ai") from None
-        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-            raise DataError(f"{path}: member {name!r} of the .eval archive is corrupt ({exc})") from None
-    try:
-        return json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: member {name!r} of the .eval archive is not valid JSON ({getattr(exc, 'msg', exc)})") from None
-
-
-def _eval_zip(path: Path) -> tuple[dict, list]:
-    with zipfile.ZipFile(path) as zf, open(path, "rb") as fh:
-        names = list(dict.fromkeys(zf.namelist()))
-        if "header.json" in names:
-            header = _member(zf, fh, "header.json", path)
-        elif "_journal/start.json" in names:  # the run never wrote its header: it did not finish
-            header = _member(zf, fh, "_journal/start.json", path)
-            if isinstance(header, dict):
-                header = {**header, "status": header.get("status", "started")}
-        else:
-            raise DataError(f"{path}: not an inspect_ai .eval log (neither header.json nor _journal/start.json in the archive)")
-        samples = [_member(zf, fh, n, path) for n in names if n.startswith("samples/") and n.endswith(".json")]
-    if not isinstance(header, dict):
-        raise DataError(f"{path}: header.json of the .eval archive is {_kind(header)}, not an object")
-    return header, samples
-
-
-def _builtin(path: Path, log: dict | None) -> _Log:
-    if log is None:
-        header, samples = _eval_zip(path)
-        reader = "the built-in .eval reader"
-    else:
-        header, samples = log, log["samples"]
-        reader = "the built-in .json reader"
-    ev = header.get("eval") if isinstance(header.get("eval"), dict) else {}
-    dataset = ev.get("dataset") if isinstance(ev.get("dataset"), dict) else {}
-    config = ev.get("config") if isinstance(ev.get("config"), dict) else {}
-    error = header.get("error")
-    out = []
-    for i, s in enumerate(samples, start=1):
-        if not isinstance(s, dict):
-            raise DataError(f"{path}: sample {i} is {_kind(s)}, not an object")
-        scores = s.get("scores") or {}
-        if not isinstance(scores, dict):
-            raise DataError(f"{path}: sample {i}: 'scores' is {_kind(scores)}, not an object")
-        err = s.get("error")
-        out.append(_Sample(s.get("id"), s.get("epoch", 1),
-                           {k: (v.get("value") if isinstance(v, dict) else v) for k, v in scores.items()},
-                           None if err is None else str(err.get("message") if isinstance(err, dict) else err),
-                           s.get("invalidation") is not None))
-    return _Log(str(header.get("status", "started")), None if error is None else str(error.get("message") if isinstance(error, dict) else error),
-                ev.get("task"), ev.get("model"), list(dataset.get("sample_ids") or []) or None, config.get("epochs"), out, reader)
-
-
-# ---- log -> bits -------------------------------------------------------------------------------
+# ---- log -> bits and answers --------------------------------------------------------------------
 
 
 def _natural(sid: str):
     return (0, int(sid), "") if sid.isdigit() else (1, 0, sid)
 
 
-def _to_bits(log: _Log, source: str, scorer, allow_incomplete: bool, table: dict) -> dict[str, CallBits]:
-    finished = log.status == "success"
-    status = f"status {log.status!r}" + ("" if log.error is None else f", error: {_one_line(log.error)}")
-    if not finished and not allow_incomplete:
-        raise DataError(f"{source}: the run did not finish: the log's status is {log.status!r}, not 'success'; pass "
-                        f"--allow-incomplete (allow_incomplete=True) to use its scored samples"
-                        + ("" if log.error is None else f"; error: {_one_line(log.error)}"))
-    samples = log.samples or []
-    if not samples:
-        raise DataError(f"{source}: the eval log has no samples" + ("" if finished else f" ({status})"))
+def _check_epochs(log: Log, samples: list[Sample], source: str) -> None:
+    """The epoch rule of the module docstring."""
+    epochs = log.epochs
+    if epochs is not None and (isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1):
+        raise DataError(f"{source}: eval.config.epochs is {epochs!r}; a log runs a positive whole number of epochs")
     for i, s in enumerate(samples, start=1):
         if s.id is None or isinstance(s.id, (dict, list)):
             raise DataError(f"{source}: sample {i}: id {s.id!r} is not a sample id")
         if isinstance(s.epoch, bool) or not isinstance(s.epoch, int):
             raise DataError(f"{source}: sample {i} (id {s.id!r}): epoch {s.epoch!r} is not an integer")
+        if s.epoch < 1 or (epochs is not None and s.epoch > epochs):
+            rule = "epochs count from 1" if s.epoch < 1 else f"the log ran {epochs} epoch{'s' if epochs != 1 else ''} (eval.config.epochs)"
+            raise DataError(f"{source}: sample {i} (id {s.id!r}): epoch {s.epoch} is outside the log's epochs: {rule}")
+
+
+def _answer_text(s: Sample, scorer, regex: AnswerRegex | None, where: str) -> tuple[str | None, bool]:
+    """The call's answer text (module docstring) and whether it came from the completion."""
+    given = s.answers.get(scorer)
+    if given is not None:
+        return given, False
+    return (s.completion if regex is None else regex.answer(s.completion, where)), True
+
+
+def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict, regex: AnswerRegex | None,
+             normalize: str) -> dict[str, CallBits]:
+    finished = log.status == "success"
+    status = f"status {log.status!r}" + ("" if log.error is None else f", error: {one_line(log.error)}")
+    if not finished and not allow_incomplete:
+        raise DataError(f"{source}: the run did not finish: the log's status is {log.status!r}, not 'success'; pass "
+                        f"--allow-incomplete (allow_incomplete=True) to use its scored samples"
+                        + ("" if log.error is None else f"; error: {one_line(log.error)}"))
+    samples = log.samples or []
+    if not samples:
+        raise DataError(f"{source}: the eval log has no samples" + ("" if finished else f" ({status})"))
+    _check_epochs(log, samples, source)
     names = sorted({k for s in samples for k in s.scores}, key=str)
     if scorer is None:
         if not names:
             raise DataError(f"{source}: no sample of the log has a score ({status}); nothing to read")
         if len(names) != 1:
-            raise DataError(f"{source}: the log has scorers {names}; choose one with scorer= (--scorer)")
+            raise DataError(f"{source}: the log has scorers {names}; choose one with --scorer (scorer=)")
         scorer = names[0]
     elif scorer not in names:
         raise DataError(f"{source}: scorer {scorer!r} not in the log (has {', '.join(map(str, names)) or 'none'})")
@@ -353,13 +207,13 @@ def _to_bits(log: _Log, source: str, scorer, allow_incomplete: bool, table: dict
         (unscored if s.invalidated or value is None else used).append((i, s, value))
     if unscored and not allow_incomplete:
         i, s, _ = unscored[0]
-        why = "invalidated" if s.invalidated else (f"sample error: {_one_line(s.error, 100)}" if s.error else "no score")
+        why = "invalidated" if s.invalidated else (f"sample error: {one_line(s.error, 100)}" if s.error else "no score")
         raise DataError(f"{source}: {label(i, s)} has no {scorer!r} score ({why}); {len(unscored)} of {len(samples)} samples "
                         f"have none; pass --allow-incomplete (allow_incomplete=True) to use only the scored samples")
     if not used:
         raise DataError(f"{source}: no sample has a {scorer!r} score ({status}); nothing to read")
 
-    records, labels, bad, mapped = [], [], {}, Counter()
+    records, labels, completed, bad, mapped = [], [], [], {}, Counter()
     for i, s, value in used:
         key = _score_key(value)
         bit = table.get(key) if key is not None else None
@@ -370,8 +224,10 @@ def _to_bits(log: _Log, source: str, scorer, allow_incomplete: bool, table: dict
             continue
         if key not in _BUILTIN or _BUILTIN[key] != bit:
             mapped[(key, bit)] += 1
-        records.append({"example_id": str(s.id), "call": s.epoch, "correct": bit})
+        text, from_completion = _answer_text(s, scorer, regex, f"{source}: {label(i, s)}")
+        records.append({"example_id": str(s.id), "call": s.epoch, "correct": bit, "answer": text})
         labels.append(i)
+        completed.append(from_completion)
     if bad:
         (i, s, value, key), count = next(iter(bad.values()))
         others = [f"{t!r} ({c})" for t, ((_, _, _, _), c) in list(bad.items())[1:]]
@@ -396,21 +252,30 @@ def _to_bits(log: _Log, source: str, scorer, allow_incomplete: bool, table: dict
         short = [k for k, c in per_id.items() if c < 2]
         if short:
             keep = [j for j, r in enumerate(records) if per_id[r["example_id"]] >= 2]
-            records, labels = [records[j] for j in keep], [labels[j] for j in keep]
+            records, labels, completed = [records[j] for j in keep], [labels[j] for j in keep], [completed[j] for j in keep]
             notes.append(f"dropped {len(short)} example(s) with fewer than 2 scored calls ({', '.join(short[:5])}"
                          f"{', ...' if len(short) > 5 else ''})")
             if not records:
                 raise DataError(f"{source}: no example has 2 or more scored calls ({status}); nothing to analyse")
     for (key, bit), count in sorted(mapped.items(), key=lambda t: str(t[0][0])):
         notes.append(f"score value {key!r} read as {int(bit)} (score map, {count} sample{'s' if count != 1 else ''})")
-
-    (bits,) = read_long(records, "example_id", "call", "correct", [], source, "sample", labels=labels).values()
+    # the answers take the path of every source's answers: normalized and coded by the accumulator
+    (bits,) = read_long(records, "example_id", "call", "correct", [], source, "sample", labels=labels,
+                        answer_col="answer", answer_normalize=normalize).values()
+    if any(completed):
+        how = f"extracted by the answer regex {regex.shown}" if regex is not None else "the whole completion (pass --answer-regex to extract it)"
+        notes.append(f"{sum(completed)} of {len(records)} calls have no Score.answer from the scorer: their answer is the "
+                     f"output completion, {how}")
+    if bits.abstentions:
+        notes.append(f"{bits.abstentions} of {len(records)} calls gave no answer (empty{', or no match of the answer regex' if regex else ''}) "
+                     f"and are scored incorrect: they cast no vote")
     rank = {str(sid): k for k, sid in enumerate(log.sample_ids or [])}
     order = sorted(range(bits.n), key=lambda r: (rank.get(bits.example_ids[r], len(rank)), _natural(bits.example_ids[r])))
     group = "/".join(str(x) for x in (log.task, log.model) if x is not None)
     info = ReadInfo("inspect_ai log", "sample id", (), "epoch", column, reader=log.reader, status=log.status,
                     skipped=len(unscored), notes=tuple(notes))
-    return {group: CallBits(tuple(bits.example_ids[r] for r in order), bits.bits[order], bits.counts[order], source, group, info)}
+    return {group: CallBits(tuple(bits.example_ids[r] for r in order), bits.bits[order], bits.counts[order], source, group,
+                            info, bits.answers[order])}
 
 
 def is_inspect_log(path) -> bool:
@@ -425,14 +290,15 @@ def is_inspect_log(path) -> bool:
 
 
 def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
+                     answer_regex: str | None = None, answer_normalize: str = DEFAULT_NORMALIZATION,
                      use_inspect: bool | None = None) -> dict[str, CallBits]:
-    """Read an inspect_ai log (module docstring) into ``{task/model: CallBits}``.
+    """Read an inspect_ai log (module docstring) into ``{task/model: CallBits}`` with answers.
 
     Parameters
     ----------
     path : str or Path
         A ``.eval`` or ``.json`` log.
-    scorer, allow_incomplete, score_map
+    scorer, allow_incomplete, score_map, answer_regex, answer_normalize
         As in :func:`certify.readers.read_groups`.
     use_inspect : bool, optional
         ``None``: inspect_ai's reader when it is importable, else the built-in one;
@@ -440,16 +306,20 @@ def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool 
     """
     p = Path(path)
     table = {**_BUILTIN, **_map_table(score_map)}
-    is_eval = p.suffix.lower() == ".eval"
-    if is_eval and not zipfile.is_zipfile(p):
+    regex = None if answer_regex is None else AnswerRegex(answer_regex)
+    normalize_answer("", answer_normalize)  # an unknown normalization is refused before the file is read
+    if p.suffix.lower() == ".eval" and not zipfile.is_zipfile(p):
         raise DataError(f"{p}: not an inspect_ai .eval log (not a zip archive)")
-    parsed = None if is_eval else _json_log(p)
-    read_eval_log = None
+    # within the limits and checked, whichever reader then reads the log; first, as importing
+    # inspect_ai takes seconds
+    log = load(p)
     if use_inspect is not False:
         try:
             from inspect_ai.log import read_eval_log  # optional: the built-in reader gives the same bits
         except ImportError:
             if use_inspect:
                 raise DataError(f"{p}: use_inspect=True but inspect_ai is not installed: pip install inspect-ai") from None
-    log = _with_inspect(p, read_eval_log) if read_eval_log is not None else _builtin(p, parsed)
-    return _to_bits(log, str(p), scorer, allow_incomplete, table)
+        else:
+            del log  # checked; inspect_ai's reading is the one used
+            log = read_with_inspect(p, read_eval_log)
+    return _to_bits(log, str(p), scorer, allow_incomplete, table, regex, answer_normalize)

@@ -21,8 +21,11 @@ one request, so ``resps == [[r_1, ..., r_K]]``, and call j of the example is ``r
 * The bits come from ``resps``, not ``filtered_resps``: the usual filters (``take_first``,
   ``majority_vote``, ``none``) collapse the K repeats into one answer.
 * A task with several filters repeats each document once per filter with the same
-  ``resps``; the responses are read once (lines of one document that disagree on
-  ``resps`` are an error, and so is a document twice under one filter).
+  ``resps``; the responses are read once. A samples file holds one task: lines of one
+  document that disagree on ``resps``, ``target``, ``doc`` (``doc_hash``) or ``prompt_hash``,
+  a document twice under one filter, filters that do not list the same documents, and
+  documents whose fields differ (two data sets) are refused: such a file joins the files of
+  several tasks or runs, and reading it as one would mix them.
 * Examples are ordered by ``doc_id``; their ids are ``str(doc_id)``. The group label is
   the task name from the file name (lm-eval's ``samples_<task>_<date>.jsonl``: what lies
   between the first and the last ``_``), ``""`` for a file named otherwise.
@@ -40,18 +43,36 @@ comparison is case-sensitive, as lm-eval's ``exact_match`` is by default, unless
 equal answers are equal strings. The answer of ``r_j`` is
 
 * without ``answer_regex``: the whole response;
-* with ``answer_regex`` (CLI ``--answer-regex``): the first match of the regex in the
-  response (``re.search``), its first capture group if the regex has one, else the
-  whole match. Python ``re`` syntax; flags go inline (``(?i)``, ``(?s)``). The regex
-  is applied to responses only, never to the target. For the *last* number of a
-  chain-of-thought answer: ``(?s).*(?<![0-9-])(-?[0-9]+)``.
+* with ``answer_regex`` (CLI ``--answer-regex``; :mod:`certify.readers._answer_regex`: the
+  regex syntax, the engine and its time and length limits): the first match of the regex in
+  the response, its first capture group if the regex has one, else the whole match. The
+  regex is applied to responses only, never to the target. For the *last* number of a
+  chain-of-thought answer: ``(?r)(?<![0-9-])(-?[0-9]+)`` (or ``(?s).*(?<![0-9-])(-?[0-9]+)``).
 
 **Responses that do not parse** (no match of ``answer_regex``, or a match whose first
-group did not take part) count as **incorrect**: a call that gave no readable answer
-is not a correct call, and that is how lm-eval's own ``regex`` filter scores it (its
-fallback ``"[invalid]"``). :attr:`ReadInfo.notes` says how many responses did not parse
-(``certify analyze`` prints it). A regex that matches no response at all is refused:
-it is a wrong regex, not an all-wrong model.
+group did not take part) give no answer and count as **incorrect**: a call that gave no
+readable answer is not a correct call, and that is how lm-eval's own ``regex`` filter
+scores it (its fallback ``"[invalid]"``). :attr:`ReadInfo.notes` says how many responses did
+not parse (``certify analyze`` prints it). A regex that matches no response at all is
+refused: it is a wrong regex, not an all-wrong model.
+
+**Answers** (:attr:`certify.CallBits.answers`): the answer of call j is the text the rule
+above compares with the target (the response, or what the regex extracts), stripped and, with
+``ignore_case``, casefolded, then normalized by ``answer_normalize`` (``--answer-normalize``,
+:func:`certify.readers._answers.normalize_answer`) in the accumulator every source's answers go
+through (:func:`certify.readers._tables.read_long`): answers the rule cannot tell apart are one
+answer. Calls whose answer equals the target have code 0. lm-eval's own ``filtered_resps``
+are not read: the usual filters (``take_first``, ``majority_vote``) keep one response per
+document, not one per repeat, and a per-repeat filter such as ``regex`` is what
+``answer_regex`` does.
+
+**Checks against the file's own scores.** Each line carries lm-eval's score of the
+document under its filter (its metric, ``exact_match`` for a generate_until task). A note
+says when no call is read as correct at all, and when some document the file scores above 0
+has no call read as correct (the file's mean metric and the accuracy read here are both
+named): the answers are then extracted differently from the task's filter (a
+chain-of-thought response, a case-insensitive metric), and ``--answer-regex`` /
+``--answer-ignore-case`` read them as the task does.
 
 **Not detectable from the file, so not supported:** a ``generate_until`` task with
 ``doc_to_choice`` logs the *index* of the right choice as its target (lm-eval compares
@@ -64,12 +85,16 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from .._calls import CallBits, DataError, ReadInfo
+from .._json_limits import NotJson, parse_json
+from ._answer_regex import AnswerRegex
+from ._answers import DEFAULT_NORMALIZATION, normalize_answer
 from ._jsonl import jsonl_objects
+from ._log_limits import MAX_LOG_DOCUMENT_BYTES, MAX_LOG_JSON_DEPTH
+from ._tables import read_long
 
 __all__ = ["LMEVAL_KEYS", "is_lmeval_samples", "read_lmeval_samples"]
 
@@ -81,15 +106,24 @@ _FILE_NAME = re.compile(r"^samples_(.+)_(\d{4}-\d\d-\d\dT[0-9.\-]+)\.jsonl$")
 
 
 def _first_record(path: Path):
-    """The first non-empty line of a text file, parsed as JSON; None if unreadable."""
+    """The first non-empty line of a regular file, parsed as JSON; None if unreadable.
+
+    Read within the log limits (:mod:`certify.readers._log_limits`): a FIFO or a device is
+    not opened, a first line longer than MAX_LOG_DOCUMENT_BYTES is not read to its end, and
+    the parse refuses deep nesting.
+    """
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            for line in fh:  # newline="": lines end at "\n" (or "\r\n"), as json.dumps writes them
+        if not path.is_file():
+            return None
+        with open(path, "rb") as fh:
+            while True:  # lines end at "\n", as json.dumps writes them
+                line = fh.readline(MAX_LOG_DOCUMENT_BYTES + 1)
+                if not line or len(line) > MAX_LOG_DOCUMENT_BYTES:
+                    return None
                 if line.strip():
-                    return json.loads(line)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                    return parse_json(line, depth=MAX_LOG_JSON_DEPTH)
+    except (OSError, NotJson):
         return None
-    return None
 
 
 def is_lmeval_samples(path) -> bool:
@@ -154,34 +188,73 @@ def _target(value, where: str) -> str:
     return text
 
 
-def _show(regex: str) -> str:
-    """A regex as the user typed it, in quotes (repr would double every backslash)."""
-    return "'" + regex.replace("\n", "\\n") + "'"  # one line even for a regex with a newline
+def _doc_fields(rec: dict) -> tuple:
+    """What identifies a document across the lines of its filters: its hash (or itself), prompt and target."""
+    doc = rec.get("doc_hash") if isinstance(rec.get("doc_hash"), str) else json.dumps(rec["doc"], sort_keys=True)
+    return doc, rec.get("prompt_hash"), rec["target"]
 
 
-def _compile(answer_regex: str | None):
-    if answer_regex is None:
-        return None
-    if not isinstance(answer_regex, str) or not answer_regex:
-        raise DataError(f"answer_regex {_short(answer_regex)} must be a non-empty regular expression")
-    try:
-        return re.compile(answer_regex)
-    except re.error as exc:
-        raise DataError(f"answer_regex {_show(answer_regex)} is not a valid Python regular expression ({exc})") from None
+def _metric(rec: dict) -> tuple[str, float] | None:
+    """The line's own per-sample metric, lm-eval's score of this document: the first metric it lists
+    whose value is a number in [0, 1] (``exact_match`` for a generate_until task)."""
+    names = rec.get("metrics")
+    for name in names if isinstance(names, list) else ():
+        value = rec.get(name) if isinstance(name, str) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
+            return name, float(value)
+    return None
 
 
-def _answer(response: str, regex) -> str | None:
-    """The answer in one response (module docstring); None when it does not parse."""
-    if regex is None:
-        return response
-    m = regex.search(response)
-    if m is None:
-        return None
-    return m.group(1) if regex.groups else m.group(0)
+class _Filters:
+    """The lines of each filter: which documents it lists, and the file's own metric for each."""
+
+    def __init__(self):
+        self.docs: dict[str, dict[int, int]] = {}  # filter -> doc_id -> line
+        self.metric: dict[str, dict[int, tuple[str, float] | None]] = {}
+
+    def add(self, flt: str, doc_id: int, line_no: int, rec: dict, where: str) -> None:
+        docs = self.docs.setdefault(flt, {})
+        if doc_id in docs:
+            raise DataError(f"{where}: doc_id {doc_id} under filter {flt!r} already on line {docs[doc_id]}; each "
+                            f"document appears once per filter (was the file appended to twice, or are two tasks' "
+                            f"samples files joined?)")
+        docs[doc_id] = line_no
+        self.metric.setdefault(flt, {})[doc_id] = _metric(rec)
+
+    def check_same_documents(self, source: str) -> None:
+        """Every filter lists the same documents: a file whose filters do not mixes tasks (or runs)."""
+        (first, docs), *others = self.docs.items()
+        for flt, other in others:
+            if other.keys() != docs.keys():
+                only = sorted(other.keys() - docs.keys()) or sorted(docs.keys() - other.keys())
+                where = flt if only[0] in other else first
+                raise DataError(f"{source}: filter {flt!r} lists {len(other)} documents and filter {first!r} "
+                                f"{len(docs)}, not the same ones (doc_id {only[0]} only under {where!r}, line "
+                                f"{(other if where == flt else docs)[only[0]]}): lm-eval writes one samples file per "
+                                f"task, each document once per filter; this file mixes tasks or runs: give one task's file")
+
+    def disagreements(self, correct_calls: dict[int, int], accuracy: float) -> list[str]:
+        """Notes where the file's own metric scores a document above 0 and no call is read as correct."""
+        notes = []
+        for flt, metrics in self.metric.items():
+            scored = {d: m for d, m in metrics.items() if m is not None}
+            if not scored or len(scored) < len(metrics):
+                continue
+            names = {name for name, _ in scored.values()}
+            against = [d for d, (_, v) in sorted(scored.items()) if v > 0 and correct_calls[d] == 0]
+            if not against or len(names) != 1:
+                continue
+            mean = sum(v for _, v in scored.values()) / len(scored)
+            notes.append(f"the file's own {names.pop()!r} (filter {flt!r}) averages {mean:.3f} over its {len(scored)} "
+                         f"documents, the calls read here {accuracy:.3f}; {len(against)} document(s) it scores above 0 "
+                         f"have no call read as correct (the first: doc_id {against[0]}): the answers are extracted "
+                         f"differently; pass --answer-regex (and --answer-ignore-case) to read them as the task does")
+        return notes
 
 
-def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: bool = False) -> dict[str, CallBits]:
-    """Read an lm-eval ``samples_*.jsonl`` file (module docstring) into ``{task: CallBits}``.
+def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: bool = False,
+                        answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
+    """Read an lm-eval ``samples_*.jsonl`` file (module docstring) into ``{task: CallBits}`` with answers.
 
     Parameters
     ----------
@@ -190,34 +263,38 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         with ``repeats: K`` (K >= 2).
     answer_regex : str, optional
         Extracts the answer from each response: the first match's first capture group,
-        else the whole match; a response without a match counts as incorrect.
+        else the whole match; a response without a match gives no answer (incorrect).
         ``None``: the whole response is the answer.
     ignore_case : bool
         Compare answer and target case-insensitively (``str.casefold``).
+    answer_normalize : {"exact", "strip", "casefold", "number"}
+        How the wrong answers are told apart (:func:`certify.readers._answers.normalize_answer`).
 
     Returns
     -------
     dict
         One entry, task name (from the file name, ``""`` if it does not follow lm-eval's
-        naming) -> CallBits, with bits ordered by ``doc_id`` and calls in repeat order.
-        ``read_info.notes`` says how many responses did not parse and how many filters
-        the file repeats each document for.
+        naming) -> CallBits, with bits ordered by ``doc_id``, calls in repeat order, and the
+        answers of the calls. ``read_info.notes`` says how many responses did not parse, how
+        many filters the file repeats each document for, and where the reading disagrees
+        with the file's own metric.
 
     Raises
     ------
     DataError
-        For a file that is not a samples file of a ``generate_until`` task with repeats,
+        For a file that is not a samples file of one ``generate_until`` task with repeats,
         and for a regex that matches no response (module docstring).
     """
     p = Path(path)
     source = str(p)
     if not p.is_file():
         raise DataError(f"{p}: no such file")
-    regex = _compile(answer_regex)
+    regex = None if answer_regex is None else AnswerRegex(answer_regex)
+    normalize_answer("", answer_normalize)  # an unknown normalization is refused before the file is read
 
-    docs: dict[int, tuple[list[str], str, int]] = {}  # doc_id -> (responses, target, first line)
-    seen: dict[tuple[str, int], int] = {}  # (filter, doc_id) -> line
-    filters: list[str] = []
+    docs: dict[int, tuple[list[str], str, int, tuple]] = {}  # doc_id -> (responses, target, first line, fields)
+    filters = _Filters()
+    doc_keys = None  # the keys of the first line's doc: one task's documents all have the same
     for line_no, rec in jsonl_objects(p, "a JSON object per line (an lm-eval sample)"):
         where = f"{source}: line {line_no}"
         missing = [k for k in (*LMEVAL_KEYS, "resps") if k not in rec]
@@ -228,29 +305,34 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         if isinstance(doc_id, bool) or not isinstance(doc_id, int):
             raise DataError(f"{where}: doc_id {_short(doc_id)} is not an integer")
         where = f"{where} (doc_id {doc_id})"
+        keys = sorted(rec["doc"]) if isinstance(rec["doc"], dict) else None
+        if doc_keys is None:
+            doc_keys = (keys, line_no)
+        elif keys != doc_keys[0]:
+            raise DataError(f"{where}: its 'doc' has the fields {_short(keys)}, line {doc_keys[1]}'s "
+                            f"{_short(doc_keys[0])}: documents of two data sets; lm-eval writes one samples file per "
+                            f"task: give one task's file")
         flt = rec.get("filter", "")
         if not isinstance(flt, str):
             raise DataError(f"{where}: filter {_short(flt)} is not a filter name")
-        if flt not in filters:
-            filters.append(flt)
-        if (flt, doc_id) in seen:
-            raise DataError(f"{where}: doc_id {doc_id} under filter {flt!r} already on line {seen[flt, doc_id]}; "
-                            f"each document appears once per filter (was the file appended to twice?)")
-        seen[flt, doc_id] = line_no
+        filters.add(flt, doc_id, line_no, rec, where)
         responses = _responses(rec["resps"], where)
         target = _target(rec["target"], where)
+        fields = _doc_fields(rec)
         if doc_id in docs:
-            before, before_target, first = docs[doc_id]
-            if before != responses or before_target != target:
-                field = "resps" if before != responses else "target"
+            before, _, first, before_fields = docs[doc_id]
+            if before != responses or before_fields != fields:
+                field = "resps" if before != responses else ("target" if before_fields[2] != fields[2] else "doc")
                 raise DataError(f"{where}: {field!r} differs from line {first} of the same doc_id under another filter; "
-                                f"the raw responses of one document are the same under every filter")
+                                f"the document and its raw responses are the same under every filter (are two tasks' "
+                                f"samples files joined?)")
             continue
-        docs[doc_id] = (responses, target, line_no)
+        docs[doc_id] = (responses, target, line_no, fields)
     if not docs:
         raise DataError(f"{p}: the file has no samples")
+    filters.check_same_documents(source)
 
-    ks = {len(r) for r, _, _ in docs.values()}
+    ks = {len(r) for r, _, _, _ in docs.values()}
     if ks == {1}:
         raise DataError(f"{p}: every document has 1 response: the task ran without repeats; certify needs at least 2 "
                         f"calls per example (set repeats: K, K >= 2, in the task's YAML)")
@@ -259,48 +341,57 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         text = text.strip()
         return text.casefold() if ignore_case else text
 
-    ids, rows, unparsed, total = [], [], 0, 0
+    records, labels, unparsed, total = [], [], 0, 0
     example = None
+    correct_calls: dict[int, int] = {}
     for doc_id in sorted(docs):
-        responses, target, line_no = docs[doc_id]
+        responses, target, line_no, _ = docs[doc_id]
         gold = norm(target)
-        row = []
-        for r in responses:
-            answer = _answer(r, regex)
+        if len(responses) < 2:
+            raise DataError(f"{source}: line {line_no} (doc_id {doc_id}): {len(responses)} response recorded; at least 2 "
+                            f"calls per example are needed")
+        correct_calls[doc_id] = 0
+        for j, r in enumerate(responses, start=1):
+            answer = r if regex is None else regex.answer(r, f"{source}: line {line_no} (doc_id {doc_id}), repeat {j}")
             total += 1
             if answer is None:
                 unparsed += 1
                 example = example if example is not None else r
-                row.append(0.0)
-            else:
-                row.append(1.0 if norm(answer) == gold else 0.0)
-        if len(row) < 2:
-            raise DataError(f"{source}: line {line_no} (doc_id {doc_id}): {len(row)} response recorded; at least 2 "
-                            f"calls per example are needed")
-        ids.append(str(doc_id))
-        rows.append(row)
+            bit = answer is not None and norm(answer) == gold
+            correct_calls[doc_id] += bit
+            # the answer is the text the rule compares with the target, in the rule's form
+            # (stripped, casefolded with ignore_case), so that answers equal under the rule are one answer
+            records.append({"doc_id": str(doc_id), "repeat": j, "correct": int(bit),
+                            "answer": None if answer is None else norm(answer)})
+            labels.append(line_no)
     if regex is not None and unparsed == total:
-        raise DataError(f"{p}: answer_regex {_show(answer_regex)} matches none of the {total} responses "
+        raise DataError(f"{p}: --answer-regex {regex.shown} matches none of the {total} responses "
                         f"(e.g. {_short(example)}); fix the regex")
-    counts = np.array([len(r) for r in rows], dtype=int)
-    bits = np.full((len(rows), int(counts.max())), np.nan)  # NaN past an example's last call (ragged rule)
-    for i, row in enumerate(rows):
-        bits[i, : len(row)] = row
+    # the answers take the path of every source's answers: normalized and coded by the accumulator
+    (bits,) = read_long(records, "doc_id", "repeat", "correct", [], source, "line", labels=labels,
+                        answer_col="answer", answer_normalize=answer_normalize).values()
 
+    rule = ("exact match after stripping whitespace" + (", ignoring case" if ignore_case else ", case-sensitive"))
     notes = []
     if regex is not None:
-        notes.append(f"{unparsed} of {total} responses did not match the answer regex {_show(answer_regex)} "
+        notes.append(f"{unparsed} of {total} responses did not match the answer regex {regex.shown} "
                      f"and count as incorrect")
-    if len(filters) > 1:
-        notes.append(f"the file lists each document under {len(filters)} filters ({', '.join(map(repr, filters))}); "
-                     f"the raw responses ('resps') are the same under each and are read once")
+    if len(filters.docs) > 1:
+        notes.append(f"the file lists each document under {len(filters.docs)} filters "
+                     f"({', '.join(map(repr, filters.docs))}); the raw responses ('resps') are the same under each and "
+                     f"are read once")
     if len(ks) > 1:
         notes.append(f"documents have {min(ks)} to {max(ks)} responses each (ragged repeats)")
-    rule = ("exact match after stripping whitespace" + (", ignoring case" if ignore_case else ", case-sensitive"))
+    correct = sum(correct_calls.values())
+    if correct == 0:
+        what = "response" if regex is None else f"answer the regex {regex.shown} extracts"
+        notes.append(f"no {what} equals its target ({rule}): chain-of-thought responses need --answer-regex to "
+                     f"extract the answer, e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number")
+    notes.extend(filters.disagreements(correct_calls, correct / total))
     what = ("resps" if regex is None else
-            f"{'first group' if regex.groups else 'match'} of {_show(answer_regex)} in resps")
+            f"{'first group' if regex.groups else 'match'} of {regex.shown} in resps")
     m = _FILE_NAME.match(p.name)
     group = m.group(1) if m else ""
     info = ReadInfo("lm-eval samples", "doc_id", (), "repeat (position in resps)", f"{what} vs target ({rule})",
                     reader=READER, notes=tuple(notes))
-    return {group: CallBits(tuple(ids), bits, counts, source, group, info)}
+    return {group: replace(bits, group=group, read_info=info)}

@@ -14,10 +14,10 @@ accepts the object itself instead of a path.
 Keywords that do not apply to a file's kind are errors, never silently ignored (column
 options for a log or a run store; ``scorer``, ``allow_incomplete``, ``score_map`` for a
 table or a store; ``delimiter`` for anything but a delimited text table;
-``answer_regex``, ``ignore_case`` for anything but an lm-eval samples file), except
-``open_store``, which the CLI and the report pass for every file, and
-``answer_normalize``, which applies wherever answers are read (and changes nothing where
-a source has none).
+``answer_regex`` for anything but a log (lm-eval samples, inspect_ai), ``ignore_case`` for
+anything but an lm-eval samples file), except ``open_store``, which the CLI and the report
+pass for every file, and ``answer_normalize``, which applies wherever answers are read (and
+changes nothing where a source has none).
 
 A path is looked at (``stat``, following symbolic links) before anything opens it: a
 directory, a named pipe (FIFO: opening it would wait for a writer), a device
@@ -132,17 +132,19 @@ def _table(read: Callable) -> Callable[[Path, ReadOptions], dict[str, CallBits]]
     return read_checked
 
 
-_LOG_OPTIONS = frozenset({"scorer", "allow_incomplete", "score_map", "answer_normalize"})
+_LOG_OPTIONS = frozenset({"scorer", "allow_incomplete", "score_map", "answer_regex", "answer_normalize"})
 _TABLE_OPTIONS = frozenset({"columns", "answer_normalize"})
 
 #: Every kind of file read_groups reads; the first that handles a path reads it, so a
 #: reader that tests content comes before the plain reader of the same suffix.
 READERS: tuple[Reader, ...] = (
     Reader("lm-eval samples", (".jsonl", ".ndjson"),
-           lambda p, o: read_lmeval_samples(p, answer_regex=o.answer_regex, ignore_case=o.ignore_case),
+           lambda p, o: read_lmeval_samples(p, answer_regex=o.answer_regex, ignore_case=o.ignore_case,
+                                            answer_normalize=o.answer_normalize),
            frozenset({"answer_regex", "ignore_case", "answer_normalize"}), sniff=is_lmeval_samples),
     Reader("inspect_ai log", (".eval", ".json"),
-           lambda p, o: read_inspect_log(p, scorer=o.scorer, allow_incomplete=o.allow_incomplete, score_map=o.score_map),
+           lambda p, o: read_inspect_log(p, scorer=o.scorer, allow_incomplete=o.allow_incomplete, score_map=o.score_map,
+                                         answer_regex=o.answer_regex, answer_normalize=o.answer_normalize),
            _LOG_OPTIONS, sniff=is_inspect_log),
     Reader("run store", (".sqlite", ".sqlite3", ".db"), lambda p, o: read_store(p, o.open_store, o.answer_normalize),
            frozenset({"open_store", "answer_normalize"})),
@@ -168,9 +170,12 @@ def reader_for(source, readers: tuple[Reader, ...] = READERS) -> Reader | None:
 def _refuse_options(path: Path, reader: Reader | None, options: ReadOptions) -> None:
     """A DataError for keywords given for a kind of file they do not apply to (module docstring)."""
     wrong = options.given() - (reader.options if reader is not None else frozenset())
-    if wrong & {"answer_regex", "ignore_case"}:
-        raise DataError(f"{path}: --answer-regex (answer_regex=) and --answer-ignore-case (ignore_case=) apply to "
-                        f"lm-eval samples files only (.jsonl lines with doc_id, doc, target, resps)")
+    if "answer_regex" in wrong:
+        raise DataError(f"{path}: --answer-regex (answer_regex=) applies to logs only (lm-eval samples files: .jsonl "
+                        f"lines with doc_id, doc, target, resps; inspect_ai logs: .eval, .json)")
+    if "ignore_case" in wrong:
+        raise DataError(f"{path}: --answer-ignore-case (ignore_case=) applies to lm-eval samples files only (.jsonl "
+                        f"lines with doc_id, doc, target, resps)")
     given = [f"{flag} ({name}=)" for name, flag in (("scorer", "--scorer"), ("allow_incomplete", "--allow-incomplete"),
                                                    ("score_map", "--score-map")) if name in wrong]
     if given:
@@ -233,9 +238,13 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         tab for ``.tsv``, else the one of the three the header line contains
         (:mod:`certify.readers._csv`).
     answer_regex : str, optional
-        lm-eval samples files: extracts each response's answer (:mod:`certify.readers._lmeval`).
+        Logs: extracts each response's answer (:mod:`certify.readers._answer_regex`); lm-eval
+        samples files (:mod:`certify.readers._lmeval`) and inspect_ai logs whose scorer set
+        no ``Score.answer``.
     ignore_case : bool
         lm-eval samples files: compare answers and targets ignoring case.
+    answer_normalize : {"exact", "strip", "casefold", "number"}
+        How answers are compared (:mod:`certify.readers._answers`; default ``"strip"``).
     open_store : callable, optional
         Run stores (``.sqlite``, ``.sqlite3``, ``.db``): opens the path as a context manager
         giving a :class:`~certify.readers.CallTable`, e.g. :class:`certify.experiment.RunStore`.

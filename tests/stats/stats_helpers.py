@@ -1,7 +1,10 @@
-"""Shared helpers for tests/stats: simulated bits and tiny inspect_ai logs written by hand."""
+"""Shared helpers for tests/stats: simulated bits, tiny inspect_ai logs written by hand, plurality by enumeration."""
 
+import itertools
 import json
 import zipfile
+from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 
@@ -55,3 +58,21 @@ def write_eval_json(path, samples, header=None):
     log["samples"] = samples
     with open(path, "w") as fh:
         json.dump(log, fh)
+
+
+def plurality_by_subsets(codes, k) -> float:
+    """Plurality accuracy of k calls by enumerating every k-subset of each example's recorded calls
+    (answer codes: 0 correct, 1.. wrong answers, -1 no answer, -2 no call): the correct answer wins
+    a t-way tie with weight 1/t, no answer casts no vote; the mean over examples, exactly."""
+    total = Fraction(0)
+    for row in np.asarray(codes):
+        calls = [int(c) for c in row if c != -2]
+        subsets = list(itertools.combinations(calls, k))
+        score = Fraction(0)
+        for subset in subsets:
+            votes = Counter(c for c in subset if c >= 0)
+            top = max(votes.values(), default=0)
+            if votes[0] and votes[0] == top:
+                score += Fraction(1, sum(v == top for v in votes.values()))
+        total += score / len(subsets)
+    return float(total / len(codes))

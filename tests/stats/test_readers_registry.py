@@ -76,8 +76,10 @@ def test_options_for_the_wrong_kind_of_file_are_refused_in_one_line(tmp_path):
     lines = tmp_path / "t.jsonl"
     lines.write_text('{"example_id": "a", "b0": 1, "b1": 0}\n')
     cases = [
-        (table, {"answer_regex": "x"}, f"{table}: --answer-regex (answer_regex=) and --answer-ignore-case (ignore_case=) "
-                                      f"apply to lm-eval samples files only (.jsonl lines with doc_id, doc, target, resps)"),
+        (table, {"answer_regex": "x"}, f"{table}: --answer-regex (answer_regex=) applies to logs only (lm-eval samples "
+                                      f"files: .jsonl lines with doc_id, doc, target, resps; inspect_ai logs: .eval, .json)"),
+        (log, {"ignore_case": True}, f"{log}: --answer-ignore-case (ignore_case=) applies to lm-eval samples files only "
+                                     f"(.jsonl lines with doc_id, doc, target, resps)"),
         (table, {"scorer": "s", "score_map": {"N": 0}},
          f"{table}: --scorer (scorer=), --score-map (score_map=) apply to inspect_ai logs (.eval, .json) only"),
         (lines, {"delimiter": ","}, f"{lines}: --delimiter (delimiter=) applies to delimited text tables (.csv, .tsv, .txt) only"),

@@ -14,7 +14,8 @@ from certify import InputError
 from certify.cli.main import main
 from certify.stats import DataError, read_bits, read_groups
 from certify.readers import ColumnMap
-from certify.readers._inspect import ZIP_ZSTD, read_inspect_log
+from certify.readers._inspect import read_inspect_log
+from certify.readers._zip import ZIP_ZSTD
 
 BITS = np.array([[1, 0, 1], [1, 1, 1], [0, 0, 1], [0, 1, 0]], dtype=float)
 
@@ -281,9 +282,11 @@ def test_builtin_reader_member_compressions(tmp_path, monkeypatch, compression):
 def test_builtin_reader_without_zstandard(tmp_path, monkeypatch):
     path = _zip(tmp_path / "log.eval", _members(_samples()), ZIP_ZSTD, monkeypatch)
     monkeypatch.setitem(sys.modules, "zstandard", None)  # import zstandard now raises ImportError
-    with pytest.raises(DataError, match=r"compressed with zstd \(zip method 93\); reading it needs the package 'zstandard' "
-                                        r"\(or 'inspect_ai'\), and neither is installed: pip install zstandard$"):
-        read_inspect_log(path, use_inspect=False)
+    # certify checks every member (size, CRC) before either reader reads the log: inspect_ai cannot stand in
+    for use in (False, True):
+        with pytest.raises(DataError, match=r"compressed with zstd \(zip method 93\); reading it needs the package "
+                                            r"'zstandard', which is not installed: pip install zstandard$"):
+            read_inspect_log(path, use_inspect=use)
 
 
 def test_builtin_reader_corrupt_zstd_member(tmp_path, monkeypatch):

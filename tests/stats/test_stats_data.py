@@ -84,7 +84,7 @@ def test_eval_zip_and_json(tmp_path):
 def test_eval_value_mapping(tmp_path):
     values = [1, 0.0, True, "N"]  # numeric, boolean and no-answer scores
     samples = [eval_sample("a", e + 1, v) for e, v in enumerate(values)]
-    write_eval_json(tmp_path / "log.json", samples)
+    write_eval_json(tmp_path / "log.json", samples, eval_header(epochs=len(values)))  # epochs beyond the log's are refused
     # "N" (no answer) used to become 0 silently; now it needs an explicit mapping
     with pytest.raises(DataError, match=r"epoch 4\), column 'scores.match.value': value 'N' is not binary \(N = no answer\)"):
         read_bits(tmp_path / "log.json")
@@ -96,7 +96,7 @@ def test_eval_scorer_choice(tmp_path):
     for s in samples:
         s["scores"]["other"] = {"value": "I"}
     write_eval_json(tmp_path / "log.json", samples)
-    with pytest.raises(DataError, match="choose one with scorer="):
+    with pytest.raises(DataError, match=r"choose one with --scorer \(scorer=\)"):
         read_bits(tmp_path / "log.json")
     np.testing.assert_array_equal(read_bits(tmp_path / "log.json", scorer="match").bits, [[1, 0]])
     np.testing.assert_array_equal(read_bits(tmp_path / "log.json", scorer="other").bits, [[0, 0]])

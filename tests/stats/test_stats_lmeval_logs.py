@@ -20,6 +20,7 @@ pytest.importorskip("lm_eval")
 
 from certify.stats import DataError  # noqa: E402
 from certify.readers._lmeval import is_lmeval_samples, read_lmeval_samples  # noqa: E402
+from stats_helpers import plurality_by_subsets  # noqa: E402
 
 N_DOCS = 8
 REPEATS = 5
@@ -47,6 +48,20 @@ def expected(correct_kinds) -> np.ndarray:
                       for j in range(REPEATS)] for i in range(N_DOCS)])
 
 
+#: The "certify_answers" task: the fake LM's responses to documents 0-2 (targets "10", "Blue", "24"):
+#: tied wrong answers, an empty and a blank response, padding, a case variant, a number written
+#: otherwise; the other documents get answer(i, j).
+ANSWERS = {0: ["10", "11", "12", "11", "12"], 1: ["", "Red", " Red ", "blue", "Blue"],
+           2: ["  ", "24.0", "24", "x", "24.0"]}
+#: The "certify_cot" task: chain-of-thought responses whose last number is the answer (17 + i, or
+#: one more at repeats 1 and 3); lm-eval's own filter extracts it, certify's default rule does not.
+COT_REGEX = r"answer is ([0-9]+)"
+
+
+def cot(i: int, j: int) -> str:
+    return f"Let me think: {i} and 17 make {17 + i}. So the answer is {17 + i + (j in (1, 3))}."
+
+
 PLAIN = expected({"exact", "padded"})                      # whole response, stripped, case-sensitive
 CASEFOLD = expected({"exact", "padded", "upper"})          # ... ignoring case
 # an anchored regex with one group: reads exact, padded, sentence, wrong and upper answers; "unsure" does not parse
@@ -66,6 +81,14 @@ def _task_yaml(name, data, *, output_type="generate_until", repeats=REPEATS, ext
         lines += ['doc_to_choice: ["a", "b", "c"]', "doc_to_target: 1"]
     return "\n".join(lines) + "\n" + extra
 
+
+COT_FILTER = """filter_list:
+  - name: strict
+    filter:
+      - function: regex
+        regex_pattern: "answer is ([0-9]+)"
+      - function: take_first
+"""
 
 FILTERS = """filter_list:
   - name: digits-all
@@ -94,6 +117,10 @@ def samples(tmp_path_factory):
     (tasks / "filters.yaml").write_text(_task_yaml("certify_filters", data, extra=FILTERS))
     (tasks / "once.yaml").write_text(_task_yaml("certify_once", data, repeats=1))
     (tasks / "mc.yaml").write_text(_task_yaml("certify_mc", data, output_type="multiple_choice", repeats=2))
+    (tasks / "answers.yaml").write_text(_task_yaml("certify_answers", data))
+    cot_data = root / "cot.json"  # another data set: its documents have other fields
+    cot_data.write_text(json.dumps([{"id": i, "question": f"{i} + 17?", "target": str(17 + i)} for i in range(N_DOCS)]))
+    (tasks / "cot.yaml").write_text(_task_yaml("certify_cot", cot_data, extra=COT_FILTER))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(socket, "getaddrinfo", _no_network)
         mp.setattr(socket, "create_connection", _no_network)
@@ -120,7 +147,12 @@ def samples(tmp_path_factory):
                 for r in requests:  # lm-eval passes each request once per repeat, in repeat order
                     j = self.seen.get((r.task_name, r.doc_id), 0)
                     self.seen[(r.task_name, r.doc_id)] = j + 1
-                    out.append(answer(r.doc_id, j))
+                    if r.task_name == "certify_cot":
+                        out.append(cot(r.doc_id, j))
+                    elif r.task_name == "certify_answers" and r.doc_id in ANSWERS:
+                        out.append(ANSWERS[r.doc_id][j])
+                    else:
+                        out.append(answer(r.doc_id, j))
                 return out
 
             def loglikelihood(self, requests):
@@ -130,7 +162,8 @@ def samples(tmp_path_factory):
                 raise NotImplementedError
 
         tracker = EvaluationTracker(output_path=str(root / "out"))
-        results = simple_evaluate(model=Programmed(), tasks=["certify_gen", "certify_filters", "certify_once", "certify_mc"],
+        results = simple_evaluate(model=Programmed(), tasks=["certify_gen", "certify_filters", "certify_once", "certify_mc",
+                                                             "certify_answers", "certify_cot"],
                                   task_manager=TaskManager(include_path=str(tasks), include_defaults=False),
                                   log_samples=True, evaluation_tracker=tracker, bootstrap_iters=0)
         logged = results.pop("samples")  # what lm_eval's CLI does before saving (lm_eval/_cli/run.py)
@@ -142,7 +175,7 @@ def samples(tmp_path_factory):
     files = {}
     for path in (root / "out").rglob("samples_*.jsonl"):
         files[next(t for t in results["configs"] if path.name.startswith(f"samples_{t}_"))] = path
-    assert sorted(files) == ["certify_filters", "certify_gen", "certify_mc", "certify_once"]
+    assert sorted(files) == ["certify_answers", "certify_cot", "certify_filters", "certify_gen", "certify_mc", "certify_once"]
     return files
 
 
@@ -214,9 +247,11 @@ def test_answer_regex_without_group_uses_the_whole_match(samples):
 
 def test_last_number_regex_from_the_docstring():
     from certify.readers import _lmeval
+    from certify.readers._answer_regex import AnswerRegex
 
-    assert r"(?s).*(?<![0-9-])(-?[0-9]+)" in _lmeval.__doc__
-    assert _lmeval._answer("First 12, then 3 and finally\n-457.", _lmeval._compile(r"(?s).*(?<![0-9-])(-?[0-9]+)")) == "-457"
+    for last_number in (r"(?s).*(?<![0-9-])(-?[0-9]+)", r"(?r)(?<![0-9-])(-?[0-9]+)"):
+        assert last_number in _lmeval.__doc__
+        assert AnswerRegex(last_number).answer("First 12, then 3 and finally\n-457.", "here") == "-457"
 
 
 def test_several_filters_read_once(samples):
@@ -240,9 +275,9 @@ def test_multiple_choice_is_refused(samples):
 
 
 def test_regex_errors(samples):
-    with pytest.raises(DataError, match=r"answer_regex '\(' is not a valid Python regular expression"):
+    with pytest.raises(DataError, match=r"--answer-regex \(answer_regex=\) '\(' is not a valid Python regular expression"):
         read_lmeval_samples(samples["certify_gen"], answer_regex="(")
-    with pytest.raises(DataError, match=rf"answer_regex 'zzz' matches none of the {N_DOCS * REPEATS} responses "
+    with pytest.raises(DataError, match=rf"--answer-regex 'zzz' matches none of the {N_DOCS * REPEATS} responses "
                                         r"\(e.g. '.*'\); fix the regex"):
         read_lmeval_samples(samples["certify_gen"], answer_regex="zzz")
 
@@ -359,7 +394,143 @@ def test_cli_analyze_reads_lm_eval_samples(samples, capsys, tmp_path):
     table.write_text("b0,b1\n1,0\n0,1\n", encoding="utf-8")
     code = main(["analyze", str(table), "--answer-regex", "x"])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and "apply to lm-eval samples files only" in err
+    assert code == 2 and out == "" and "applies to logs only" in err
     code = main(["analyze", str(samples["certify_mc"])])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "multiple_choice" in err
+
+
+# ---- answers, checks against the file's own scores, mixed files, bounded regex work ------------
+
+
+def _expected_codes(path, casefold=False) -> np.ndarray:
+    """Answer codes from the file's lines by the rule written out: the response stripped (and
+    casefolded), empty is no answer, equal to the target is code 0, other answers numbered 1, 2, ...
+    per document in repeat order."""
+    rows = []
+    for d in sorted(_lines(path), key=lambda d: d["doc_id"]):
+        fold = (lambda t: t.casefold()) if casefold else (lambda t: t)
+        target, wrong, row = fold(d["target"].strip()), {}, []
+        for r in d["resps"][0]:
+            a = fold(r.strip())
+            row.append(0 if a == target else -1 if not a else wrong.setdefault(a, len(wrong) + 1))
+        rows.append(row)
+    return np.array(rows)
+
+
+def test_answers_of_each_repeat(samples):
+    path = samples["certify_answers"]
+    assert _lines(path)[1]["resps"] == [ANSWERS[1]]  # the empty response is in the file as written
+    _, bits = _read(path)
+    want = _expected_codes(path)
+    np.testing.assert_array_equal(bits.answers, want)
+    assert bits.answers[:3].tolist() == [[0, 1, 2, 1, 2], [-1, 1, 1, 2, 0], [-1, 1, 0, 2, 1]]  # by hand
+    np.testing.assert_array_equal(bits.answers == 0, bits.bits == 1)
+    assert bits.abstentions == 2
+    _, folded = _read(path, ignore_case=True)  # "blue" is then the target, and "Red" / "red" one answer
+    np.testing.assert_array_equal(folded.answers, _expected_codes(path, casefold=True))
+    assert folded.answers[1].tolist() == [-1, 1, 1, 0, 0]
+
+
+def test_answers_through_the_regex_and_normalizations(samples):
+    path = samples["certify_answers"]
+    _, bits = _read(path, answer_regex=r"[0-9]+(?:\.[0-9]+)?")
+    # documents 0 and 2 by hand: every response with a number gives it; "x" and "  " give none
+    assert bits.answers[0].tolist() == [0, 1, 2, 1, 2] and bits.answers[2].tolist() == [-1, 1, 0, -1, 1]
+    _, numbers = _read(path, answer_normalize="number")
+    # "24.0" is still wrong by the exact-match rule (bits decide); as a number it is one answer with itself
+    assert numbers.answers[2].tolist() == [-1, 1, 0, 2, 1]
+    with pytest.raises(DataError, match="--answer-normalize 'x'"):
+        read_lmeval_samples(path, answer_normalize="x")
+
+
+def test_answers_of_a_file_lm_eval_wrote_reach_analyze_aggregate_plurality(samples, capsys):
+    """certify analyze --aggregate plurality on a samples file lm-eval wrote: the plurality accuracy
+    it reports for k calls is the one enumerated over every k-subset of the file's responses."""
+    from certify.cli.main import main
+
+    path = samples["certify_answers"]
+    code = main(["analyze", str(path), "--aggregate", "plurality", "--votes", "3", "5", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    (report,) = json.loads(out)["reports"]
+    codes = _expected_codes(path)
+    plurality = {b["votes"]: b for b in report["budgets"] if b["aggregate"] == "plurality"}
+    assert sorted(plurality) == [3, 5]
+    for k, entry in plurality.items():
+        assert entry["empirical"] == pytest.approx(plurality_by_subsets(codes, k), abs=1e-12)
+        assert entry["interval"]["lower"] <= entry["empirical"] <= entry["interval"]["upper"]
+    # the file holds what makes plurality differ from a bit majority: two wrong answers, each twice
+    assert codes[0].tolist() == [0, 1, 2, 1, 2]
+    assert {(v["aggregate"], v["votes"]) for v in report["verdicts"]} >= {("plurality", 3), ("plurality", 5)}
+
+
+def test_chain_of_thought_notes_name_the_files_own_metric(samples):
+    path = samples["certify_cot"]
+    lines = _lines(path)
+    file_mean = sum(d["exact_match"] for d in lines) / len(lines)
+    assert file_mean > 0 and {d["filter"] for d in lines} == {"strict"}
+    _, bits = _read(path)
+    assert (bits.bits == 0).all()  # whole responses are never the number alone
+    rule = "exact match after stripping whitespace, case-sensitive"
+    assert bits.read_info.notes == (
+        f"no response equals its target ({rule}): chain-of-thought responses need --answer-regex to extract the "
+        f"answer, e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number",
+        f"the file's own 'exact_match' (filter 'strict') averages {file_mean:.3f} over its {N_DOCS} documents, the "
+        f"calls read here 0.000; {sum(d['exact_match'] > 0 for d in lines)} document(s) it scores above 0 have no call "
+        f"read as correct (the first: doc_id 0): the answers are extracted differently; pass --answer-regex (and "
+        f"--answer-ignore-case) to read them as the task does")
+    _, read = _read(path, answer_regex=COT_REGEX)
+    want = np.array([[1.0 if j not in (1, 3) else 0.0 for j in range(REPEATS)] for _ in range(N_DOCS)])
+    np.testing.assert_array_equal(read.bits, want)
+    assert read.read_info.notes == (f"0 of {N_DOCS * REPEATS} responses did not match the answer regex "
+                                    f"'{COT_REGEX}' and count as incorrect",)
+    for d in lines:  # the file's own score is its filter's: the first repeat, extracted
+        assert d["exact_match"] == read.bits[d["doc_id"], 0]
+
+
+def _joined(samples, tmp_path, *tasks, keep=lambda d: True):
+    path = tmp_path / "samples_joined_2026-01-01T00-00-00.000001.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for t in tasks for d in _lines(samples[t]) if keep(d)), encoding="utf-8")
+    return path
+
+
+def test_files_joining_tasks_are_refused(samples, tmp_path):
+    """Two tasks' files joined were read as one task with a false note about '2 filters'."""
+    with pytest.raises(DataError, match=rf"line {N_DOCS + 1} \(doc_id 0\): its 'doc' has the fields \['id', 'question', "
+                                        r"'target'\], line 1's \['id', 'target'\]: documents of two data sets"):
+        read_lmeval_samples(_joined(samples, tmp_path, "certify_gen", "certify_cot"))
+    with pytest.raises(DataError, match=rf"line {N_DOCS + 1} \(doc_id 0\): doc_id 0 under filter 'none' already on line 1; "
+                                        r".*are two tasks' samples files joined\?"):
+        read_lmeval_samples(_joined(samples, tmp_path, "certify_gen", "certify_answers"))
+    # the same data set under other filters, with other responses
+    with pytest.raises(DataError, match=r"'resps' differs from line 1 of the same doc_id under another filter"):
+        read_lmeval_samples(_joined(samples, tmp_path, "certify_answers", "certify_filters"))
+    # filters that do not list the same documents
+    path = _joined(samples, tmp_path, "certify_filters", keep=lambda d: d["filter"] == "digits-all" or d["doc_id"] < 4)
+    with pytest.raises(DataError, match=r"filter 'first' lists 4 documents and filter 'digits-all' 8, not the same ones "
+                                        r"\(doc_id 4 only under 'digits-all', line \d+\): .*mixes tasks or runs"):
+        read_lmeval_samples(path)
+
+
+def test_answer_regex_work_is_bounded(samples, tmp_path):
+    from certify.readers._answer_regex import MAX_REGEX_CHARS
+
+    def long_response(text):
+        def change(lines):
+            lines[3]["resps"][0][2] = text
+
+        return _rewrite(samples, tmp_path, change)
+
+    # the usual last-number regex on 60,000 characters without a digit: no answer, at once
+    # (Python's re backtracks quadratically here, for minutes)
+    _, bits = _read(long_response("no digits here " * 4000), answer_regex=r"(?s).*(?<![0-9-])(-?[0-9]+)")
+    assert bits.answers[3, 2] == -1 and bits.bits[3, 2] == 0
+    with pytest.raises(DataError, match=r"line 4 \(doc_id 3\), repeat 3: --answer-regex '\(\?s\)\(\.\*\?,\)\{15\}z' took "
+                                        r"more than 1 s on the response 'a,a,.*\.\.\. \(6000 characters\): it backtracks "
+                                        r"without bound") as info:
+        read_lmeval_samples(long_response("a," * 3000), answer_regex="(?s)(.*?,){15}z")
+    assert "\n" not in str(info.value)
+    with pytest.raises(DataError, match=rf"line 4 \(doc_id 3\), repeat 3: the response has {MAX_REGEX_CHARS + 1} "
+                                        rf"characters, more than the limit of {MAX_REGEX_CHARS}"):
+        read_lmeval_samples(long_response("7" * (MAX_REGEX_CHARS + 1)), answer_regex="7")
