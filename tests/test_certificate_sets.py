@@ -329,3 +329,17 @@ def test_data_beyond_the_lagrangian_budget_are_refused_before_solving(tmp_path, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the Lagrangian's cost estimate 4.11e+08 of 320 cells of up to 2000 calls" in err
     assert not (tmp_path / "certs").exists()
+
+
+def test_a_long_objective_keeps_a_short_file_name_that_names_its_exact_text():
+    """Any --objective expression gives a file name far below 255 bytes; two long ones sharing a prefix differ."""
+    from certify.certificates._index import OBJECTIVE_CHARS, certificate_file_name
+
+    long_a = " + ".join(f"q**{k}/{k + 1}" for k in range(1, 80))
+    long_b = long_a + " + q"
+    a, b = (certificate_file_name("gpt-4", o, "upper") for o in (long_a, long_b))
+    assert a != b and len(a.encode()) < 150 and len(b.encode()) < 150
+    digest = hashlib.sha256(long_a.encode()).hexdigest()[:8]
+    assert a.endswith(f"-{digest}_upper.json") and len(a.split("_upper")[0]) < 40 + 9 + OBJECTIVE_CHARS + 10
+    # short names are kept as they were: V3 - V1 is still V3_V1
+    assert certificate_file_name("", "V3 - V1", "lower") == "V3_V1_lower.json"

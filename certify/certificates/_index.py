@@ -44,6 +44,9 @@ GROUP_CHARS = 40
 #: Hexadecimal digits of the SHA-256 of the group's exact text in a file name (32 bits: two
 #: groups of one data file that share them are refused by name, never overwritten).
 GROUP_HASH_CHARS = 8
+#: Characters of an objective's name kept in a file name before a hash of its exact text
+#: replaces the rest (``--objective`` takes any expression; a file name holds 255 bytes).
+OBJECTIVE_CHARS = 60
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9]+", re.ASCII)
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
@@ -63,13 +66,21 @@ def certificate_file_name(group: str, objective: str, side: str) -> str:
     """The file of one certificate: ``[<group>-<hash>_]<objective>_<side>.json``.
 
     A data file without groups (group ``""``) gives ``V3_lower.json``; ``gpt-4`` gives
-    ``gpt_4-<8 hex digits of SHA-256("gpt-4")>_V3_lower.json``.
+    ``gpt_4-<8 hex digits of SHA-256("gpt-4")>_V3_lower.json``; an objective whose name is
+    longer than :data:`OBJECTIVE_CHARS` letters and digits keeps that many, then a hash of its text.
     """
-    stem = f"{_safe(objective)}_{side}.json"
+    name = _safe(objective)
+    if len(name) > OBJECTIVE_CHARS:
+        name = f"{name[:OBJECTIVE_CHARS]}-{_hash(objective)}"
+    stem = f"{name}_{side}.json"
     if not group:
         return stem
-    digest = hashlib.sha256(group.encode("utf-8", "surrogatepass")).hexdigest()[:GROUP_HASH_CHARS]
-    return f"{_safe(group)[:GROUP_CHARS]}-{digest}_{stem}"
+    return f"{_safe(group)[:GROUP_CHARS]}-{_hash(group)}_{stem}"
+
+
+def _hash(text: str) -> str:
+    """The first :data:`GROUP_HASH_CHARS` hexadecimal digits of the SHA-256 of ``text``'s exact characters."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:GROUP_HASH_CHARS]
 
 
 def _previous(folder: Path) -> set[str]:
