@@ -42,8 +42,10 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
     objective whose estimate rests on cells with few expected examples gets the larger
     threshold, and both its ends are solved again at it.
 
-    ``starts``: solutions of a previous, similar data set (:class:`WarmStarts`); an end with
-    one starts from it instead of from the previous objective, and leaves its own there.
+    ``starts``: solutions of a previous, similar data set (:class:`WarmStarts`); the first end
+    of each side starts from there (the later ones from the previous objective, which is
+    closer: measured 11 ms against 15 ms per end at N = 1000, K = 10), and every end leaves
+    its solution there.
     """
     out = [dict() for _ in objectives]
     targets = []
@@ -60,9 +62,10 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
             for i in members:
                 tgt = targets[i][side]
                 key = (tgt.name, side, calibration)
-                start = None if starts is None else starts.end(key)
-                if start is None and warm is not None:
+                if warm is not None:
                     start = _extrapolated(warm, before, tgt)
+                else:
+                    start = None if starts is None else starts.end(key)
                 law, lam, scr = _solve_end(ctx, tgt, start)
                 if starts is not None:
                     starts.keep(key, law, lam)
