@@ -121,8 +121,16 @@ def _progress_bar(show: bool):
             print(f"\rsimulated {done}/{total} studies", end="" if done < total else "\n", file=sys.stderr)
         yield line
         return
-    with tqdm(total=None, unit="study", file=sys.stderr, leave=False) as bar:
-        def advance(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
+    bar = None
+
+    def advance(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:  # the total is known from the first report on
+            bar = tqdm(total=total, unit="study", file=sys.stderr, leave=False)
+        bar.update(done - bar.n)
+
+    try:
         yield advance
+    finally:
+        if bar is not None:
+            bar.close()

@@ -129,3 +129,15 @@ def test_the_plan_does_not_depend_on_the_number_of_workers(gaining_pilot):
 def test_bad_workers(gaining_pilot):
     with pytest.raises(InputError, match="workers=0 must be an integer >= 1"):
         plan_study(gaining_pilot, 3, workers=0)
+
+
+def test_cli_plan_text_is_silent_on_a_non_terminal(tmp_path, capsys, gaining_pilot):
+    path = tmp_path / "pilot.csv"
+    path.write_text("example_id,b0,b1,b2,b3,b4\n" + "".join(
+        f"e{i}," + ",".join(str(int(x)) for x in row) + "\n" for i, row in enumerate(gaining_pilot.bits)))
+    assert main(["plan", str(path), "--votes", "3", "--examples", "60", "--calls", "3", "--reps", "16",
+                 "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""  # no progress report into a log or a pipe
+    assert "standard error <= 0.125" in out  # 1 / (2 sqrt(16))
+    assert out.count(" +- ") == 2
