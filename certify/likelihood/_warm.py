@@ -3,8 +3,10 @@
 A study plan (:func:`certify.stats.plan_study`) solves the same objectives on hundreds of data
 sets drawn from one law; their NPMLEs, extremal laws and multipliers lie close together. Each
 solve then starts from the previous data set's solution instead of cold: the NPMLE from the
-previous pi-hat (eq. (L3)), each end by Newton on (L9) from the previous extremal law and
-lambda of the same objective, side and calibration. Every answer is verified exactly as a
+previous pi-hat (eq. (L3)); the first objective's end of each side by Newton on (L9) from the
+previous data set's extremal law and lambda of that objective, side and calibration (the later
+objectives of a batch start from the objective before them, as without warm starts; a
+small-count re-solve from the previous data set's re-solve). Every answer is verified exactly as a
 cold one (max D <= tolerance, eq. (L5); the certificate of eqs. (L10)-(L11)), so a poor start
 costs time, never accuracy: the solvers fall back to their cold paths.
 """
