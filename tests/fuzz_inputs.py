@@ -539,7 +539,7 @@ for opt, text, rule in [("--votes", "1", ">= 2"), ("--votes", "1000000", "<= 100
                         ("--alpha", "2", "below 1"), ("--alpha", "nan", "plain decimal"), ("--examples", "1000000000000", "<= "),
                         ("--examples", "1", ">= 2"), ("--calls", "1", ">= 2"), ("--calls", "100000", "<= "),
                         ("--reps", "5", ">= 10"), ("--reps", "1000000000", "<= "), ("--seed", "-1", ">= 0"),
-                        ("--seed", "x", "plain digits")]:
+                        ("--seed", "x", "plain digits"), ("--workers", "0", ">= 1"), ("--workers", "1000", "<= 64")]:
     args = ("plan", "{dir}/no_such.csv", "--votes", "3") if opt != "--votes" else ("plan", "{dir}/no_such.csv")
     _add(*args, opt, text, says=rule, id=f"plan {opt} {text!r}")
 _add("plan", "--votes", "3", says="FILE")

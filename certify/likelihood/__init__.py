@@ -16,6 +16,7 @@ Public names:
 * intervals: :func:`likelihood_interval`, :func:`likelihood_intervals`, :func:`likelihood_bound`
   -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`likelihood_envelope`
   (min of one objective, max of another, from one set); :func:`is_infinite_budget`;
+  :class:`WarmStarts` (starts carried from one data set to the next, for simulation studies);
 * calibration: :func:`critical_value`, :func:`identified_df`;
 * exact certificates of the ends: :func:`certify_interval` (of an interval already solved),
   :func:`certified_intervals` (solve and certify), :func:`certified_envelope`.
@@ -42,6 +43,8 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        Brent's method on log lambda -- and its checked certificate.
 ``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers;
                        envelopes of two objectives.
+``_warm``              :class:`WarmStarts`: the last NPMLE and ends of a sequence of similar data
+                       sets, to start the next one's solves (a study plan's simulations).
 ``_results``           :class:`LatentLaw`, :class:`LikelihoodEnd`, :class:`LikelihoodInterval`.
 ``_certificates``      ends -> version-2 certificates (:func:`certify_interval`, :func:`certified_intervals`,
                        :func:`certified_envelope`).
@@ -74,12 +77,14 @@ from ._intervals import likelihood_bound, likelihood_envelope, likelihood_interv
 from ._npmle import gradient_function, log_likelihood, npmle
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import is_infinite_budget
+from ._warm import WarmStarts
 
 __all__ = [
     "CellCounts",
     "LatentLaw",
     "LikelihoodEnd",
     "LikelihoodInterval",
+    "WarmStarts",
     "cell_counts",
     "certified_envelope",
     "certified_intervals",

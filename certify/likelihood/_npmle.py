@@ -33,7 +33,16 @@ from ._newton import merge, newton
 from ._problem import _Problem
 from ._results import LatentLaw
 from ._targets import _Law, _zero_target
-from ._tolerances import CNM_RESTARTS, FAST_ROUNDS, INNER_LOOSE_GAP, NPMLE_ACCEPT_GAP, NPMLE_GRADIENT_RTOL, NPMLE_GRADIENT_TOL
+from ._tolerances import (
+    CNM_RESTARTS,
+    FAST_ROUNDS,
+    INNER_LOOSE_GAP,
+    NPMLE_ACCEPT_GAP,
+    NPMLE_GRADIENT_RTOL,
+    NPMLE_GRADIENT_TOL,
+    WARM_FLOOR,
+    WARM_MIX,
+)
 
 __all__ = ["gradient_function", "log_likelihood", "npmle"]
 
@@ -46,11 +55,28 @@ def _initial_law(prob: _Problem) -> _Law:
     return _Law.unassigned(atoms, w)
 
 
-def _npmle(prob: _Problem) -> tuple[_Law, float, float]:
-    """NPMLE law, max D and argmax D."""
+def _warm_law(prob: _Problem, start: _Law) -> _Law:
+    """``start``, mixed with a WARM_MIX share of the empirical law where it gives some observed
+    cell less than WARM_FLOOR times the empirical law's probability (Newton needs every p_c > 0)."""
+    empirical = _initial_law(prob)
+    if np.all(prob.probabilities(start) >= WARM_FLOOR * prob.probabilities(empirical)):
+        return start
+    return _Law.unassigned(np.concatenate([start.atoms, empirical.atoms]),
+                           np.concatenate([(1.0 - WARM_MIX) * start.weights, WARM_MIX * empirical.weights]))
+
+
+def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, float]:
+    """NPMLE law, max D and argmax D.
+
+    ``start``: a law near the answer (the NPMLE of a similar data set); Newton then starts from
+    it instead of from CNM on the empirical law. The answer is checked the same way (eq. (L5)).
+    """
     zero = _zero_target()
     tol = NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N
-    law, gap, _ = cnm(prob, zero, 1.0, _initial_law(prob), INNER_LOOSE_GAP * prob.N)
+    if start is None:
+        law, gap, _ = cnm(prob, zero, 1.0, _initial_law(prob), INNER_LOOSE_GAP * prob.N)
+    else:
+        law = _warm_law(prob, start)
     # Newton on the merged CNM support; where it converges on too few atoms (D > 0 somewhere),
     # one vertex-exchange step adds the maxima of D and Newton runs again. Last, the CNM
     # atoms fixed (the saturated, flat case); CNM to the tolerance finishes what is left.

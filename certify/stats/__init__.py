@@ -36,7 +36,7 @@
   nothing again); exact certificates of likelihood intervals :func:`certified_intervals` and
   :func:`certify_interval` (of the intervals an analysis already solved, ``AnalysisReport.likelihood``;
   both also from :mod:`certify.likelihood`);
-* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow`;
+* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies per design);
 * aggregates of k calls over recorded answers (plurality vote, pass@k): :func:`aggregate_estimates`
   (U-statistics, k up to the recorded calls) and :func:`aggregate_intervals` /
   :func:`certified_aggregate_intervals` (any k, beyond the recorded calls through the likelihood
@@ -126,7 +126,7 @@ from ._report import (
     two_call_view,
     verdict_budgets,
 )
-from ._planning import PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
+from ._planning import DEFAULT_PLAN_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 # repeated-call aggregates over recorded answers: plurality vote and pass@k
 from .._aggregate_bounds import PASS_INF, pass_at_k_coefficients, pass_at_k_objective, plurality_bounds, plurality_upper_coefficients
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
@@ -136,6 +136,7 @@ from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_
 
 __all__ = [
     "COMPLETION_METHODS",
+    "DEFAULT_PLAN_REPS",
     "METHODS",
     "PLAN_SCHEMA_VERSION",
     "REPORT_SCHEMA_VERSION",

@@ -12,33 +12,54 @@ scenarios for the truth:
     likelihood-ratio interval, eq. (L9)): the most pessimistic truth the pilot supports.
 
 For each scenario and each design (N examples, K calls per example) the study is
-simulated ``reps`` times (q_i from the scenario law, S_i ~ Bin(K, q_i)); each simulated
-study gets the same likelihood-ratio intervals :func:`certify.stats.analyze` reports,
-and the plan records the mean width of the V_k interval and the fraction of studies whose
-gain interval lies above 0 (the probability of certifying that k votes beat one call),
-with its Monte Carlo standard error. These are simulation estimates under the
+simulated ``reps`` times; each simulated study gets the same likelihood-ratio intervals
+:func:`certify.stats.analyze` reports, and the plan records the mean width of the V_k
+interval and the fraction of studies whose gain interval lies above 0 (the probability of
+certifying that k votes beat one call), with its Monte Carlo standard error
+sqrt(p (1 - p) / reps) <= 1 / (2 sqrt(reps)). These are simulation estimates under the
 conditional-i.i.d. model, not guarantees; the pilot's own uncertainty enters only
 through the two scenarios.
+
+**Simulating counts, not examples.** A study's likelihood depends on its data only through
+the K + 1 cell counts n_S (eq. (L1) of :mod:`certify.likelihood`). Under a scenario law pi
+the examples are i.i.d. with P(S = s) = p_s(pi) = E_pi[Bin(s; K, Q)] (eq. (L2)), so the counts
+are one multinomial draw (n_0, ..., n_K) ~ Mult(N, p(pi)): the same law as drawing q_i ~ pi and
+S_i ~ Bin(K, q_i) example by example, at a cost independent of N.
+
+**Cost.** The studies of one design are solved in chunks of CHUNK studies; within a chunk each
+study's solvers start from the previous study's NPMLE and extremal laws
+(:class:`certify.likelihood.WarmStarts`), and chunks run on ``workers`` processes. Every chunk
+draws from its own stream, spawned from ``seed`` by (design, chunk), so the plan does not
+depend on the number of workers.
 """
 
 from __future__ import annotations
 
 import math
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import binom
 
 from .._errors import InputError
 from .._numbers import float_or_nan
 from .._objective import parse_objective
-from ..likelihood import CellCounts, cell_counts, likelihood_bound, likelihood_intervals, npmle
+from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle
 
-__all__ = ["PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
+__all__ = ["DEFAULT_PLAN_REPS", "PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
 
 PLAN_SCHEMA_VERSION = "1"
 
 #: Scenario names, in the order they are reported.
 SCENARIOS = ("npmle", "least-favourable")
+#: Simulated studies per default design: the Monte Carlo standard error of a probability is
+#: then at most 1 / (2 sqrt(400)) = 0.025.
+DEFAULT_PLAN_REPS = 400
+#: Studies per chunk (one task of a worker, one step of the progress report). Within a chunk
+#: each study starts from the previous one's solutions, so a chunk pays one cold start; 25
+#: keeps that to 4 % of the studies while leaving tens of chunks per design to balance two workers.
+CHUNK = 25
 
 
 @dataclass(frozen=True)
@@ -58,6 +79,7 @@ class PlanRow:
     se_certified : float
         Monte Carlo standard error of ``p_certified``.
     reps : int
+        Simulated studies of the design.
     """
 
     scenario: str
@@ -127,13 +149,44 @@ def _positive_ints(values, what: str, least: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _simulate(atoms: np.ndarray, weights: np.ndarray, n: int, k: int, rng: np.random.Generator) -> CellCounts:
-    q = rng.choice(atoms, size=n, p=weights)
-    return cell_counts(np.full(n, k), rng.binomial(k, q))
+def cell_probabilities(atoms: np.ndarray, weights: np.ndarray, calls: int) -> np.ndarray:
+    """p_s = sum_j w_j Bin(s; K, a_j), s = 0..K: the law of one example's count of correct calls (eq. (L2))."""
+    p = binom.pmf(np.arange(calls + 1)[:, None], calls, np.asarray(atoms, dtype=float)[None, :]) @ np.asarray(weights, dtype=float)
+    return p / p.sum()  # sums to 1 up to rounding; the multinomial needs it exactly
+
+
+def simulate_counts(p: np.ndarray, examples: int, studies: int, rng: np.random.Generator) -> np.ndarray:
+    """Cell counts of ``studies`` simulated studies of ``examples`` examples, shape (studies, K + 1).
+
+    One multinomial draw per study (module docstring): the law of the counts of N i.i.d.
+    examples with P(S = s) = p_s.
+    """
+    return rng.multinomial(examples, p, size=studies)
+
+
+def _cells(counts: np.ndarray) -> CellCounts:
+    """The non-empty cells S = 0..K of one study's counts."""
+    s = np.flatnonzero(counts)
+    return CellCounts(np.full(len(s), len(counts) - 1), s, counts[s])
+
+
+def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Widths of the V_k interval and whether the gain was certified, for one chunk of studies.
+
+    A module-level function of plain arguments: a worker process runs it from a pickled task.
+    """
+    p, examples, studies, objectives, alpha, seed = task
+    counts = simulate_counts(p, examples, studies, np.random.default_rng(seed))
+    warm = WarmStarts()  # one per chunk: the studies of one design look alike
+    widths, certified = np.empty(studies), np.zeros(studies, dtype=bool)
+    for j, row in enumerate(counts):
+        iv_v, iv_gain = likelihood_intervals(_cells(row), objectives, alpha=alpha, warm=warm)
+        widths[j], certified[j] = iv_v.width, iv_gain.lower.value > 0
+    return widths, certified
 
 
 def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 1000, 2000), calls=(2, 3, 5, 10),
-               reps: int = 100, seed: int = 0, progress=None) -> StudyPlan:
+               reps: int = DEFAULT_PLAN_REPS, seed: int = 0, workers: int = 1, progress=None) -> StudyPlan:
     """Simulated width and probability of certifying a gain, per design (module docstring).
 
     Parameters
@@ -147,11 +200,14 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     examples, calls : sequence of int
         Designs: every pair (N, K), N >= 2, K >= 2.
     reps : int
-        Simulated studies per design and scenario (>= 10).
+        Simulated studies per design and scenario (>= 10); the Monte Carlo standard error of
+        each probability is at most 1 / (2 sqrt(reps)).
     seed : int
-        Seed of NumPy's PCG64: the plan is reproducible.
+        Seed of NumPy's PCG64: the plan is reproducible, whatever ``workers``.
+    workers : int
+        Processes that simulate (>= 1); 1 runs in this process.
     progress : callable, optional
-        Called with (done, total) after each design.
+        Called with (studies done, studies in all) after each chunk of studies.
 
     Returns
     -------
@@ -164,6 +220,7 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     examples = _positive_ints(examples, "examples", 2)
     calls = _positive_ints(calls, "calls", 2)
     (reps,) = _positive_ints([reps], "reps", 10)
+    (workers,) = _positive_ints([workers], "workers", 1)
     cells = pilot if isinstance(pilot, CellCounts) else CellCounts.from_bits(pilot)
     gain = f"V{votes} - V1"
     reference = npmle(cells)
@@ -172,23 +229,38 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     laws, scenarios = {}, {}
     for name, law in (("npmle", reference), ("least-favourable", worst)):
         atoms, weights = np.asarray(law.atoms, dtype=float), np.asarray(law.weights, dtype=float)
-        laws[name] = (atoms, weights / weights.sum())  # sums to 1 up to rounding; rng.choice needs it exactly
+        laws[name] = (atoms, weights)
         scenarios[name] = {"atoms": atoms.tolist(), "weights": weights.tolist(),
                            "gain": float(np.dot(weights, gain_of.evaluate(atoms)))}
-    rng = np.random.default_rng(seed)
-    rows, total, done = [], len(SCENARIOS) * len(examples) * len(calls), 0
-    for name in SCENARIOS:
-        atoms, weights = laws[name]
-        for n in examples:
-            for k in calls:
-                widths, certified = [], 0
-                for _ in range(reps):
-                    iv_v, iv_gain = likelihood_intervals(_simulate(atoms, weights, n, k, rng), [votes, gain], alpha=alpha)
-                    widths.append(iv_v.width)
-                    certified += iv_gain.lower.value > 0
-                p = certified / reps
-                rows.append(PlanRow(name, n, k, float(np.mean(widths)), p, math.sqrt(p * (1 - p) / reps), reps))
-                done += 1
-                if progress is not None:
-                    progress(done, total)
+    designs = [(name, n, k) for name in SCENARIOS for n in examples for k in calls]
+    owner, tasks = [], []  # each chunk's stream is spawned from (seed, design, chunk)
+    for d, (name, n, k) in enumerate(designs):
+        p = cell_probabilities(*laws[name], k)
+        for c, start in enumerate(range(0, reps, CHUNK)):
+            owner.append(d)
+            tasks.append((p, n, min(CHUNK, reps - start), [votes, gain], float(alpha), np.random.SeedSequence(seed, spawn_key=(d, c))))
+    out: list = [None] * len(tasks)
+    done, total = 0, len(designs) * reps
+
+    def record(i: int, chunk: tuple[np.ndarray, np.ndarray]) -> None:
+        nonlocal done
+        out[i] = chunk
+        done += len(chunk[0])
+        if progress is not None:
+            progress(done, total)
+
+    if workers == 1:
+        for i, task in enumerate(tasks):
+            record(i, _run_chunk(task))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_run_chunk, task): i for i, task in enumerate(tasks)}
+            for fut in as_completed(futures):
+                record(futures[fut], fut.result())
+    rows = []
+    for d, (name, n, k) in enumerate(designs):
+        mine = [out[i] for i in range(len(tasks)) if owner[i] == d]  # in task order: the sums are reproducible
+        widths = np.concatenate([ch[0] for ch in mine])
+        p_hat = float(np.concatenate([ch[1] for ch in mine]).mean())
+        rows.append(PlanRow(name, n, k, float(widths.mean()), p_hat, math.sqrt(p_hat * (1 - p_hat) / reps), reps))
     return StudyPlan(int(votes), float(alpha), cells.n, scenarios, tuple(rows), int(seed))

@@ -76,3 +76,68 @@ def test_cli_plan_json_and_errors(tmp_path, capsys, gaining_pilot):
     assert main(["plan", str(path), "--votes", "1"]) == 2
     err = capsys.readouterr().err
     assert "votes=1 must be an integer >= 2" in err and len(err.strip().splitlines()) == 1
+
+
+def test_counts_have_the_law_of_per_example_draws():
+    # the multinomial over cells against q_i ~ pi, S_i ~ Bin(K, q_i) example by example:
+    # pooled cell frequencies of 400 studies of 50 examples, a chi-square test of homogeneity
+    from scipy.stats import chi2_contingency
+
+    from certify.stats._planning import cell_probabilities, simulate_counts
+
+    atoms, weights, k, n, studies = np.array([0.0, 0.35, 0.9]), np.array([0.2, 0.3, 0.5]), 4, 50, 400
+    rng = np.random.default_rng(7)
+    counts = simulate_counts(cell_probabilities(atoms, weights, k), n, studies, rng)
+    assert counts.shape == (studies, k + 1) and np.all(counts.sum(axis=1) == n)
+    q = rng.choice(atoms, size=(studies, n), p=weights)
+    direct = np.stack([np.bincount(row, minlength=k + 1) for row in rng.binomial(k, q)])
+    assert chi2_contingency(np.stack([counts.sum(axis=0), direct.sum(axis=0)]))[1] > 0.01
+    # the spread between studies too: the variance of n_S is N p_S (1 - p_S) under both
+    p = cell_probabilities(atoms, weights, k)
+    for sample in (counts, direct):
+        np.testing.assert_allclose(sample.var(axis=0, ddof=1), n * p * (1 - p), rtol=0.2)
+    # and the probabilities themselves: p_S = sum_j w_j C(K, S) a_j^S (1 - a_j)^(K - S)
+    from math import comb
+    expected = [sum(w * comb(k, s) * a**s * (1 - a) ** (k - s) for a, w in zip(atoms, weights)) for s in range(k + 1)]
+    np.testing.assert_allclose(p, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(("q", "certain"), [(0.85, True), (0.3, False)])
+def test_a_gain_the_pilot_makes_certain_or_impossible(q, certain):
+    # every example has the same q: V3 - V1 = 3 q^2 - 2 q^3 - q is +0.089 at 0.85 and -0.084 at 0.3,
+    # far beyond the sampling error of a 600 x 5 pilot, so both scenarios keep its sign and
+    # 2000-example studies certify a gain in every replicate, or in none
+    rng = np.random.default_rng(11)
+    pilot = bits_from_array(simulate_bits(np.full(600, q), 5, rng))
+    plan = plan_study(pilot, 3, examples=(2000,), calls=(5,), reps=30, seed=4)
+    for name, sc in plan.scenarios.items():
+        assert (sc["gain"] > 0.03) if certain else (sc["gain"] < -0.03), (name, sc["gain"])
+    for r in plan.rows:
+        assert r.reps == 30 and r.se_certified == 0.0
+        assert r.p_certified == (1.0 if certain else 0.0), r
+
+
+def test_the_plan_does_not_depend_on_the_number_of_workers(gaining_pilot):
+    kwargs = dict(examples=(80,), calls=(3,), reps=30, seed=5)  # two chunks per design
+    one = plan_study(gaining_pilot, 3, workers=1, **kwargs)
+    assert plan_study(gaining_pilot, 3, workers=2, **kwargs) == one
+    seen = []
+    plan_study(gaining_pilot, 3, progress=lambda done, total: seen.append((done, total)), **kwargs)
+    assert seen[-1] == (60, 60) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_bad_workers(gaining_pilot):
+    with pytest.raises(InputError, match="workers=0 must be an integer >= 1"):
+        plan_study(gaining_pilot, 3, workers=0)
+
+
+def test_cli_plan_text_is_silent_on_a_non_terminal(tmp_path, capsys, gaining_pilot):
+    path = tmp_path / "pilot.csv"
+    path.write_text("example_id,b0,b1,b2,b3,b4\n" + "".join(
+        f"e{i}," + ",".join(str(int(x)) for x in row) + "\n" for i, row in enumerate(gaining_pilot.bits)))
+    assert main(["plan", str(path), "--votes", "3", "--examples", "60", "--calls", "3", "--reps", "16",
+                 "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""  # no progress report into a log or a pipe
+    assert "standard error <= 0.125" in out  # 1 / (2 sqrt(16))
+    assert out.count(" +- ") == 2

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""``certify plan``: studies per second of the old path and the new one, and the default plan's time.
+
+All in one run, on a pilot of 200 examples x 3 calls (q ~ Beta(2, 1), fixed seed) and the gain
+of 3 votes over one call:
+
+1. **Old path** -- ``plan_study`` as it was at commit OLD_COMMIT (per-example simulation, every
+   study solved cold, one process), extracted from this repository's history with
+   ``git archive`` into a temporary folder and run in a subprocess on the same pilot.
+2. **New path** -- ``plan_study`` of this checkout, one worker, on the same designs and studies
+   per design. Both are timed in CPU seconds of the process (the machine may be shared, and
+   wall time then measures the neighbours), and reported as studies per CPU second.
+3. **Default plan** -- ``plan_study`` with the CLI's defaults (designs 200/1000/4000 examples x
+   2/5/10 calls, DEFAULT_PLAN_REPS studies per design and scenario) on ``--workers`` processes:
+   wall time, CPU time of all processes, and the largest Monte Carlo standard error.
+
+Usage::
+
+    python benchmarks/bench_plan.py              # full run (old path 10 studies per design)
+    python benchmarks/bench_plan.py --quick      # fewer studies; no default plan
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tarfile  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from certify.cli.plan import DEFAULT_WORKERS  # noqa: E402
+from certify.stats import DEFAULT_PLAN_REPS, bits_from_array, plan_study  # noqa: E402
+
+#: The code before the fast plan (main at the time): the old path of the comparison.
+OLD_COMMIT = "cb6d2a9"
+#: The CLI's default designs.
+EXAMPLES, CALLS = (200, 1000, 4000), (2, 5, 10)
+VOTES = 3
+
+#: Run in a subprocess with the old package first on sys.path: the pilot is rebuilt there from
+#: the same seed, and the CPU time of plan_study printed as JSON.
+_TIMER = """
+import json, sys, time
+import numpy as np
+from certify.stats import bits_from_array, plan_study
+rng = np.random.default_rng(%(seed)d)
+q = rng.beta(2.0, 1.0, %(n)d)
+bits = bits_from_array((rng.random((%(n)d, %(k)d)) < q[:, None]).astype(float))
+t = time.process_time()
+plan = plan_study(bits, %(votes)d, examples=%(examples)r, calls=%(calls)r, reps=%(reps)d, seed=0)
+cpu = time.process_time() - t
+print(json.dumps({"cpu": cpu, "studies": len(plan.rows) * %(reps)d, "file": __import__("certify").__file__}))
+"""
+
+PILOT = {"seed": 2026, "n": 200, "k": 3}
+
+
+def pilot_bits():
+    rng = np.random.default_rng(PILOT["seed"])
+    q = rng.beta(2.0, 1.0, PILOT["n"])
+    return bits_from_array((rng.random((PILOT["n"], PILOT["k"])) < q[:, None]).astype(float))
+
+
+def old_checkout(folder: Path) -> Path:
+    """The package as of OLD_COMMIT, from ``git archive`` of this repository's history."""
+    archive = folder / "old.tar"
+    try:
+        with open(archive, "wb") as out:
+            subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", OLD_COMMIT, "certify"],
+                           stdout=out, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        sys.exit(f"cannot extract commit {OLD_COMMIT} from {ROOT} ({exc}); a full clone of the repository is needed")
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder / "old", filter="data")
+    return folder / "old"
+
+
+def time_old(reps: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        old = old_checkout(Path(tmp))
+        code = _TIMER % {**PILOT, "votes": VOTES, "examples": EXAMPLES, "calls": CALLS, "reps": reps}
+        env = {**os.environ, "PYTHONPATH": str(old)}
+        # cwd: "python -c" puts the working directory first on sys.path, which may be a checkout
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=old, capture_output=True, text=True,
+                             check=True).stdout
+        got = json.loads(out.strip().splitlines()[-1])
+        assert got["file"].startswith(str(old)), got["file"]  # the old code ran, not this checkout
+        return got
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the workers)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def time_new(bits, reps: int, workers: int) -> dict:
+    cpu, wall = cpu_seconds(), time.perf_counter()
+    plan = plan_study(bits, VOTES, examples=EXAMPLES, calls=CALLS, reps=reps, seed=0, workers=workers)
+    return {"cpu": cpu_seconds() - cpu, "wall": time.perf_counter() - wall, "studies": len(plan.rows) * reps,
+            "se": max(r.se_certified for r in plan.rows), "plan": plan}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="10 studies per design for both paths; no default plan")
+    ap.add_argument("--old-reps", type=int, default=10, help="studies per design of the old path (default 10)")
+    ap.add_argument("--new-reps", type=int, default=50, help="studies per design of the new path, one worker (default 50)")
+    ap.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help=f"workers of the default plan (default {DEFAULT_WORKERS})")
+    args = ap.parse_args()
+    new_reps = 10 if args.quick else args.new_reps
+    print(f"# certify plan benchmark -- Python {platform.python_version()}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at start")
+    print(f"pilot {PILOT['n']} x {PILOT['k']} calls (q ~ Beta(2, 1)), gain V{VOTES} - V1, designs {EXAMPLES} x {CALLS}, "
+          f"2 scenarios: {2 * len(EXAMPLES) * len(CALLS)} designs\n")
+    old = time_old(args.old_reps)
+    bits = pilot_bits()
+    new = time_new(bits, new_reps, 1)
+    old_rate, new_rate = old["studies"] / old["cpu"], new["studies"] / new["cpu"]
+    print("| path | studies | CPU s | studies per CPU s | ms per study |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| old ({OLD_COMMIT}: per-example draws, cold solves) | {old['studies']} | {old['cpu']:.1f} | {old_rate:.2f} "
+          f"| {1e3 / old_rate:.0f} |")
+    print(f"| new (multinomial counts, warm starts), 1 worker | {new['studies']} | {new['cpu']:.1f} | {new_rate:.2f} "
+          f"| {1e3 / new_rate:.0f} |")
+    print(f"\nratio new / old: {new_rate / old_rate:.2f}x studies per CPU second")
+    if args.quick:
+        return
+    full = time_new(bits, DEFAULT_PLAN_REPS, args.workers)
+    print(f"\ndefault plan ({DEFAULT_PLAN_REPS} studies per design, {full['studies']} studies, {args.workers} workers): "
+          f"{full['wall']:.1f} s wall, {full['cpu']:.1f} CPU s ({full['studies'] / full['cpu']:.2f} studies per CPU s), "
+          f"largest Monte Carlo SE {full['se']:.4f}; load average {os.getloadavg()[0]:.1f} at the end")
+    print("\n| scenario | examples | calls | P(certified) | SE | mean width of V3 |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in full["plan"].rows:
+        print(f"| {r.scenario} | {r.examples} | {r.calls} | {r.p_certified:.3f} | {r.se_certified:.3f} | {r.mean_width:.4f} |")
+
+
+if __name__ == "__main__":
+    main()
