@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .._errors import InputError
-from ._calibration import LatticeProblem, _Context, _small_count_drop
+from ._calibration import LatticeProblem, _Context, _small_count_drop, face_df
 from ._ends import _EndState, _extrapolated, _finish, _solve_end
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import _Law, _objective, _parse_all, _target
@@ -67,16 +67,25 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
         drop = _small_count_drop(ctx, objectives[i], out[i]) if len(sides) == 2 else None
         if drop is None or drop <= ctx.c:
             continue
-        ctx.set_drop(drop)
-        for side in ("lower", "upper"):
-            tgt = targets[i][side]
-            end = out[i][side]
-            start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam) if end.lam > 0 else None
-            law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces
-            out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
-        out[i]["calibration"] = ("profile", ctx.df, ctx.c)
+        _resolve(ctx.set_drop(drop), targets[i], out[i])
         out[i]["small_count"] = True
+    for i in groups.get("face", []) if len(sides) == 2 else []:
+        ctx.calibrate("face")  # the ends above are at the projection level, where the face is read
+        df = face_df([out[i]["lower"], out[i]["upper"]], ctx.df)
+        if df < ctx.df:
+            _resolve(ctx.set_df(df), targets[i], out[i])
     return out
+
+
+def _resolve(ctx: _Context, targets: dict, ends: dict) -> None:
+    """Both ends of one objective again at the context's current c, each from its previous end."""
+    for side in ("lower", "upper"):
+        tgt = targets[side]
+        end = ends[side]
+        start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam) if end.lam > 0 else None
+        law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces
+        ends[side] = _finish(ctx, tgt, law, lam, side, scr)
+    ends["calibration"] = (ctx.calibration, ctx.df, ctx.c)
 
 
 def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simultaneous: bool = False,
@@ -99,7 +108,8 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
 
 
 def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous: bool = False,
-                         c: float | None = None, reference: LatentLaw | None = None) -> list[LikelihoodInterval]:
+                         c: float | None = None, reference: LatentLaw | None = None,
+                         beyond: str = "projection") -> list[LikelihoodInterval]:
     """Likelihood-ratio intervals of E_pi[g] for many objectives sharing one NPMLE.
 
     Each side is solved objective after objective, warm-starting from the previous
@@ -124,12 +134,17 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
         The log-likelihood drop directly (overrides ``alpha`` and ``simultaneous``).
     reference : LatentLaw, optional
         A precomputed :func:`npmle` of the same cells.
+    beyond : {"projection", "face"}
+        Calibration of the objectives the calls do not identify: the projection (chi2_K, valid
+        asymptotically) or the face (chi2_d, d the free parameters of the extremal laws at the
+        projection level; heuristic, its coverage measured in
+        ``benchmarks/bench_likelihood_coverage.py``), :mod:`certify.likelihood._calibration`.
 
     Returns
     -------
     list of LikelihoodInterval
     """
-    ctx = _Context(cells, alpha, simultaneous, c, reference)
+    ctx = _Context(cells, alpha, simultaneous, c, reference, beyond)
     parsed = _parse_all(objectives)
     ends = _all_ends(ctx, parsed)
     return [
@@ -143,7 +158,8 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
 
 
 def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: bool = False,
-                        c: float | None = None, reference: LatentLaw | None = None) -> LikelihoodInterval:
+                        c: float | None = None, reference: LatentLaw | None = None,
+                        beyond: str = "projection") -> LikelihoodInterval:
     """Likelihood-ratio interval [min, max] of E_pi[g] over {pi : l(pi) >= l(pi-hat) - c} (eq. (L6)).
 
     Parameters
@@ -151,7 +167,7 @@ def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: 
     cells : CellCounts or CallBits
     objective : int, str, Objective or VoteLimit
         See :func:`likelihood_intervals`.
-    alpha, simultaneous, c, reference
+    alpha, simultaneous, c, reference, beyond
         See :func:`likelihood_intervals`.
 
     Returns
@@ -166,7 +182,8 @@ def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: 
     SolverError
         If an optimization does not reach its tolerance (never a silently wrong number).
     """
-    return likelihood_intervals(cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference)[0]
+    return likelihood_intervals(cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference,
+                                beyond=beyond)[0]
 
 
 def likelihood_envelope(cells, lower, upper, *, alpha: float = 0.05, simultaneous: bool = False,
