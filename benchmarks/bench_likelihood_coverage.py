@@ -26,6 +26,13 @@ under the current rule (a recheck beside the cell it rechecks) and a summary lin
 With ``--out``, each finished cell is appended to a JSON-lines file and cells
 already there are skipped, so an interrupted run resumes.
 
+``--beyond`` measures the calibrations of the objectives the K calls do not identify
+(V3 at K = 2, V5 at K < 5, V9 at K < 9, V101 and V_inf everywhere) side by side on the same
+data sets: the projection (chi2_K, the default), the profile value chi2_1 (as a given c) and
+the face calibration (``beyond="face"``, chi2_d); coverage, mean width and the mean d per
+objective. Its cells go to their own ``--out`` file (e.g. ``benchmarks/likelihood_coverage_beyond.jsonl``),
+and ``--beyond --table`` prints their table.
+
 ``--recheck 2000 --below 0.95`` re-runs, on a fresh and independent stream of data sets,
 every finished cell whose smallest coverage is below 0.95: 500 replicates cannot tell
 0.938 from 0.95 (standard error 0.010). Only the fresh replicates enter the rechecked
@@ -53,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 from certify._majority import majority_polynomial  # noqa: E402
 from certify.stats._estimators import two_call_from_summary  # noqa: E402
 from certify._objective import parse_objective  # noqa: E402
-from certify.likelihood import cell_counts, likelihood_intervals, npmle  # noqa: E402
+from certify.likelihood import cell_counts, critical_value, likelihood_intervals, npmle  # noqa: E402
 from certify.likelihood._calibration import LatticeProblem  # noqa: E402
 from certify.stats._region import EmptyRegionError, project_many, wald_region  # noqa: E402
 
@@ -104,6 +111,105 @@ def true_value(law, objective: str) -> float:
     if law[0] == "atoms":
         return float(sum(w * majority_polynomial(n, np.array(x)) for x, w in zip(law[1], law[2])))
     return float(sum(w * stats.betabinom(2 * n + 1, a, b).sf(n) for w, a, b in law[1]))
+
+
+#: The calibrations of objectives beyond K compared by ``--beyond``.
+BEYOND_RULES = ("projection", "profile", "face")
+#: The rule of the ``--beyond`` cells (their records are kept apart from the default rule's).
+BEYOND_RULE = "beyond-K: projection chi2_K / profile chi2_1 / face chi2_d, F small-sample"
+
+
+def beyond_objectives(k: int) -> list[str]:
+    """The objectives of the vote curve that k calls do not identify (degree > k), and V_inf."""
+    return [g for g in ("V3", "V5", "V9", "V101") if int(g[1:]) > k] + ["Vinf"]
+
+
+def true_limit(law) -> float:
+    """V_inf = Pr(Q > 1/2) + Pr(Q = 1/2) / 2 of the law."""
+    if law[0] == "atoms":
+        return float(sum(w * ((x > 0.5) + 0.5 * (x == 0.5)) for x, w in zip(law[1], law[2])))
+    return float(sum(w * stats.beta(a, b).sf(0.5) for w, a, b in law[1]))
+
+
+def run_beyond_cell(task) -> dict:
+    """Coverage and width of the three calibrations beyond K on one cell's data sets."""
+    name, k, n, reps, alpha, seed, _ = task
+    law = LAWS[name]
+    goals = beyond_objectives(k)
+    truth = {g: true_limit(law) if g == "Vinf" else true_value(law, g) for g in goals}
+    asked = [("inf" if g == "Vinf" else g) for g in goals]
+    rng = np.random.default_rng(seed)
+    hits = {r: {g: 0 for g in goals} for r in BEYOND_RULES}
+    widths = {r: {g: 0.0 for g in goals} for r in BEYOND_RULES}
+    face_df = {g: 0.0 for g in goals}
+    failures = 0
+    profile_c = critical_value(alpha, 1, n=n, dim=k)
+    start = time.perf_counter()
+    for _ in range(reps):
+        q = draw_q(law, n, rng)  # the same data sets as the default run of this cell
+        bits = rng.random((n, k)) < q[:, None]
+        cells = cell_counts(np.full(n, k), bits.sum(axis=1))
+        try:
+            ref = npmle(cells)
+            found = {"projection": likelihood_intervals(cells, asked, alpha=alpha, reference=ref),
+                     "profile": likelihood_intervals(cells, asked, c=profile_c, reference=ref),
+                     "face": likelihood_intervals(cells, asked, alpha=alpha, reference=ref, beyond="face")}
+        except Exception as exc:  # counted and reported: a failure is never silently a hit
+            failures += 1
+            print(f"{name} K={k} N={n}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            continue
+        for rule, ivs in found.items():
+            for g, iv in zip(goals, ivs):
+                hits[rule][g] += iv.lower.value - 1e-9 <= truth[g] <= iv.upper.value + 1e-9
+                widths[rule][g] += iv.upper.value - iv.lower.value
+        for g, iv in zip(goals, found["face"]):
+            face_df[g] += iv.df
+    done = max(reps - failures, 1)
+    return {
+        "law": name, "K": k, "N": n, "reps": reps, "failures": failures, "alpha": alpha, "rule": BEYOND_RULE,
+        "coverage": {r: {g: v / done for g, v in hits[r].items()} for r in BEYOND_RULES},
+        "width": {r: {g: v / done for g, v in widths[r].items()} for r in BEYOND_RULES},
+        "face_df": {g: v / done for g, v in face_df.items()},
+        "truth": truth, "seconds_per_set": (time.perf_counter() - start) / reps,
+    }
+
+
+def beyond_row(r: dict) -> str:
+    """One Markdown row per objective of a --beyond cell: coverage and width of each calibration."""
+    lines = []
+    for g in r["truth"]:
+        cov = " | ".join(f"{r['coverage'][c][g]:.3f}" for c in BEYOND_RULES)
+        wid = " | ".join(f"{r['width'][c][g]:.4f}" for c in BEYOND_RULES)
+        cut = 1 - r["width"]["face"][g] / r["width"]["projection"][g] if r["width"]["projection"][g] > 0 else 0.0
+        fail = f" ({r['failures']} failed)" if r["failures"] else ""
+        lines.append(f"| {r['law']} | {r['K']} | {r['N']} | {g} | {r['reps']}{fail} | {cov} | {wid} | {cut:+.0%} "
+                     f"| {r['face_df'][g]:.2f} |")
+    return "\n".join(lines)
+
+
+BEYOND_HEAD = ("| law | K | N | objective | reps | cov chi2_K | cov chi2_1 | cov face | width chi2_K | width chi2_1 "
+               "| width face | face narrower by | mean d |\n|" + "---|" * 13)
+
+
+def beyond_table(records: list[dict]) -> None:
+    """RESULTS.md table of the --beyond cells, with the smallest coverage of each calibration."""
+    order = list(LAWS)
+    cells = sorted((r for r in records if r.get("rule") == BEYOND_RULE),
+                   key=lambda r: (r["N"], r["K"], order.index(r["law"])))
+    print(BEYOND_HEAD)
+    for r in cells:
+        print(beyond_row(r))
+    for rule in BEYOND_RULES:
+        lows = sorted(((r["coverage"][rule][g], g, r) for r in cells for g in r["truth"]), key=lambda t: t[0])
+        v, g, r = lows[0]
+        se = math.sqrt(0.95 * 0.05 / r["reps"])
+        print(f"\n{rule}: smallest coverage {v:.3f} ({g}, {r['law']}, K = {r['K']}, N = {r['N']}, {r['reps']} data sets, "
+              f"MC SE at 0.95: {se:.3f}); objective-cells below 0.94: {sum(t[0] < 0.94 for t in lows)} of {len(lows)}.")
+    wide = [(r, g) for r in cells for g in r["truth"] if r["K"] >= 5 and r["width"]["projection"][g] > 0]
+    if wide:
+        cuts = [1 - r["width"]["face"][g] / r["width"]["projection"][g] for r, g in wide]
+        print(f"face width below chi2_K's at K >= 5: smallest {min(cuts):.0%}, median {float(np.median(cuts)):.0%}, "
+              f"largest {max(cuts):.0%} over {len(cuts)} objective-cells.")
 
 
 def rho_of(law) -> float:
@@ -236,11 +342,16 @@ def main() -> None:
                     help="re-run cells of --out below --below on REPS fresh data sets (independent seeds)")
     ap.add_argument("--below", type=float, default=0.95, help="smallest coverage that triggers --recheck")
     ap.add_argument("--table", action="store_true", help="print the RESULTS.md table of the --out file and exit")
+    ap.add_argument("--beyond", action="store_true",
+                    help="compare the calibrations of the objectives beyond K (projection, profile, face)")
     args = ap.parse_args()
     if args.table:
         if not (args.out and args.out.exists()):
             ap.error("--table reads the cells of --out FILE: give an existing file")
-        table([json.loads(line) for line in args.out.read_text().splitlines()])
+        (beyond_table if args.beyond else table)([json.loads(line) for line in args.out.read_text().splitlines()])
+        return
+    if args.beyond:
+        run_beyond(args)
         return
     done, previous = {}, {}
     if args.out and args.out.exists():
@@ -278,6 +389,27 @@ def main() -> None:
             if args.recheck:
                 r["recheck_of"] = args.reps
             print(row(r), flush=True)
+            if args.out:
+                with args.out.open("a") as fh:  # one line per finished cell: an interruption loses one cell at most
+                    fh.write(json.dumps(r) + "\n")
+
+
+def run_beyond(args) -> None:
+    """The --beyond run: cells in the order of --laws (boundary laws first if listed first), resumable."""
+    done = set()
+    if args.out and args.out.exists():
+        for line in args.out.read_text().splitlines():
+            r = json.loads(line)
+            if r.get("rule") == BEYOND_RULE:
+                done.add((r["law"], r["K"], r["N"], r["reps"], r["alpha"]))
+    # the seed of a cell is the default run's: the same data sets as its recorded cell
+    tasks = [(name, k, n, args.reps, args.alpha, args.seed + 1000 * list(LAWS).index(name) + 10 * k + int(math.log2(n)),
+              None)
+             for n in args.N for k in args.K for name in args.laws if (name, k, n, args.reps, args.alpha) not in done]
+    print(BEYOND_HEAD, flush=True)
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for r in pool.map(run_beyond_cell, tasks):
+            print(beyond_row(r), flush=True)
             if args.out:
                 with args.out.open("a") as fh:  # one line per finished cell: an interruption loses one cell at most
                     fh.write(json.dumps(r) + "\n")

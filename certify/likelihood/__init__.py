@@ -36,7 +36,7 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
 ``_newton``            (L9): Newton's method on the optimality equations of a fixed support
                        (watchdog line search, trust region); merging of CNM's atom pairs.
 ``_npmle``             (L3)-(L5): pi-hat and the check max D <= tolerance.
-``_calibration``       (L6), (L13), (S1): the drop c -- profile / projection / simultaneous,
+``_calibration``       (L6), (L13), (S1): the drop c -- profile / projection / face / simultaneous,
                        identified df, the F small-sample form, the small-count (lattice)
                        calibration -- and ``_Context``, the set C of one batch.
 ``_ends``              (L7), (L10)-(L11): one end -- lambda = 0 test, Newton from warm starts,
@@ -62,8 +62,8 @@ How data walk from calls to certified interval ends:
 5. -> each end (``_ends``): min E_pi[sign g] over {l >= level} by Newton on (L9) from a warm start,
    else Brent's method on log lambda with CNM inner solves; then a = min psi from the screen
    and the checks |value - (a + lambda b)| <= tolerance and l(pi*) >= level (eqs. (L10)-(L11));
-6. -> where the small-count calibration raises c, both ends again at the new level
-   (``_intervals``);
+6. -> where the small-count calibration raises c, or the face calibration (``beyond="face"``)
+   lowers it for an objective beyond K, both ends again at the new level (``_intervals``);
 7. -> optionally, each end -> an exact certificate (``_certificates``).
 
 Layering: above :mod:`certify.certificates` and the core, below :mod:`certify.stats` (which

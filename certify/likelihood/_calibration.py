@@ -22,6 +22,28 @@ written below with its asymptotic chi-square value):
 With ``simultaneous=True`` every objective uses the projection value, so that all intervals
 (every objective, both ends, V_inf included) hold jointly.
 
+**Face calibration (beyond K, selectable: ``beyond="face"``).** The projection value spends
+the level on all K identified directions, and the measured coverage of objectives beyond K is
+1.000 in most cells. What the interval needs is weaker. Write Lambda(v) = 2 (l(pi-hat) -
+sup {l(pi) : E_pi[g] = v}) for the profile ratio of the value v; the likelihood is concave
+and the constraint linear in pi, so the interval at drop c is exactly {v : Lambda(v) <= 2c}
+and it covers the true value g* = E_pi0[g] iff Lambda(g*) <= 2c. Since pi0 is one law with
+E[g] = g*, Lambda(g*) <= 2 (l(pi-hat) - l(pi0)), the ratio of the simple hypothesis pi = pi0,
+whose limit is a chi-bar-square bounded by chi2_K (the projection's argument). When the ends
+are attained by laws with few atoms, the ends move (to first order) only within the face of
+the moment space those laws span: r atoms inside (0, 1) and b at 0 or 1 have
+d = 2r + b - 1 free parameters (locations inside, weights summing to 1), so a d-parameter
+regular family holds the extremal laws, and Wilks' theorem in that family gives chi2_d. The
+face calibration takes d = max over the two ends of that count, at the ends of the
+projection level, clipped to [1, K], and solves both ends again at c of chi2_d (F-form as
+below); where d = K it is the projection value. With d = 1 (a single interior atom, an
+identified-set point) it is the profile value. **This argument is heuristic, not a
+theorem:** Wilks in the face assumes the true law lies in a fixed regular family with d
+parameters; at laws on the boundary of the moment space (few atoms, a constant q) the full
+NPMLE can leave the face, the ratio is a chi-bar-square mixing chi2_d..chi2_K, and nothing
+bounds its quantile by chi2_d's. Its coverage is what ``benchmarks/bench_likelihood_coverage.py
+--beyond`` measures; it is therefore not the default.
+
 **Identification (L13).** If deg g = d <= K (one K; K_max for ragged counts, whose K_max-cells
 identify m_1..m_{K_max}), degree elevation writes g = sum_S beta_S B_{K,S}
 in the Bernstein basis of degree K, so E_pi[g] = sum_S beta_S p_{K,S}(pi) is a function of the
@@ -101,7 +123,11 @@ from ._tolerances import (
     VALUE_SNAP,
 )
 
-__all__ = ["LatticeProblem", "critical_value", "identified_df", "on_lattice", "saturated_ratio", "small_count_drop"]
+#: Calibrations of objectives beyond the recorded calls: the projection (chi2_K, the default)
+#: or the face (chi2_d, d the free parameters of the extremal laws; measured, not proven).
+BEYOND = ("projection", "face")
+
+__all__ = ["LatticeProblem", "critical_value", "face_df", "identified_df", "on_lattice", "saturated_ratio", "small_count_drop"]
 
 
 def identified_df(cells) -> int:
@@ -111,6 +137,30 @@ def identified_df(cells) -> int:
     first K_max moments of pi, so the identified dimension is K_max.
     """
     return _as_cells(cells).max_calls
+
+
+def face_df(ends, calls: int) -> int:
+    """Free parameters d of the extremal laws of an interval (the face calibration above).
+
+    Parameters
+    ----------
+    ends : sequence of LikelihoodEnd
+        The extremal laws (``atoms``, ``weights``) of the ends.
+    calls : int
+        The identified dimension K (:func:`identified_df`), the largest value returned.
+
+    Returns
+    -------
+    int
+        max over the ends of 2 r + b - 1 (r atoms with weight inside (0, 1), b at 0 or 1),
+        clipped to [1, calls].
+    """
+    counts = []
+    for end in ends:
+        atoms = np.asarray(end.atoms, dtype=float)[np.asarray(end.weights, dtype=float) > 0]
+        inside = int(np.count_nonzero((atoms > 0.0) & (atoms < 1.0)))
+        counts.append(2 * inside + (len(atoms) - inside) - 1)
+    return int(min(max(max(counts), 1), int(calls)))
 
 
 def critical_value(alpha: float = 0.05, df: int = 1, n: int | None = None, dim: int | None = None) -> float:
@@ -315,10 +365,13 @@ class _Context:
     threshold.
     """
 
-    def __init__(self, cells, alpha, simultaneous, c, reference):
+    def __init__(self, cells, alpha, simultaneous, c, reference, beyond="projection"):
         self.cells = _as_cells(cells)
         self.prob = _Problem(self.cells)
         self.simultaneous = bool(simultaneous)
+        if beyond not in BEYOND:
+            raise InputError(f"beyond={beyond!r} must be one of {', '.join(map(repr, BEYOND))}")
+        self.beyond = beyond
         if c is None:
             self.alpha = float(alpha)
             critical_value(alpha)  # validates alpha once, before any solve
@@ -341,23 +394,32 @@ class _Context:
         self.calibrate("given" if c is not None else "simultaneous" if self.simultaneous else "profile")
 
     def calibration_of(self, obj: Objective | VoteLimit | PassLimit) -> str:
-        """The calibration of one objective (eq. (L6)): profile if identified (eq. (L13)), else projection
-        (the steps V_inf and pass@inf are never identified)."""
+        """The calibration of one objective (eq. (L6)): profile if identified (eq. (L13)), else
+        ``self.beyond`` -- projection or face (the steps V_inf and pass@inf are never identified)."""
         if self.given_c is not None:
             return "given"
         if self.simultaneous:
             return "simultaneous"
         identified = _is_polynomial(obj) and obj.degree <= self.cells.max_calls
-        return "profile" if identified else "projection"
+        return "profile" if identified else self.beyond
 
     def calibrate(self, calibration: str) -> "_Context":
-        """Set c, df and the level for ``calibration``; returns self."""
+        """Set c, df and the level for ``calibration``; returns self.
+
+        The face calibration starts at the projection value: its df is read off the extremal
+        laws at that level (:func:`face_df`) and set with :meth:`set_df`.
+        """
         self.calibration = calibration
-        if calibration == "given":
-            self.df, self.c = 0, self.given_c
-        else:
-            self.df = 1 if calibration == "profile" else identified_df(self.cells)
-            self.c = critical_value(self.alpha, self.df, n=int(self.prob.N), dim=identified_df(self.cells))
+        if calibration != "given":
+            return self.set_df(1 if calibration == "profile" else identified_df(self.cells))
+        self.df, self.c = 0, self.given_c
+        self.level = self.reference.loglik - self.c
+        return self
+
+    def set_df(self, df: int) -> "_Context":
+        """Use chi2_df (F-form) with the current calibration (the face calibration's d); returns self."""
+        self.df = int(df)
+        self.c = critical_value(self.alpha, self.df, n=int(self.prob.N), dim=identified_df(self.cells))
         self.level = self.reference.loglik - self.c
         return self
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .._errors import InputError
-from ._calibration import LatticeProblem, _Context, _small_count_drop
+from ._calibration import LatticeProblem, _Context, _small_count_drop, face_df
 from ._ends import _EndState, _extrapolated, _finish, _solve_end
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import _Law, _objective, _parse_all, _target
@@ -80,21 +80,34 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
         drop = _small_count_drop(ctx, objectives[i], out[i]) if len(sides) == 2 else None
         if drop is None or drop <= ctx.c:
             continue
-        ctx.set_drop(drop)
-        for side in ("lower", "upper"):
-            tgt = targets[i][side]
-            end = out[i][side]
-            key = (tgt.name, side, "small-count")
-            start = None if starts is None else starts.end(key)
-            if start is None and end.lam > 0:
-                start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam)
-            law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces
-            if starts is not None:
-                starts.keep(key, law, lam)
-            out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
-        out[i]["calibration"] = ("profile", ctx.df, ctx.c)
+        _resolve(ctx.set_drop(drop), targets[i], out[i], starts, "small-count")
         out[i]["small_count"] = True
+    for i in groups.get("face", []) if len(sides) == 2 else []:
+        ctx.calibrate("face")  # the ends above are at the projection level, where the face is read
+        df = face_df([out[i]["lower"], out[i]["upper"]], ctx.df)
+        if df < ctx.df:
+            _resolve(ctx.set_df(df), targets[i], out[i], starts, "face")
     return out
+
+
+def _resolve(ctx: _Context, targets: dict, ends: dict, starts: WarmStarts | None, kind: str) -> None:
+    """Both ends of one objective again at the context's current c (``kind``: ``"small-count"`` or ``"face"``).
+
+    Each end starts from the previous data set's solution of the same re-solve when ``starts``
+    has one, else from this objective's end at the first threshold.
+    """
+    for side in ("lower", "upper"):
+        tgt = targets[side]
+        end = ends[side]
+        key = (tgt.name, side, kind)
+        start = None if starts is None else starts.end(key)
+        if start is None and end.lam > 0:
+            start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam)
+        law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces
+        if starts is not None:
+            starts.keep(key, law, lam)
+        ends[side] = _finish(ctx, tgt, law, lam, side, scr)
+    ends["calibration"] = (ctx.calibration, ctx.df, ctx.c)
 
 
 def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simultaneous: bool = False,
@@ -118,7 +131,7 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
 
 def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous: bool = False,
                          c: float | None = None, reference: LatentLaw | None = None,
-                         warm: WarmStarts | None = None) -> list[LikelihoodInterval]:
+                         warm: WarmStarts | None = None, beyond: str = "projection") -> list[LikelihoodInterval]:
     """Likelihood-ratio intervals of E_pi[g] for many objectives sharing one NPMLE.
 
     Each side is solved objective after objective, warm-starting from the previous
@@ -146,6 +159,11 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
     warm : WarmStarts, optional
         Solutions of a previous, similar data set to start from (a simulation study); it is
         updated with this data set's solutions. The results are checked as without it.
+    beyond : {"projection", "face"}
+        Calibration of the objectives the calls do not identify: the projection (chi2_K, valid
+        asymptotically) or the face (chi2_d, d the free parameters of the extremal laws at the
+        projection level; heuristic, its coverage measured in
+        ``benchmarks/bench_likelihood_coverage.py``), :mod:`certify.likelihood._calibration`.
 
     Returns
     -------
@@ -155,7 +173,7 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
         raise InputError(f"warm={type(warm).__name__} must be a WarmStarts")
     if warm is not None and reference is None:
         reference = warm.npmle(cells)
-    ctx = _Context(cells, alpha, simultaneous, c, reference)
+    ctx = _Context(cells, alpha, simultaneous, c, reference, beyond)
     parsed = _parse_all(objectives)
     ends = _all_ends(ctx, parsed, starts=warm)
     return [
@@ -169,7 +187,8 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
 
 
 def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: bool = False,
-                        c: float | None = None, reference: LatentLaw | None = None) -> LikelihoodInterval:
+                        c: float | None = None, reference: LatentLaw | None = None,
+                        beyond: str = "projection") -> LikelihoodInterval:
     """Likelihood-ratio interval [min, max] of E_pi[g] over {pi : l(pi) >= l(pi-hat) - c} (eq. (L6)).
 
     Parameters
@@ -177,7 +196,7 @@ def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: 
     cells : CellCounts or CallBits
     objective : int, str, Objective or VoteLimit
         See :func:`likelihood_intervals`.
-    alpha, simultaneous, c, reference
+    alpha, simultaneous, c, reference, beyond
         See :func:`likelihood_intervals`.
 
     Returns
@@ -192,7 +211,8 @@ def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: 
     SolverError
         If an optimization does not reach its tolerance (never a silently wrong number).
     """
-    return likelihood_intervals(cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference)[0]
+    return likelihood_intervals(cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference,
+                                beyond=beyond)[0]
 
 
 def likelihood_envelope(cells, lower, upper, *, alpha: float = 0.05, simultaneous: bool = False,

@@ -141,7 +141,9 @@ class LikelihoodInterval:
     calibration : str
         How c was chosen (eq. (L6)): ``"profile"`` (identified objective, chi2_1),
         ``"projection"`` (objective not identified by the recorded calls, chi2_df),
-        ``"simultaneous"`` (chi2_df for every objective) or ``"given"`` (c passed directly).
+        ``"face"`` (not identified, chi2_d with d the free parameters of the extremal laws;
+        ``beyond="face"``), ``"simultaneous"`` (chi2_df for every objective) or ``"given"``
+        (c passed directly).
     reference : LatentLaw
         The NPMLE defining the set.
     small_count : bool
