@@ -197,7 +197,12 @@ def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], bas
     for k in votes:
         if baseline is not None and k != baseline:
             gain = per_example[k] - per_example[baseline]
-            rows.append(AggregateEstimate(aggregate, k, baseline, *_mean_interval(gain, alpha, -1.0, 1.0, guard=False),
+            mean, se, lower, upper = _mean_interval(gain, alpha, -1.0, 1.0, guard=False)
+            if aggregate == "pass@k" and k > baseline and lower is not None:
+                # pass@k never falls below pass@baseline (every example's unbiased estimate grows
+                # with k): cutting the interval at 0 keeps every value the parameter can take
+                lower = max(lower, 0.0)
+            rows.append(AggregateEstimate(aggregate, k, baseline, mean, se, lower, upper,
                                           _METHOD[aggregate] + ", paired difference per example", CALIBRATION,
                                           float(alpha), len(gain)))
     return tuple(rows)

@@ -299,3 +299,14 @@ def test_bad_inputs_are_one_line_input_errors():
         aggregate_estimates(good, 1, aggregate="best")
     with pytest.raises(InputError, match="alpha=1.5"):
         aggregate_estimates(good, 1, alpha=1.5)
+
+
+def test_the_pass_at_k_gain_interval_never_reaches_below_zero():
+    """Nearly every example always right or always wrong: the gain of pass@3 is tiny and its interval stops at 0."""
+    codes = np.zeros((60, 5), dtype=np.int32)
+    codes[30:] = 1
+    codes[0, 0] = 1  # one example has one wrong call: a positive gain of pass@3 of 2/5 on it
+    rows = {(r.votes, r.baseline): r for r in aggregate_estimates(codes, [3], aggregate="pass@k")}
+    gain = rows[3, 1]
+    assert gain.estimate == pytest.approx((1.0 - 0.8) / 60)  # 1 - C(1, 3)/C(5, 3) = 1 against 4/5
+    assert gain.lower == 0.0 < gain.upper
