@@ -570,7 +570,7 @@ def verdict_table(report, votes) -> str:
     Each cell is the gain over one call, ``[lower, upper]`` in percentage points rounded
     outward, then **better** / **worse** when the interval excludes 0 (certified at the
     report's level) or *undecided*; ``-`` where the analysis has no verdict (an aggregate the
-    data cannot support, or a budget it did not compute).
+    data cannot support, a budget it did not compute, or one whose solve failed: its notes say).
 
     Parameters
     ----------

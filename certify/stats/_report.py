@@ -34,7 +34,7 @@ import numpy as np
 
 from .._endpoint import endpoint_bounds
 from .._numbers import percentage_points, pp_interval
-from .._errors import CertifyError, InputError
+from .._errors import CertifyError, InputError, SolverError
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets
 from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
 from ._completions import Completion, complete
@@ -406,6 +406,32 @@ def _feasible(mu: float, nu: float) -> tuple[float, float, bool]:
     return m, v, (m, v) != (mu, nu)
 
 
+def _aggregate_results(data: CallBits, aggregate: str, votes, alpha: float, notes: list) -> tuple[list, list]:
+    """An aggregate's rows and gain intervals at ``votes``, all from one likelihood set when it can be.
+
+    When the likelihood solver fails on one budget (:class:`SolverError`), each budget is
+    solved on its own and a failed one is left out with a note, so that one hard objective
+    does not take the whole analysis with it (its interval is missing, never guessed).
+    """
+    try:
+        return (list(aggregate_budgets(data, aggregate, votes, alpha)),
+                list(aggregate_verdict_intervals(data, aggregate, verdict_budgets(votes), alpha)))
+    except SolverError:
+        pass
+    rows, gains = [], []
+    for v in votes:
+        try:
+            rows += aggregate_budgets(data, aggregate, (v,), alpha)
+        except SolverError as exc:
+            notes.append(f"{aggregate} of {budget_json(v)} calls: no interval, the likelihood solver failed ({exc})")
+    for v in verdict_budgets(votes):
+        try:
+            gains += aggregate_verdict_intervals(data, aggregate, (v,), alpha)
+        except SolverError as exc:
+            notes.append(f"{aggregate} of {v} calls against one call: no verdict, the likelihood solver failed ({exc})")
+    return rows, gains
+
+
 def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singular: str = "floor",
             method: str = "likelihood", calls: int | None = None, simultaneous: bool = False,
             aggregates=("majority",), objectives=(), aggregate_votes=None) -> AnalysisReport:
@@ -503,8 +529,9 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[gains.stop:]))
     aggregate_rows = []
     for aggregate in extra:
-        aggregate_rows += aggregate_budgets(data, aggregate, aggregate_votes, alpha)
-        for v, lo, up, how in aggregate_verdict_intervals(data, aggregate, verdict_budgets(aggregate_votes), alpha):
+        rows_of, gains_of = _aggregate_results(data, aggregate, aggregate_votes, alpha, notes)
+        aggregate_rows += rows_of
+        for v, lo, up, how in gains_of:
             verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(

@@ -86,3 +86,25 @@ def test_json_labels_every_entry_and_validates(tmp_path):
     assert rep["budgets"][-1]["interval"]["upper"] == 1.0  # P(Q > 0)'s upper end is 1 by definition
     assert {v["aggregate"] for v in rep["verdicts"]} == {"majority", "pass@k"}
     assert rep["objectives"][0]["objective"] == "1 - (1-q)**8"
+
+
+def test_a_budget_the_likelihood_solver_cannot_finish_is_left_out_with_a_note():
+    """Counts of a near-deterministic model (K = 5): 153 examples never right, 136 always, 11 between.
+
+    Every budget gets a verdict or a note saying why it has none; the analysis itself never fails
+    on one hard objective, and what it reports agrees with the aggregate computed alone.
+    """
+    import numpy as np
+
+    from certify.stats import aggregate_intervals, bits_from_array
+
+    successes = [0] * 153 + [1] * 3 + [2] * 3 + [4] * 5 + [5] * 136
+    bits = bits_from_array(np.array([[1] * s + [0] * (5 - s) for s in successes]))
+    report = analyze(bits, votes=(3, 5, 9, 21), aggregates=("pass@k",))
+    got = {v.votes for v in report.verdicts if v.aggregate == "pass@k"}
+    for k in (3, 5, 9, 21):
+        assert k in got or any(f"pass@k of {k} calls against one call: no verdict" in n for n in report.notes)
+    for row in report.aggregates:
+        alone = aggregate_intervals(bits.answers if bits.has_answers else (1 - bits.bits).astype(np.int32),
+                                    [row.votes], aggregate="pass@k")[0]
+        assert (row.lower, row.upper) == pytest.approx((alone.lower, alone.upper), abs=1e-9)
