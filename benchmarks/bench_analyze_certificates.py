@@ -56,7 +56,11 @@ EXAMPLES, CALLS, SEED = 1000, 10, 20261125
 #: the same in both trees; a benchmark may reach into private modules, the library never does.
 _COUNTING = """
 import json, sys, time
-import certify.likelihood._calibration as cal, certify.likelihood._intervals as ivs
+try:  # this layout: the likelihood engine is its own package
+    import certify.likelihood._calibration as cal, certify.likelihood._intervals as ivs
+except ImportError:  # the layout before the restructuring: one module held both steps
+    import certify.stats._likelihood as cal
+    ivs = cal
 import certify.cli.main as m
 counts = {"npmle": 0, "ends": 0}
 def counted(name, f):

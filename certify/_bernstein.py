@@ -18,6 +18,7 @@ __all__ = [
     "monomial_to_bernstein",
     "bernstein_to_monomial",
     "elevate",
+    "bernstein_basis",
     "bernstein_eval",
     "bernstein_scalar",
 ]
@@ -64,8 +65,8 @@ def elevate(bern: Sequence[Fraction], degree: int) -> tuple[Fraction, ...]:
     return tuple(b)
 
 
-def _basis(d: int, q: np.ndarray) -> np.ndarray:
-    """Bernstein basis matrix of shape (d+1, len(q)), computed in log space."""
+def bernstein_basis(d: int, q: np.ndarray) -> np.ndarray:
+    """Bernstein basis b_{k,d}(q) = C(d, k) q^k (1-q)^(d-k) = Bin(k; d, q), shape (d+1, len(q)), in log space."""
     k = np.arange(d + 1)[:, None]
     logc = special.gammaln(d + 1) - special.gammaln(k + 1) - special.gammaln(d - k + 1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -122,5 +123,5 @@ def bernstein_eval(bern: np.ndarray, q, derivative: int = 0):
             return np.zeros_like(qa)
         b = (len(b) - 1) * np.diff(b)
     flat = np.atleast_1d(qa).ravel()
-    out = b @ _basis(len(b) - 1, flat)
+    out = b @ bernstein_basis(len(b) - 1, flat)
     return out.reshape(qa.shape) if qa.ndim else float(out[0])

@@ -31,7 +31,7 @@ from ._errors import InputError, ObjectiveError
 from ._numbers import MAX_MAGNITUDE, exact_number, shown_value
 from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial_jet, majority_scalar
 
-__all__ = ["Objective", "parse_objective", "vote_accuracy", "majority_objective", "votes_label", "OneInstance", "VoteLimit", "V_INF",
+__all__ = ["Objective", "parse_objective", "vote_accuracy", "vote_gain", "majority_objective", "votes_label", "OneInstance", "VoteLimit", "V_INF",
            "is_vote_limit", "parse_vote_budget", "parse_vote_budgets", "budget_json"]
 
 #: Highest degree accepted when an expression must be expanded into monomials (explicit
@@ -231,6 +231,24 @@ def vote_accuracy(votes: int) -> Objective:
     if votes > MAX_VOTES:
         raise ObjectiveError(f"votes={votes} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
     return Objective(name=f"V{int(votes)}", majority=((Fraction(1), n),))
+
+
+def vote_gain(votes: int) -> Objective:
+    """The objective V_votes - V_1: what a vote of ``votes`` calls gains over one call.
+
+    The same :class:`Objective` as parsing ``"V<votes> - V1"`` (name included), built from its
+    majority terms P_n - P_0 directly: the analysis names a gain for every budget, and the
+    text parser needs sympy, whose import alone costs more than half a second.
+
+    Raises
+    ------
+    ObjectiveError
+        As :func:`vote_accuracy` for ``votes``.
+    """
+    (_, n), = vote_accuracy(votes).majority
+    terms = ((Fraction(-1), 0), (Fraction(1), n)) if n > 0 else ()
+    # V_1 - V_1 and V_2 - V_1 are the zero polynomial; the parser spells it as one zero coefficient
+    return Objective(name=f"V{int(votes)} - V1", majority=terms, bernstein=() if terms else (Fraction(0),))
 
 
 # ASCII only: in a str pattern \d and \s also match other scripts' digits and spaces.

@@ -101,10 +101,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import chi2
-from scipy.stats import f as f_dist
 
 from .._bernstein import monomial_to_bernstein
+from .._distributions import chi2_quantile, f_quantile
 from .._errors import InputError
 from .._aggregate_bounds import PassLimit
 from .._objective import Objective, VoteLimit
@@ -178,10 +177,10 @@ def critical_value(alpha: float = 0.05, df: int = 1, n: int | None = None, dim: 
     if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
         raise InputError(f"df={df!r} must be a positive integer")
     if n is None:
-        return float(chi2.ppf(1.0 - float(alpha), int(df))) / 2.0
+        return chi2_quantile(1.0 - float(alpha), int(df)) / 2.0
     dim = int(df if dim is None else dim)
     resid = max(int(n) - dim, 1)  # n <= dim: one residual degree, a very wide (honest) interval
-    quant = float(f_dist.ppf(1.0 - float(alpha), int(df), resid))
+    quant = f_quantile(1.0 - float(alpha), int(df), resid)
     return 0.5 * int(n) * math.log1p(int(df) * quant / resid)
 
 

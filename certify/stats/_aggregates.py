@@ -30,8 +30,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
 
+from .._distributions import t_quantile
 from .._errors import InputError
 from .._objective import V_INF, budget_json, parse_vote_budget
 from ._plurality import budget_tuple, per_example_pass_at_k, per_example_plurality
@@ -139,7 +139,7 @@ def _mean_interval(values: np.ndarray, alpha: float, low: float, high: float, *,
     # design effect: the variance against that of 0/1 values with the same mean; at most 1 (the
     # largest a [0, 1] value can have), and 1 when every value sits at one end
     effect = min(variance / bernoulli, 1.0) if bernoulli > 0 else 1.0
-    a = float(student_t.ppf(1 - alpha / 2, n - 1)) ** 2 * effect / n
+    a = t_quantile(1 - alpha / 2, n - 1) ** 2 * effect / n
     centre, half = (2 * m + a) / (2 * (1 + a)), math.sqrt(a * (4 * bernoulli + a)) / (2 * (1 + a))
     se = float(values.std(ddof=1)) / math.sqrt(n)
     return mean, se, max(low, low + span * (centre - half)), min(high, low + span * (centre + half))

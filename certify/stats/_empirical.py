@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import hypergeom, norm
 
+from .._distributions import hypergeometric_pmf, normal_quantile
 from .._objective import votes_label
 from .._errors import InputError
 from .._calls import CallBits
@@ -114,11 +114,13 @@ def per_example_vote_accuracy(data: CallBits, votes: int) -> np.ndarray:
     """h_m(S_i, K_i) for every example: exact hypergeometric majority probability (fair ties for even m)."""
     m = _check_votes(votes, data)
     k, s = data.counts, data.successes.astype(int)
-    # hypergeom(M=K_i, n=S_i, N=m): number of correct calls in a random m-subset.
-    win = hypergeom.sf(m // 2, k, s, m)
+    # one value per distinct (K_i, S_i): the number of correct calls in a random m-subset is hypergeometric
+    pairs, row_of = np.unique(np.stack([k, s], axis=1), axis=0, return_inverse=True)
+    pmf = hypergeometric_pmf(pairs[:, 0], pairs[:, 1], m)
+    win = pmf[:, m // 2 + 1:].sum(axis=1)
     if m % 2 == 0:
-        win = win + 0.5 * hypergeom.pmf(m // 2, k, s, m)  # fair coin-flip ties
-    return np.asarray(win, dtype=float)
+        win = win + 0.5 * pmf[:, m // 2]  # fair coin-flip ties
+    return win[row_of.reshape(-1)]
 
 
 def empirical_vote_accuracy(data: CallBits, votes: int) -> EmpiricalVote:
@@ -141,7 +143,7 @@ def paired_comparison(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, 
     if n < 2:
         raise InputError(f"{n} paired example(s): a standard error needs at least 2")
     se = float(np.std(d, ddof=1) / np.sqrt(n))
-    z = float(norm.ppf(1 - alpha / 2))
+    z = normal_quantile(1 - alpha / 2)
     mean = float(d.mean())
     return PairedComparison(label_a, label_b, mean, se, mean - z * se, mean + z * se, float(alpha), n)
 

@@ -39,9 +39,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import hypergeom
 
 from .._bounds import sharp_bound_arrays
+from .._distributions import hypergeometric_pmf
 from .._errors import InputError
 from .._moments import rho_from_nu
 from ..certificates import Certificate, certify_bound
@@ -198,8 +198,7 @@ def allocation_majority(data: MixtureData, votes: int) -> tuple[np.ndarray, np.n
             if ac == 0:
                 continue
             if (c, ac) not in pmfs:
-                x = np.arange(ac + 1)
-                pmfs[c, ac] = hypergeom.pmf(x[None, :], k, s[:, c:c + 1], ac)
+                pmfs[c, ac] = hypergeometric_pmf(np.full(data.n, k), s[:, c], ac)
             p = pmfs[c, ac]
             new = np.zeros((data.n, dist.shape[1] + ac))
             for x in range(ac + 1):  # convolution of independent counts

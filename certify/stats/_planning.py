@@ -40,11 +40,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
+from .._bernstein import bernstein_basis
 from .._errors import InputError
 from .._numbers import float_or_nan
-from .._objective import parse_objective
+from .._objective import vote_gain
 from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle
 
 __all__ = ["DEFAULT_PLAN_REPS", "PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
@@ -151,7 +151,7 @@ def _positive_ints(values, what: str, least: int) -> tuple[int, ...]:
 
 def cell_probabilities(atoms: np.ndarray, weights: np.ndarray, calls: int) -> np.ndarray:
     """p_s = sum_j w_j Bin(s; K, a_j), s = 0..K: the law of one example's count of correct calls (eq. (L2))."""
-    p = binom.pmf(np.arange(calls + 1)[:, None], calls, np.asarray(atoms, dtype=float)[None, :]) @ np.asarray(weights, dtype=float)
+    p = bernstein_basis(calls, np.asarray(atoms, dtype=float)) @ np.asarray(weights, dtype=float)  # Bin(s; K, a) is the basis
     return p / p.sum()  # sums to 1 up to rounding; the multinomial needs it exactly
 
 
@@ -222,16 +222,15 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     (reps,) = _positive_ints([reps], "reps", 10)
     (workers,) = _positive_ints([workers], "workers", 1)
     cells = pilot if isinstance(pilot, CellCounts) else CellCounts.from_bits(pilot)
-    gain = f"V{votes} - V1"
+    gain = vote_gain(votes)
     reference = npmle(cells)
     worst = likelihood_bound(cells, gain, "lower", alpha=alpha, reference=reference)
-    gain_of = parse_objective(gain)
     laws, scenarios = {}, {}
     for name, law in (("npmle", reference), ("least-favourable", worst)):
         atoms, weights = np.asarray(law.atoms, dtype=float), np.asarray(law.weights, dtype=float)
         laws[name] = (atoms, weights)
         scenarios[name] = {"atoms": atoms.tolist(), "weights": weights.tolist(),
-                           "gain": float(np.dot(weights, gain_of.evaluate(atoms)))}
+                           "gain": float(np.dot(weights, gain.evaluate(atoms)))}
     designs = [(name, n, k) for name in SCENARIOS for n in examples for k in calls]
     owner, tasks = [], []  # each chunk's stream is spawned from (seed, design, chunk)
     for d, (name, n, k) in enumerate(designs):

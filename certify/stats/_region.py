@@ -47,9 +47,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import chi2
 
 from .._bounds import as_objective, sharp_bound_arrays, sharp_bounds
+from .._distributions import chi2_quantile
 from .._endpoint import endpoint_bounds
 from .._errors import InputError
 from .._numbers import float_or_nan
@@ -204,7 +204,7 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
         raise InputError(f"singular={singular!r} must be 'floor' or 'pinv'")
     n = estimates.n
     sigma = estimates.sigma
-    r2 = float(chi2.ppf(1.0 - alpha, 2))
+    r2 = chi2_quantile(1.0 - alpha, 2)
     lam, vec = np.linalg.eigh(sigma)
     if singular == "floor":
         tau = 1.0 / n

@@ -35,7 +35,7 @@ import numpy as np
 from .._endpoint import endpoint_bounds
 from .._numbers import percentage_points, pp_interval
 from .._errors import CertifyError, InputError, SolverError
-from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets
+from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets, vote_gain
 from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
 from ._completions import Completion, complete
 from .._calls import CallBits
@@ -100,7 +100,7 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
         return (f"every latent law the calls allow loses at least {percentage_points(-upper, 'down')[1:]} pp: too many examples are "
                 f"answered correctly less than half the time, and a vote amplifies their errors")
     mu = min(max(float(mean), 0.0), 1.0)
-    span = sharp_bounds(f"V{votes} - V1", mu=mu)
+    span = sharp_bounds(vote_gain(votes), mu=mu)
     if lower <= span.lower.value + RANGE_TOL and upper >= span.upper.value - RANGE_TOL:
         return (f"uninformative: as wide as for every law with one-call accuracy {100 * mu:.1f} %, so the repeated "
                 f"calls add nothing here")
@@ -496,7 +496,7 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
     if moved:
         notes.append(f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})")
     gain_budgets = verdict_budgets(votes)
-    targets = list(votes) + [f"V{v} - V1" for v in gain_budgets] + wanted
+    targets = list(votes) + [vote_gain(v) for v in gain_budgets] + wanted
     faces = Faces()  # the analysis's sharp bounds share the faces they find, and only these
     projected = ([None] * len(targets) if region is None
                  else project_many([region], targets, certify=False, faces=faces)[0])
