@@ -14,7 +14,10 @@ cell probabilities p,
     (1/2) w'A'Aw + (g / lambda - 2 h)'w,      A_cj = sqrt(n_c) B_c(theta_j) / p_c,            (L8)
 
 minimized over the simplex by an active-set method (:func:`_simplex_qp`), then an Armijo line
-search from the current weights. :func:`_exchange` is the one-step variant used between
+search from the current weights. Where that model gives no descent (a cell nearly impossible
+under pi makes A'A span many orders of magnitude), the step follows the vertex direction
+delta_q* - pi towards the deepest minimum q* of psi instead, whose slope -gap / lambda is
+always negative (the vertex-direction method's step, Fedorov/Wynn; slower, never stuck). :func:`_exchange` is the one-step variant used between
 Newton solves: it adds the minima of psi below a with a small weight each.
 """
 
@@ -55,6 +58,15 @@ def _new_minima(law: _Law, scr: _Screen, below: float) -> np.ndarray:
     return add
 
 
+def _vertex_direction(law: _Law, scr: _Screen, best: int) -> np.ndarray:
+    """The direction delta_q* - pi in the weights of ``law`` (which holds q* = the screen's ``best`` minimum)."""
+    same = (law.piece == scr.piece[best])
+    j = int(np.argmin(np.where(same, np.abs(law.atoms - scr.q[best]), np.inf)))
+    d = -law.weights.copy()
+    d[j] += 1.0
+    return d
+
+
 def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_iter: int = CNM_MAX_ITER):
     """Constrained Newton method: add every local minimum of psi below its mean, reweight.
 
@@ -93,6 +105,13 @@ def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_ite
         d = wq - new.weights
         slope = float((gnew / lam - h) @ d)
         f0 = float(gnew @ new.weights) / lam - prob.loglik(p)
+        if not slope < 0:
+            # The model gave no descent: when some observed cell is nearly impossible under pi
+            # (an interior atom dropped, p_c ~ 1e-8), A'A spans many orders of magnitude and its
+            # minimizer is rounding. The vertex direction towards the deepest minimum of psi
+            # always descends, with slope (psi(q*) - E_pi psi) / lambda = -gap / lambda.
+            d = _vertex_direction(new, scr, best)
+            slope = float((gnew / lam - h) @ d)
         if not slope < 0:
             stall += 1
             if stall > CNM_MAX_FLAT:

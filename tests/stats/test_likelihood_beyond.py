@@ -210,3 +210,17 @@ def test_envelope_of_two_objectives():
         likelihood_interval(cells, 3, reference=ref).small_count
     # pass@inf above: 1 by definition
     assert likelihood_envelope(cells, "inf", PASS_INF, reference=ref).upper.value == 1.0
+
+
+def test_nearly_deterministic_answers_keep_their_interior_atom():
+    """The demo's five-answer task at T = 0.05 (300 examples x 5 calls: 153 never right, 136 always,
+    11 in between). The upper end of pass@9 - pass@1 failed with 'no bracket': CNM's first step
+    dropped the interior atom, some observed cells became nearly impossible (p ~ 1e-8), its quadratic
+    model then gave no descent at any lambda, and l(pi_lambda) stayed 53 below the level. The
+    vertex direction towards the deepest minimum of psi always descends; both ends now agree with
+    Clarabel on a grid and with SLSQP."""
+    cells = cell_counts([5] * 300, np.repeat([0, 1, 2, 4, 5], [153, 3, 3, 5, 136]))
+    g = lambda x: pass_k(9)(x) - np.asarray(x, dtype=float)  # noqa: E731
+    iv = likelihood_interval(cells, "1 - (1-q)**9 - q")
+    check_against_solvers(cells, iv, g)
+    assert 0 < iv.lower.value < iv.upper.value < 0.2
