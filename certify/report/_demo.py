@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .._errors import InputError
 from .._numbers import pp_interval
+from ..stats import Verdict
 from ._build import analyze_store, write_report
 
 __all__ = ["DemoResult", "default_config_path", "run_demo", "summary_lines"]
@@ -110,10 +111,7 @@ def _gain_cell(gain: dict | None) -> str:
     """``[+0.83, +3.44] better`` (pp, rounded outward), or ``-``."""
     if gain is None:
         return "-"
-    return f"{pp_interval(gain['lower'], gain['upper'])} {_WORDS.get(gain['status'], 'undecided')}"
-
-
-_WORDS = {"better": "better", "worse": "WORSE", "negligible": "changes little"}
+    return f"{pp_interval(gain['lower'], gain['upper'])} {Verdict.WORDS[gain['status']]}"
 
 
 def summary_lines(result: DemoResult) -> list[str]:

@@ -41,6 +41,7 @@ import numpy as np
 from .._errors import InputError
 from .._numbers import pp_interval
 from .._objective import V_INF, is_vote_limit
+from ..stats import Verdict
 
 __all__ = [
     "LATEX_PACKAGES",
@@ -580,7 +581,8 @@ def verdict_table(report, votes) -> str:
         The columns.
     """
     found = {(v.aggregate, v.votes): v for v in report.verdicts}
-    words = {"better": "**better**", "worse": "**worse**", "negligible": "*changes little*"}
+    # certified either way in bold, the rest in italics
+    words = {s: f"**{w}**" if s in ("better", "worse") else f"*{w}*" for s, w in Verdict.WORDS.items()}
     rows = []
     for aggregate, label in _AGGREGATE_ROWS:
         if not any(a == aggregate for a, _ in found):
@@ -589,7 +591,7 @@ def verdict_table(report, votes) -> str:
         for k in votes:
             v = found.get((aggregate, k))
             cells.append("-" if v is None else
-                         f"{pp_interval(v.gain_lower, v.gain_upper)} {words.get(v.status, '*undecided*')}")
+                         f"{pp_interval(v.gain_lower, v.gain_upper)} {words[v.status]}")
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
     head = "| gain over one call (pp) | " + " | ".join(f"{k} calls" for k in votes) + " |"
     return "\n".join([head, "|---" * (len(votes) + 1) + "|", *rows])

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -220,6 +221,11 @@ class Verdict:
         ``"majority"`` (the paper's bit majority), ``"plurality"`` or ``"pass@k"``
         (:mod:`certify.stats._aggregate_report`).
     """
+
+    #: Each status in the short words of the tables (the report's verdict table, the demo's
+    #: summary): certified either way, certified to change little, or not decided.
+    WORDS: ClassVar[dict[str, str]] = {"better": "better", "worse": "worse", "negligible": "changes little",
+                                       "undetermined": "undecided"}
 
     votes: int
     gain_lower: float
