@@ -44,7 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certify.cli.plan import DEFAULT_WORKERS  # noqa: E402
-from certify.stats import DEFAULT_PLAN_REPS, bits_from_array, plan_study  # noqa: E402
+from certify.stats import DEFAULT_PLAN_REPS, plan_study  # noqa: E402
+from certify.readers import bits_from_array  # noqa: E402
 
 #: The code before the fast plan (main at the time): the old path of the comparison.
 OLD_COMMIT = "cb6d2a9"

@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from certify import majority_polynomial
-from certify.stats import bits_from_array, project_many, two_call_estimates, wald_region
+from certify.stats import project_many, two_call_estimates, wald_region
+from certify.readers import bits_from_array
 
 SETTINGS = [(0.55, 0.15), (0.62, 0.3), (0.68, 0.5), (0.71, 0.2), (0.75, 0.6), (0.78, 0.55), (0.83, 0.4), (0.88, 0.7), (0.93, 0.35)]
 N, SEED, ALPHA, BUDGETS, GRID = 8192, 20261122, 0.05, (3, 5), 2001

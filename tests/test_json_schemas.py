@@ -243,7 +243,8 @@ def test_analyze_json_two_call_validates(files):
 
 def test_analyze_json_nulls_are_exactly_the_nonfinite_numbers(files):
     """All calls correct: NaN correlation and SE, infinite completion parameters, uncomputed gaps -> null."""
-    from certify.stats import analyze, read_bits
+    from certify.stats import analyze
+    from certify.readers import read_bits
 
     text, doc = cli_json("analyze", files / "ones.csv", "--votes", "3", "inf")
     assert_valid(doc, "analyze-v2.json")

@@ -616,7 +616,7 @@ def test_v_inf_certificate_is_sound_and_nearly_tight(v_inf_certs, side):
 def test_v_inf_certificate_agrees_with_the_likelihood_solver(data):
     # The statistics layer's continuous solver and the grid program are independent: the
     # certified bound from the solver's own law is within rounding of the solver's value.
-    from certify.stats import cell_counts, likelihood_intervals
+    from certify.likelihood import cell_counts, likelihood_intervals
 
     cells, _, _ = data
     calls = np.repeat([k for k, _, n in cells], [n for _, _, n in cells])

@@ -78,7 +78,7 @@ def test_json_writes_inf_and_reads_back():
 
 @pytest.fixture(scope="module")
 def bits():
-    from certify.stats import bits_from_array
+    from certify.readers import bits_from_array
 
     rng = np.random.default_rng(3)
     q = rng.beta(2.0, 1.0, 60)
@@ -95,7 +95,8 @@ def _region():
 def test_every_function_reads_every_spelling(spelling, bits):
     from certify import certify_bound
     from certify.report._tables import votes_text
-    from certify.stats import analyze, complete, is_infinite_budget, parse_votes, project
+    from certify.stats import analyze, complete, parse_votes, project
+    from certify.likelihood import is_infinite_budget
 
     assert parse_votes([3, spelling]) == (3, V_INF) and is_infinite_budget(spelling)
     assert votes_label(spelling) == votes_label(V_INF) == "infinitely many votes"
@@ -121,7 +122,7 @@ def test_polynomial_bounds_point_v_inf_to_its_own_solver(spelling):
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_likelihood_reads_every_spelling(spelling):
-    from certify.stats import cell_counts, likelihood_interval
+    from certify.likelihood import cell_counts, likelihood_interval
 
     cells = cell_counts(np.full(30, 4), np.arange(30) % 5)
     assert likelihood_interval(cells, spelling).objective == likelihood_interval(cells, V_INF).objective == "Vinf"

@@ -35,13 +35,12 @@ from ..stats import (
     METHODS,
     REPORT_SCHEMA_VERSION,
     AnalysisReport,
-    CellCounts,
     analyze,
-    certify_interval,
     compare_policies,
     parse_aggregate,
     votes_label,
 )
+from ..likelihood import CellCounts, certify_interval
 from .._json import schema_id
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets, vote_accuracy
 from ._args import open_run_store, parse_alpha

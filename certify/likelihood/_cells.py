@@ -113,7 +113,7 @@ class CellCounts:
 
     @classmethod
     def from_bits(cls, bits: CallBits, calls: int | None = None) -> "CellCounts":
-        """Cells of :class:`~certify.stats.CallBits`, optionally from the first ``calls`` calls only.
+        """Cells of :class:`~certify.readers.CallBits`, optionally from the first ``calls`` calls only.
 
         Parameters
         ----------
@@ -128,7 +128,7 @@ class CellCounts:
         CellCounts
         """
         if not isinstance(bits, CallBits):
-            raise InputError(f"bits={type(bits).__name__} must be a CallBits (see certify.stats.read_bits)")
+            raise InputError(f"bits={type(bits).__name__} must be a CallBits (see certify.readers.read_bits)")
         b = np.asarray(bits.bits, dtype=float)
         counts = np.asarray(bits.counts, dtype=np.int64)
         if calls is not None:

@@ -1,11 +1,10 @@
 """Statistics on correctness bits: from repeated-call data to certified vote accuracy.
 
-* data, re-exported from :mod:`certify.readers` (formats, column roles, the ragged-count
-  rule, inspect_ai logs and their score mapping are documented there): :func:`read_bits`,
-  :func:`read_groups`, :func:`bits_from_array`, :class:`CallBits`; :class:`CallTable` /
-  :func:`read_call_table` take the bits of a higher layer's source (a
-  :class:`certify.experiment.RunStore`: readers and statistics never import the experiment);
-  :class:`ColumnMap`, :class:`ReadInfo`, :class:`DataError`;
+* the data come from :mod:`certify.readers` (``read_bits``, ``read_groups``, ``CallBits``; formats,
+  column roles, the ragged-count rule and inspect_ai score maps are documented there) and the
+  K-call likelihood from :mod:`certify.likelihood` (``cell_counts``, ``npmle``,
+  ``likelihood_intervals``, ``certify_interval``): each name has one home, and this package
+  re-exports neither;
 * estimators: :func:`two_call_estimates` (paper Section 4.4), :func:`two_call_from_summary`,
   :func:`all_call_estimates` (U-statistics from every call), with
   :class:`TwoCallEstimates`, :class:`AllCallEstimates`;
@@ -26,35 +25,19 @@
   :class:`NegativeMovement`, :func:`per_example_table`, :func:`unit_mixture`;
 * completions (Sec. 4): :func:`maxent_completion`, :func:`ldgp_completion`,
   :func:`complete`, :class:`Completion`;
-* every call (the K-call likelihood): :func:`cell_counts` / :class:`CellCounts`, the NPMLE
-  :func:`npmle` -> :class:`LatentLaw`, likelihood-ratio intervals :func:`likelihood_interval`,
-  :func:`likelihood_intervals`, :func:`likelihood_bound` -> :class:`LikelihoodInterval`,
-  :class:`LikelihoodEnd` (re-exported from :mod:`certify.likelihood`, where the derivation lives);
 * the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
   ``"two-call"``; each budget's :class:`IntervalEstimate`), :func:`parse_votes`,
   :func:`verdict_budgets`, :func:`two_call_view` (the two-call report held by an analysis, solving
-  nothing again); exact certificates of likelihood intervals :func:`certified_intervals` and
-  :func:`certify_interval` (of the intervals an analysis already solved, ``AnalysisReport.likelihood``;
-  both also from :mod:`certify.likelihood`);
+  nothing again); the intervals it solved, ``AnalysisReport.likelihood``, are what
+  :func:`certify.likelihood.certify_interval` turns into exact certificates;
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies per design);
 * aggregates of k calls over recorded answers (plurality vote, pass@k): :func:`aggregate_estimates`
   (U-statistics, k up to the recorded calls) and :func:`aggregate_intervals` /
   :func:`certified_aggregate_intervals` (any k, beyond the recorded calls through the likelihood
   set, :data:`PASS_INF` = P(Q > 0) for k = inf), all -> :class:`AggregateEstimate`;
-* inspect_ai score values: :func:`parse_score_map`; the infinite budget: :func:`is_infinite_budget`.
 """
 
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
-from .._calls import CallBits, DataError, ReadInfo
-from ..readers import (
-    CallTable,
-    ColumnMap,
-    bits_from_array,
-    parse_score_map,
-    read_bits,
-    read_call_table,
-    read_groups,
-)
 from ._empirical import (
     EmpiricalVote,
     PairedComparison,
@@ -73,20 +56,6 @@ from ._estimators import (
     two_call_from_summary,
 )
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
-from ..likelihood import (
-    CellCounts,
-    LatentLaw,
-    LikelihoodEnd,
-    LikelihoodInterval,
-    cell_counts,
-    certified_intervals,
-    certify_interval,
-    is_infinite_budget,
-    likelihood_bound,
-    likelihood_interval,
-    likelihood_intervals,
-    npmle,
-)
 from ._mixtures import (
     Mixture,
     MixtureData,
@@ -143,19 +112,11 @@ __all__ = [
     "AllCallEstimates",
     "AnalysisReport",
     "BudgetRow",
-    "CallBits",
-    "CallTable",
-    "CellCounts",
-    "ColumnMap",
     "Completion",
-    "DataError",
     "EmpiricalVote",
     "EmptyRegionError",
     "IntervalEstimate",
     "SolvedIntervals",
-    "LatentLaw",
-    "LikelihoodEnd",
-    "LikelihoodInterval",
     "Mixture",
     "MixtureData",
     "MixtureOptimum",
@@ -165,7 +126,6 @@ __all__ = [
     "PairedComparison",
     "PlanRow",
     "ProjectedInterval",
-    "ReadInfo",
     "StudyPlan",
     "TwoCallEstimates",
     "Verdict",
@@ -175,10 +135,6 @@ __all__ = [
     "allocation_probabilities",
     "allocations",
     "analyze",
-    "bits_from_array",
-    "cell_counts",
-    "certified_intervals",
-    "certify_interval",
     "compare_budgets",
     "compare_policies",
     "complete",
@@ -186,18 +142,12 @@ __all__ = [
     "evaluate_mixture",
     "find_negative_movements",
     "find_overtaking",
-    "is_infinite_budget",
     "ldgp_completion",
-    "likelihood_bound",
-    "likelihood_interval",
-    "likelihood_intervals",
     "maxent_completion",
     "mixture_data",
     "mixture_estimates",
-    "npmle",
     "optimize_mixture",
     "paired_comparison",
-    "parse_score_map",
     "parse_votes",
     "two_call_view",
     "per_example_mixture_accuracy",
@@ -207,9 +157,6 @@ __all__ = [
     "plan_study",
     "project",
     "project_many",
-    "read_bits",
-    "read_call_table",
-    "read_groups",
     "search_mixtures",
     "two_call_estimates",
     "two_call_from_summary",

@@ -113,7 +113,7 @@ def mixture_data(groups: dict, dataset: str = "") -> MixtureData:
     Parameters
     ----------
     groups : dict
-        policy name -> :class:`certify.stats.CallBits` on the same data set.
+        policy name -> :class:`certify.readers.CallBits` on the same data set.
     dataset : str
         Label kept with the result.
 

@@ -10,7 +10,6 @@ import pytest
 
 from certify import InputError, sharp_bounds, verify_certificate
 from certify.stats import (
-    bits_from_array,
     evaluate_mixture,
     mixture_data,
     mixture_estimates,
@@ -21,6 +20,7 @@ from certify.stats import (
     search_mixtures,
     weight_grid,
 )
+from certify.readers import bits_from_array
 
 
 def _groups(bits_by_name):

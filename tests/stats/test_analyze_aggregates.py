@@ -96,7 +96,8 @@ def test_a_budget_the_likelihood_solver_cannot_finish_is_left_out_with_a_note():
     """
     import numpy as np
 
-    from certify.stats import aggregate_intervals, bits_from_array
+    from certify.stats import aggregate_intervals
+    from certify.readers import bits_from_array
 
     successes = [0] * 153 + [1] * 3 + [2] * 3 + [4] * 5 + [5] * 136
     bits = bits_from_array(np.array([[1] * s + [0] * (5 - s) for s in successes]))

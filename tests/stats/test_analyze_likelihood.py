@@ -11,7 +11,8 @@ from stats_helpers import simulate_bits
 
 from certify import V_INF, InputError
 from certify.cli.main import main
-from certify.stats import analyze, bits_from_array
+from certify.stats import analyze
+from certify.readers import bits_from_array
 from certify.likelihood import cell_counts, likelihood_interval, likelihood_intervals
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from certify import InputError, SolverError, endpoint_bounds, sharp_bounds
-from certify.stats import bits_from_array
+from certify.readers import bits_from_array
 from certify.likelihood import _ends, _newton, _npmle, _problem, _targets
 from certify.likelihood import (
     CellCounts,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from certify.stats import cell_counts, likelihood_intervals
+from certify.likelihood import cell_counts, likelihood_intervals
 
 
 def _beta_vote(k: int, a: float, b: float) -> float:

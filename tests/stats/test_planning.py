@@ -10,7 +10,8 @@ from stats_helpers import simulate_bits
 
 from certify import InputError
 from certify.cli.main import main
-from certify.stats import bits_from_array, likelihood_interval
+from certify.readers import bits_from_array
+from certify.likelihood import likelihood_interval
 from certify.stats._planning import StudyPlan, plan_study
 
 

@@ -14,7 +14,6 @@ from certify.stats import (
     AggregateEstimate,
     aggregate_estimates,
     answer_counts,
-    bits_from_array,
     pass_at_k_coefficients,
     pass_at_k_objective,
     per_example_pass_at_k,
@@ -23,6 +22,7 @@ from certify.stats import (
     plurality_bounds,
     plurality_upper_coefficients,
 )
+from certify.readers import bits_from_array
 
 #: Floating-point agreement of exact counts divided by C(K, k) (a few ulps of values <= 1).
 EXACT = 1e-13

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from certify.certificates import verify
-from certify.stats import cell_counts, likelihood_bound, likelihood_intervals
+from certify.likelihood import cell_counts, likelihood_bound, likelihood_intervals
 from certify.likelihood import certified_intervals, critical_value
 from certify.likelihood._calibration import on_lattice, saturated_ratio
 

@@ -10,15 +10,8 @@ from stats_helpers import eval_sample, simulate_bits, write_eval_zip
 
 from certify import V_INF
 from certify.cli.main import main
-from certify.stats import (
-    AnalysisReport,
-    analyze,
-    bits_from_array,
-    complete,
-    project,
-    two_call_from_summary,
-    wald_region,
-)
+from certify.stats import AnalysisReport, analyze, complete, project, two_call_from_summary, wald_region
+from certify.readers import bits_from_array
 
 
 def run_cli(capsys, *args):
@@ -52,7 +45,7 @@ def test_analyze_json_equals_api(capsys, calls_csv):
     assert data["schema_version"] == "2" and len(data["reports"]) == 1
     report = AnalysisReport.from_dict(data["reports"][0])
     assert report.alpha == 0.1 and [b.votes for b in report.budgets] == [3, 5, V_INF]
-    from certify.stats import read_bits
+    from certify.readers import read_bits
 
     api = analyze(read_bits(calls_csv), alpha=0.1)
     assert json.dumps(api.to_dict()) == json.dumps(report.to_dict())

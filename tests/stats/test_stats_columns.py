@@ -12,7 +12,7 @@ from stats_helpers import eval_header, eval_sample, write_eval_json, write_eval_
 
 from certify import InputError
 from certify.cli.main import main
-from certify.stats import DataError, read_bits, read_groups
+from certify.readers import DataError, read_bits, read_groups
 from certify.readers import ColumnMap
 from certify.readers._inspect import read_inspect_log
 from certify.readers._zip import ZIP_ZSTD

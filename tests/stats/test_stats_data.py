@@ -7,7 +7,7 @@ import pytest
 from stats_helpers import eval_header, eval_sample, write_eval_json, write_eval_zip
 
 from certify import InputError
-from certify.stats import CallBits, DataError, bits_from_array, read_bits, read_groups
+from certify.readers import CallBits, DataError, bits_from_array, read_bits, read_groups
 
 BITS = np.array([[1, 0, 1], [1, 1, 1], [0, 0, 1], [0, 1, 0]], dtype=float)
 

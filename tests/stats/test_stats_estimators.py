@@ -11,7 +11,6 @@ from stats_helpers import simulate_bits
 from certify import InputError, majority_polynomial
 from certify.stats import (
     all_call_estimates,
-    bits_from_array,
     compare_budgets,
     compare_policies,
     empirical_vote_accuracy,
@@ -19,6 +18,7 @@ from certify.stats import (
     two_call_estimates,
     two_call_from_summary,
 )
+from certify.readers import bits_from_array
 
 
 def test_two_call_estimates_by_hand():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from certify.cli.main import main
-from certify.stats import read_bits, read_groups
+from certify.readers import read_bits, read_groups
 from certify.readers import ColumnMap, DataError
 from certify.readers._cells import DENSE_CELLS, MAX_CELLS_PER_ROW
 from certify.readers._csv import open_csv_table, parse_delimiter, read_csv

@@ -21,7 +21,7 @@ pytest.importorskip("inspect_ai")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inspect_ai's own, from its retry settings
 
 from certify.cli.main import main  # noqa: E402
-from certify.stats import DataError, read_bits  # noqa: E402
+from certify.readers import DataError, read_bits  # noqa: E402
 from certify.readers._inspect import read_inspect_log  # noqa: E402
 from certify.readers._zip import ZIP_ZSTD  # noqa: E402
 from stats_helpers import plurality_by_subsets  # noqa: E402

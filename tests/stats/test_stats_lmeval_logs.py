@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
-from certify.stats import DataError  # noqa: E402
+from certify.readers import DataError  # noqa: E402
 from certify.readers._lmeval import is_lmeval_samples, read_lmeval_samples  # noqa: E402
 from stats_helpers import plurality_by_subsets  # noqa: E402
 
@@ -374,7 +374,7 @@ def test_recognized_by_content_not_by_name(samples, tmp_path):
 
 def test_cli_analyze_reads_lm_eval_samples(samples, capsys, tmp_path):
     from certify.cli.main import main
-    from certify.stats import read_bits
+    from certify.readers import read_bits
 
     np.testing.assert_array_equal(read_bits(samples["certify_gen"]).bits, PLAIN)  # dispatch by content
     code = main(["analyze", str(samples["certify_gen"]), "--votes", "3", "--answer-regex", ANCHORED])

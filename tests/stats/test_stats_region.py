@@ -9,13 +9,13 @@ from stats_helpers import simulate_bits
 from certify import InputError, majority_polynomial, sharp_bounds
 from certify.stats import (
     EmptyRegionError,
-    bits_from_array,
     project,
     project_many,
     two_call_estimates,
     two_call_from_summary,
     wald_region,
 )
+from certify.readers import bits_from_array
 
 CASES = [
     ((0.7811, 8192, dict(rho=0.5563)), 3),  # the example
