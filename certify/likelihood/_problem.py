@@ -32,7 +32,7 @@ import math
 import numpy as np
 from scipy import special
 
-from .._screen import LIKELIHOOD, POLICIES, grid, grid_minima, polish
+from .._screen import LIKELIHOOD, POLICIES, grid, grid_minima, grid_points, polish
 from ._cells import CellCounts
 from ._targets import _Law, _Piece, _Target
 from ._tolerances import DIRECT_PMF_MAX_CALLS, MAX_CANDIDATES, POLISH_MARGIN, POLISH_ROUNDING, SAME_MINIMUM_DECIMALS, TINY
@@ -128,8 +128,12 @@ class _Problem:
         return max(tgt.degree, self.kmax)
 
     def grid(self, lo: float, hi: float, degree: int) -> tuple[np.ndarray, np.ndarray]:
-        """The screening grid of [lo, hi] (:func:`certify._screen.grid`) and the kernel on it, built once."""
-        key = (lo, hi, degree)
+        """The screening grid of [lo, hi] (:func:`certify._screen.grid`) and the kernel on it, built once.
+
+        Kept by its points, not its degree: every degree up to 512 gets the same 4097 points
+        (LIKELIHOOD_MIN_CELLS), so a vote curve V3, ..., V101 builds its kernel once, not 50 times.
+        """
+        key = (lo, hi, grid_points(degree, LIKELIHOOD, hi - lo))
         if key not in self._grids:
             g = grid(degree, LIKELIHOOD, lo, hi)
             self._grids[key] = (g, self.kernel_exact(g))
