@@ -119,17 +119,22 @@ def main() -> None:
     def med(name, m, key):
         return statistics.median(o["seconds"][key] for o in runs[name, m])
 
-    print(f"\nmedians of {args.rounds} rounds (each a fresh process per tree and measure)\n")
-    print("| measure | before | after | after / before |")
-    print("|---|---:|---:|---:|")
+    def best(name, m, key):
+        return min(o["seconds"][key] for o in runs[name, m])
+
+    print(f"\n{args.rounds} rounds, each a fresh process per tree and measure: medians, and the best round (a "
+          "process's speed on a shared machine varies by up to 2x, the best round the least)\n")
+    print("| measure | before | after | after / before | best before | best after | best after / best before |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for m, label in MEASURES.items():
         scale = 1.0 if m == "curve" else 1000.0
         for key in runs["after", m][0]["seconds"]:
             # before the restructuring every loop shared the process-wide faces: its plain loop is the reference
             ref = m if runs["before", m] else "loop"
             b, a = scale * med("before", ref, key), scale * med("after", m, key)
+            bb, ba = scale * best("before", ref, key), scale * best("after", m, key)
             what = label if m == "curve" else label.replace(" (ms", f", {key} votes (ms")
-            print(f"| {what} | {b:.3f} | {a:.3f} | {a / b:.2f} |")
+            print(f"| {what} | {b:.3f} | {a:.3f} | {a / b:.2f} | {bb:.3f} | {ba:.3f} | {ba / bb:.2f} |")
     diffs = {m: max((abs(x - y) for x, y in zip(runs["before", m][0]["values"], runs["after", m][0]["values"])), default=0.0)
              for m in MEASURES if runs["before", m]}
     print("\nlargest difference between the trees' numbers: " + ", ".join(f"{m} {d:.3g}" for m, d in diffs.items()))
