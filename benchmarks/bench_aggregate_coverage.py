@@ -4,7 +4,8 @@
 For each latent law of answer distributions, number of recorded calls K and number of
 examples N, draws ``--reps`` data sets (per example an answer distribution from the law,
 then K i.i.d. calls from it, as answer codes: 0 correct, 1.. wrong, -1 no answer) and
-computes, for k in {3, 5, 9} with k <= K, the intervals of ``certify.stats.aggregate_estimates``
+computes, for k <= K among 3, 5, 9 (plurality) and 2, 3, 5, 9, 10 (pass@k), the intervals of
+``certify.stats.aggregate_estimates``
 (Wilson score interval at the effective sample size, Student t quantile; the same
 per-example U-statistics and the same interval function, applied to batches of data sets
 at once) for
@@ -62,7 +63,9 @@ sys.path.insert(0, str(ROOT))
 from certify.stats import AGGREGATES, per_example_pass_at_k, per_example_plurality  # noqa: E402
 from certify.stats._aggregates import estimate_rows  # noqa: E402  (aggregate_estimates after its per-example values)
 
-VOTES = (3, 5, 9)
+#: The budgets k of each aggregate, where k <= K (plurality of 21 and pass@100 or inf are
+#: beyond every K here: ``bench_aggregate_beyond_coverage.py``).
+VOTES = {"plurality": (3, 5, 9), "pass@k": (2, 3, 5, 9, 10)}
 Q_LAWS = {
     "beta-mix": ("beta", [(0.6, 6.0, 2.0), (0.4, 2.0, 4.0)]),
     "atom-half": ("atoms", [0.5, 0.85], [0.4, 0.6]),
@@ -149,13 +152,14 @@ def simulate(law, n: int, calls: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def run_cell(task) -> dict:
-    name, calls, n, reps, alpha, seed = task
+    name, calls, n, reps, alpha, seed, votes = task
     law = LAWS[name]
-    ks = [k for k in VOTES if k <= calls]
+    ks = {a: [k for k in votes[a] if k <= calls] for a in votes}
     one = true_pass(law, 1)  # one call: the correct-answer probability, for both aggregates
-    truth = {"plurality": {k: true_plurality(law, k) for k in ks}, "pass@k": {k: true_pass(law, k) for k in ks}}
+    true_value = {"plurality": true_plurality, "pass@k": true_pass}
+    truth = {a: {k: true_value[a](law, k) for k in ks[a]} for a in ks}
     per_example = {"plurality": per_example_plurality, "pass@k": per_example_pass_at_k}
-    hits = {(a, k, g): 0 for a in AGGREGATES for k in ks for g in ("accuracy", "gain")}
+    hits = {(a, k, g): 0 for a in ks for k in ks[a] for g in ("accuracy", "gain")}
     width = dict.fromkeys(hits, 0.0)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
@@ -163,16 +167,16 @@ def run_cell(task) -> dict:
     while done < reps:
         batch = min(reps - done, max(1, BATCH_ROWS // n))
         codes = simulate(law, batch * n, calls, rng)
-        for agg in AGGREGATES:
-            h = {k: v.reshape(batch, n) for k, v in per_example[agg](codes, [1] + ks).items()}
+        for agg in ks:
+            h = {k: v.reshape(batch, n) for k, v in per_example[agg](codes, [1] + ks[agg]).items()}
             for rep in range(batch):
-                for r in estimate_rows({k: v[rep] for k, v in h.items()}, agg, tuple(ks), 1, alpha):
+                for r in estimate_rows({k: v[rep] for k, v in h.items()}, agg, tuple(ks[agg]), 1, alpha):
                     kind = "accuracy" if r.baseline is None else "gain"
                     target = truth[agg][r.votes] - (0.0 if r.baseline is None else one)
                     hits[agg, r.votes, kind] += r.lower - INSIDE <= target <= r.upper + INSIDE
                     width[agg, r.votes, kind] += r.upper - r.lower
         done += batch
-    return {"law": name, "K": calls, "N": n, "reps": reps, "alpha": alpha,
+    return {"law": name, "K": calls, "N": n, "reps": reps, "alpha": alpha, "votes": ks,
             "truth": {a: {str(k): v for k, v in t.items()} for a, t in truth.items()}, "one_call": one,
             "coverage": {f"{a} {k} {g}": hits[a, k, g] / reps for a, k, g in hits},
             "width": {f"{a} {k} {g}": width[a, k, g] / reps for a, k, g in hits},
@@ -181,8 +185,8 @@ def run_cell(task) -> dict:
 
 def rows(r: dict) -> list[str]:
     out = []
-    for agg in AGGREGATES:
-        for k in (k for k in VOTES if k <= r["K"]):
+    for agg, ks in r["votes"].items():
+        for k in ks:
             c, w = (lambda g: r["coverage"][f"{agg} {k} {g}"]), (lambda g: r["width"][f"{agg} {k} {g}"])
             out.append(f"| {r['law']} | {r['K']} | {r['N']} | {agg} | {k} | {r['truth'][agg][str(k)]:.4f} | "
                        f"{c('accuracy'):.3f} | {w('accuracy'):.4f} | {r['truth'][agg][str(k)] - r['one_call']:+.4f} | "
@@ -201,10 +205,13 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=2027)
     parser.add_argument("--out", type=Path, help="append each finished cell as a JSON line")
+    parser.add_argument("--aggregates", nargs="+", default=list(AGGREGATES), choices=list(AGGREGATES))
+    parser.add_argument("--votes", nargs="+", type=int, help="the budgets k of every aggregate (default: VOTES)")
     args = parser.parse_args()
     if args.quick:
         args.reps, args.K, args.N = 200, [3, 10], [100, 2000]
-    tasks = [(law, calls, n, args.reps, args.alpha, args.seed + 1000 * i)
+    votes = {a: tuple(args.votes) if args.votes else VOTES[a] for a in args.aggregates}
+    tasks = [(law, calls, n, args.reps, args.alpha, args.seed + 1000 * i, votes)
              for i, (law, calls, n) in enumerate(itertools.product(args.laws, args.K, args.N))]
     se = math.sqrt((1 - args.alpha) * args.alpha / args.reps)
     print(f"{args.reps} replicates per cell, alpha = {args.alpha}: Monte Carlo SE of a coverage near {1 - args.alpha} "
@@ -220,7 +227,7 @@ def main() -> int:
                 with args.out.open("a") as fh:
                     fh.write(json.dumps(r) + "\n")
     print()
-    for agg in AGGREGATES:
+    for agg in args.aggregates:
         for kind in ("accuracy", "gain"):
             cov = [v for r in records for key, v in r["coverage"].items() if key.startswith(agg + " ") and key.endswith(kind)]
             low = sum(v < 1 - args.alpha - 2 * se for v in cov)

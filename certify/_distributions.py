@@ -1,13 +1,15 @@
 """The few probability distributions the statistics use, without importing :mod:`scipy.stats`.
 
 Importing :mod:`scipy.stats` costs about 0.8 s (its distributions parse their docstrings
-at import), a quarter of a short ``certify analyze`` run, for five functions. The
-quantiles below are the :mod:`scipy.special` calls that ``scipy.stats`` itself makes
-(``chi2.ppf``, ``f.ppf``, ``t.ppf``, ``norm.ppf``), so their values are the same to the
-last bit. The hypergeometric probabilities are ratios of exact integers, each rounded
-once (Python's int / int is correctly rounded), from one table per distinct
-``(total, good)`` pair: exact where a floating recursion would lose digits, and the work
-grows with the distinct pairs (at most K + 1 per call count K), not with the examples.
+at import), a quarter of a short ``certify analyze`` run, for a few functions. The
+chi2, F, t and normal quantiles are the :mod:`scipy.special` calls that ``scipy.stats``
+itself makes (``chi2.ppf``, ``f.ppf``, ``t.ppf``, ``norm.ppf``), so their values are the
+same to the last bit; the beta quantile is :func:`scipy.special.betaincinv` (``beta.ppf``
+calls Boost's, and the two agree to rounding). The hypergeometric probabilities are ratios
+of exact integers, each rounded once (Python's int / int is correctly rounded), from one
+table per distinct ``(total, good)`` pair: exact where a floating recursion would lose
+digits, and the work grows with the distinct pairs (at most K + 1 per call count K), not
+with the examples.
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ import math
 import numpy as np
 from scipy import special
 
-__all__ = ["chi2_quantile", "f_quantile", "t_quantile", "normal_quantile", "hypergeometric_pmf"]
+__all__ = ["beta_quantile", "chi2_quantile", "f_quantile", "t_quantile", "normal_quantile", "hypergeometric_pmf"]
+
+
+def beta_quantile(p: float, a: float, b: float) -> float:
+    """The p-quantile of Beta(a, b), a, b > 0 (``scipy.stats.beta.ppf``)."""
+    return float(special.betaincinv(a, b, p))
 
 
 def chi2_quantile(p: float, df: int) -> float:

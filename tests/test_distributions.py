@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from certify._bernstein import bernstein_basis
-from certify._distributions import chi2_quantile, f_quantile, hypergeometric_pmf, normal_quantile, t_quantile
+from certify._distributions import (
+    beta_quantile,
+    chi2_quantile,
+    f_quantile,
+    hypergeometric_pmf,
+    normal_quantile,
+    t_quantile,
+)
 
 LEVELS = [1e-12, 0.001, 0.025, 0.05, 0.5, 0.9, 0.95, 0.975, 0.999]
 
@@ -30,6 +37,8 @@ def test_quantiles_are_scipy_stats_bit_for_bit(p, df):
     assert t_quantile(p, df) == float(stats.t.ppf(p, df))
     assert f_quantile(p, df, 7) == float(stats.f.ppf(p, df, 7))
     assert normal_quantile(p) == float(stats.norm.ppf(p))
+    # scipy.stats.beta.ppf calls Boost, betaincinv cephes: the same quantile to rounding
+    assert beta_quantile(p, df / 3, 7.25) == pytest.approx(float(stats.beta.ppf(p, df / 3, 7.25)), rel=1e-12, abs=1e-300)
 
 
 def test_known_quantiles():

@@ -19,7 +19,7 @@ pass@inf = P(Q > 0)
     definition (:data:`~certify.likelihood._results.PASS_INF_NOTE`): moving a law's mass at 0
     to eps > 0 keeps it in C, so no data set bounds P(Q > 0) below 1 from above.
 plurality of k <= min_i K_i calls
-    identified: the mean of the per-example U-statistics with its Wilson interval
+    identified: the mean of the per-example U-statistics with its Clopper-Pearson interval at the effective size
     (:func:`~certify.stats.aggregate_estimates`; asymptotic, over examples).
 plurality of k > min_i K_i calls (k = inf included)
     plurality accuracy is not E_pi[g] for any g: it depends on how each example's wrong

@@ -229,8 +229,8 @@ def test_ten_thousand_examples_of_forty_answers():
     assert all(np.all(p[k + 1] >= p[k] - EXACT) for k in range(1, K))
 
 
-def _wilson_effective(values, alpha, low, high, far_example):
-    """Wilson interval at the effective sample size n m(1-m)/v, as the roots of its quadratic.
+def _clopper_pearson_effective(values, alpha, low, high, far_example):
+    """Clopper-Pearson at the effective size n m(1-m)/v (z/t)^2 (Korn and Graubard 1998), from scipy.stats.
 
     v: the sample variance, or with ``far_example`` that of the values and one more example at
     the far end of the range (counted in the squares, not in the mean).
@@ -239,9 +239,10 @@ def _wilson_effective(values, alpha, low, high, far_example):
     n, m = len(u), u.mean()
     far = 0.0 if m >= 0.5 else 1.0
     v = (np.sum((u - m) ** 2) + (far - m) ** 2) / n if far_example else u.var(ddof=1)
-    a = stats.t.ppf(1 - alpha / 2, n - 1) ** 2 * min(v / (m * (1 - m)), 1.0) / n
-    roots = np.sort(np.roots([1 + a, -(2 * m + a), m * m]).real)  # (m - mu)^2 = a mu (1 - mu)
-    return low + (high - low) * roots
+    size = n / min(v / (m * (1 - m)), 1.0) * (stats.norm.ppf(1 - alpha / 2) / stats.t.ppf(1 - alpha / 2, n - 1)) ** 2
+    x = m * size
+    ends = stats.beta.ppf(alpha / 2, x, size - x + 1), stats.beta.ppf(1 - alpha / 2, x + 1, size - x)
+    return low + (high - low) * np.array(ends)
 
 
 def test_intervals_by_hand_and_records():
@@ -253,20 +254,27 @@ def test_intervals_by_hand_and_records():
     for r, values in zip(rows, (h[3], h[5], h[3] - h[1], h[5] - h[1])):
         assert r.estimate == pytest.approx(values.mean(), abs=EXACT)
         assert r.se == pytest.approx(values.std(ddof=1) / math.sqrt(30), abs=EXACT)
-        lower, upper = _wilson_effective(values, 0.1, -1.0 if r.baseline else 0.0, 1.0, far_example=r.baseline is None)
+        lower, upper = _clopper_pearson_effective(values, 0.1, -1.0 if r.baseline else 0.0, 1.0,
+                                                  far_example=r.baseline is None)
         assert (r.lower, r.upper) == pytest.approx((lower, upper), abs=1e-12)
         assert r.lower < r.estimate < r.upper
-        assert AggregateEstimate.from_dict(r.to_dict()) == r and "Wilson" in r.calibration
+        assert AggregateEstimate.from_dict(r.to_dict()) == r and "Clopper-Pearson" in r.calibration
     (one,) = aggregate_estimates(codes[:1], 2, aggregate="pass@k", baseline=None)
     assert one.to_dict()["se"] is None and one.lower is None and one.label == "pass@k of 2 calls"
     assert AggregateEstimate.from_dict(one.to_dict()) == one
 
 
 def test_interval_near_the_end_of_the_range_and_for_many_examples():
-    # every example passes: the t-interval would be the point 1; the Wilson end is n / (n + t^2)
+    # every example passes: the t-interval would be the point 1; the Clopper-Pearson end is (alpha/2)^(1/n*)
     (row,) = aggregate_estimates(np.zeros((50, 4), dtype=np.int32), 3, aggregate="pass@k", baseline=None)
-    t = stats.t.ppf(0.975, 49)
-    assert row.upper == 1.0 and row.lower == pytest.approx(50 / (50 + t * t), abs=EXACT)
+    size = 50 * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, 49)) ** 2
+    assert row.upper == 1.0 and row.lower == pytest.approx(0.025 ** (1 / size), abs=EXACT)
+    # one failure in 400 0/1 values (pass@K from K calls): the upper end is the exact binomial one
+    # at n* <= n, so it is at least Clopper-Pearson's (the Wilson end, 0.99958, missed pass@10 = 0.9996)
+    codes = np.zeros((400, 3), dtype=np.int32)
+    codes[0] = 1
+    (row,) = aggregate_estimates(codes, 3, aggregate="pass@k", baseline=None)
+    assert row.upper >= stats.beta.ppf(0.975, 400, 1) > 0.9999 and row.lower < 399 / 400
     # many examples: the t-interval to first order
     rng = np.random.default_rng(7)
     codes = _random_codes(rng, 20_000, 9, 3, ragged=False)
