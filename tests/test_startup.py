@@ -1,5 +1,6 @@
 """What `import certify` and one CLI command load (the README's first command must start fast)."""
 
+import re
 import subprocess
 import sys
 
@@ -30,6 +31,17 @@ def test_analyze_with_certificates_loads_neither_scipy_stats_nor_sympy(tmp_path)
                            f"'--certificates', {str(tmp_path / 'certs')!r}]) == 0")
     assert "certify.stats._empirical" in loaded and "certify.likelihood._certificates" in loaded
     assert not {"scipy.stats", "sympy"} & loaded
+
+
+def test_the_readme_lists_every_top_level_name():
+    # the top-level namespace is what the README documents (its table "Every name in certify")
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("**Every name in `certify`**"):]
+    table = table[: table.index("\n\n", table.index("| what | names |"))]
+    listed = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", table))
+    assert set(certify.__all__) <= listed, sorted(set(certify.__all__) - listed)
 
 
 def test_every_public_name_resolves():
