@@ -170,7 +170,7 @@ def run_cell(task) -> dict:
         for agg in ks:
             h = {k: v.reshape(batch, n) for k, v in per_example[agg](codes, [1] + ks[agg]).items()}
             for rep in range(batch):
-                for r in estimate_rows({k: v[rep] for k, v in h.items()}, agg, tuple(ks[agg]), 1, alpha):
+                for r in estimate_rows({k: v[rep] for k, v in h.items()}, agg, tuple(ks[agg]), 1, alpha, (calls,)):
                     kind = "accuracy" if r.baseline is None else "gain"
                     target = truth[agg][r.votes] - (0.0 if r.baseline is None else one)
                     hits[agg, r.votes, kind] += r.lower - INSIDE <= target <= r.upper + INSIDE

@@ -14,7 +14,8 @@ size (Korn and Graubard 1998, for proportions estimated from surveys):
 
     n* = n / min(1, v / (m (1 - m))) * (z / t)^2,   z = z_{1-alpha/2},
 
-on values rescaled to [0, 1] (a gain d in [-1, 1] as (d + 1)/2; lower = 0 when m = 0, upper
+on values rescaled to [0, 1] (a plurality gain d in [-1, 1] as (d + 1)/2, a pass@k gain from
+the range its per-example values can take given the call counts; lower = 0 when m = 0, upper
 = 1 when m = 1), where v / (m (1 - m)) is the design effect: the variance v against that of
 0/1 values with the same mean, m (1 - m), the largest a [0, 1] value can have, and (z / t)^2
 spends the n - 1 degrees of freedom of v. For a gain v is the sample variance. For an
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -195,12 +197,37 @@ def aggregate_estimates(codes, votes, *, aggregate: str = "plurality", alpha: fl
         if np.isnan(h).any():
             raise InputError(f"votes={k} exceeds the calls of example {int(np.argmax(np.isnan(h)))}; an unbiased "
                              f"{aggregate} of {k} calls needs at least {k} calls on every example")
-    return estimate_rows(per_example, aggregate, ks, baseline, alpha)
+    calls = tuple(int(c) for c in np.unique((np.asarray(codes) != -2).sum(axis=1)))
+    return estimate_rows(per_example, aggregate, ks, baseline, alpha, calls)
+
+
+def pass_gain_range(k: int, baseline: int, calls) -> tuple[float, float]:
+    """The values a per-example pass@k gain over pass@baseline can take, whatever the data.
+
+    With c of K calls correct, the unbiased estimates differ by
+    f(c) = C(K - c, baseline)/C(K, baseline) - C(K - c, k)/C(K, k) (zero at c = 0 and c = K,
+    nonnegative for k > baseline); the range is [min f, max f] over c and the call counts K.
+    Exact rationals, rounded outward (0 stays 0: a gain at an end of the range is then 0/1-like).
+    """
+    values = [Fraction(math.comb(K - c, baseline), math.comb(K, baseline)) - Fraction(math.comb(K - c, k), math.comb(K, k))
+              for K in calls for c in range(K + 1)]
+
+    def outward(x: Fraction, direction: float) -> float:
+        f = float(x)
+        return f if Fraction(f) == x else math.nextafter(f, direction)
+
+    return outward(min(values), -math.inf), outward(max(values), math.inf)
 
 
 def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], baseline: int | None,
-                  alpha: float) -> tuple[AggregateEstimate, ...]:
-    """The rows of :func:`aggregate_estimates` from per-example values ``{k: (n,) array}`` (checked, complete)."""
+                  alpha: float, calls: tuple[int, ...]) -> tuple[AggregateEstimate, ...]:
+    """The rows of :func:`aggregate_estimates` from per-example values ``{k: (n,) array}`` (checked, complete).
+
+    ``calls``: the distinct numbers of calls of the examples. A pass@k gain is rescaled from the
+    range its per-example values can take (:func:`pass_gain_range`), not from [-1, 1]: the
+    design effect of values that sit at the two ends of that range is 1, and the interval is
+    then the binomial one (for K = 3, every pass@2 gain is 0 or 1/3).
+    """
     rows = []
     for k in votes:
         rows.append(AggregateEstimate(aggregate, k, None, *_mean_interval(per_example[k], alpha, 0.0, 1.0, guard=True),
@@ -208,7 +235,10 @@ def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], bas
     for k in votes:
         if baseline is not None and k != baseline:
             gain = per_example[k] - per_example[baseline]
-            mean, se, lower, upper = _mean_interval(gain, alpha, -1.0, 1.0, guard=False)
+            low, high = pass_gain_range(k, baseline, calls) if aggregate == "pass@k" else (-1.0, 1.0)
+            if not high > low:  # every example's gain is the same number: no spread to show
+                low, high = -1.0, 1.0
+            mean, se, lower, upper = _mean_interval(gain, alpha, low, high, guard=False)
             if aggregate == "pass@k" and k > baseline and lower is not None:
                 # pass@k never falls below pass@baseline (every example's unbiased estimate grows
                 # with k): cutting the interval at 0 keeps every value the parameter can take

@@ -285,6 +285,31 @@ def test_interval_near_the_end_of_the_range_and_for_many_examples():
         assert r.upper == pytest.approx(r.estimate + half, abs=0.02 * half)
 
 
+def test_a_pass_at_k_gain_is_scaled_from_the_values_it_can_take():
+    from certify.stats._aggregates import pass_gain_range
+
+    # brute force over every set of correct calls: the gain of the unbiased estimates per example
+    for K, k in ((3, 2), (5, 3), (10, 10), (7, 4)):
+        gains = []
+        for c in range(K + 1):
+            subsets_k = list(itertools.combinations(range(K), k))
+            passk = Fraction(sum(any(i < c for i in sub) for sub in subsets_k), len(subsets_k))
+            gains.append(passk - Fraction(c, K))
+        lo, hi = pass_gain_range(k, 1, (K,))
+        assert lo <= 0 == min(gains) and float(max(gains)) <= hi <= float(max(gains)) * (1 + 1e-15)
+    # K = 3: every pass@2 gain is 0 or 1/3, a scaled 0/1 value, so the interval is Clopper-Pearson's
+    # on the count of 1/3s at n* = n (z/t)^2
+    rng = np.random.default_rng(11)
+    codes = np.where(rng.random((80, 3)) < rng.beta(2, 2, 80)[:, None], 0, 1).astype(np.int32)
+    (gain,) = [r for r in aggregate_estimates(codes, 2, aggregate="pass@k") if r.baseline == 1]
+    ones = int(np.sum(((codes == 0).sum(axis=1) % 3) != 0))
+    size = 80 * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, 79)) ** 2
+    x = ones / 80 * size
+    ends = np.array([stats.beta.ppf(0.025, x, size - x + 1), stats.beta.ppf(0.975, x + 1, size - x)]) / 3
+    assert gain.estimate == pytest.approx(ones / 240, abs=EXACT)
+    assert (gain.lower, gain.upper) == pytest.approx(tuple(ends), abs=1e-9)
+
+
 def test_bad_inputs_are_one_line_input_errors():
     good = np.array([[0, 1, -1], [1, 0, -2]], dtype=np.int32)
     cases = [
@@ -310,11 +335,15 @@ def test_bad_inputs_are_one_line_input_errors():
 
 
 def test_the_pass_at_k_gain_interval_never_reaches_below_zero():
-    """Nearly every example always right or always wrong: the gain of pass@3 is tiny and its interval stops at 0."""
+    """Every example always right or always wrong: the gain of pass@3 is 0 on each, and its interval
+    starts at 0 (never below: pass@k never falls below one call). With one example right 4 times
+    in 5, some q lies strictly inside (0, 1), so the gain is positive, and the interval stays above 0."""
     codes = np.zeros((60, 5), dtype=np.int32)
     codes[30:] = 1
-    codes[0, 0] = 1  # one example has one wrong call: a positive gain of pass@3 of 2/5 on it
+    rows = {(r.votes, r.baseline): r for r in aggregate_estimates(codes, [3], aggregate="pass@k")}
+    assert rows[3, 1].estimate == 0.0 == rows[3, 1].lower < rows[3, 1].upper
+    codes[0, 0] = 1  # one example has one wrong call: a positive gain of pass@3 of 1/5 on it
     rows = {(r.votes, r.baseline): r for r in aggregate_estimates(codes, [3], aggregate="pass@k")}
     gain = rows[3, 1]
     assert gain.estimate == pytest.approx((1.0 - 0.8) / 60)  # 1 - C(1, 3)/C(5, 3) = 1 against 4/5
-    assert gain.lower == 0.0 < gain.upper
+    assert 0.0 <= gain.lower < gain.estimate < gain.upper
