@@ -17,7 +17,8 @@ minimized over the simplex by an active-set method (:func:`_simplex_qp`), then a
 search from the current weights. Where that model gives no descent (a cell nearly impossible
 under pi makes A'A span many orders of magnitude), the step follows the vertex direction
 delta_q* - pi towards the deepest minimum q* of psi instead, whose slope -gap / lambda is
-always negative (the vertex-direction method's step, Fedorov/Wynn; slower, never stuck). :func:`_exchange` is the one-step variant used between
+always negative (the vertex-direction method's step, Fedorov/Wynn; slower, never stuck).
+:func:`_exchange` is the one-step variant used between
 Newton solves: it adds the minima of psi below a with a small weight each.
 """
 

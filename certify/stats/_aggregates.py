@@ -38,12 +38,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from .._distributions import beta_quantile, normal_quantile, t_quantile
 from .._errors import InputError
 from .._objective import V_INF, budget_json, parse_vote_budget
-from ._plurality import budget_tuple, per_example_pass_at_k, per_example_plurality
+from ._plurality import budget_tuple, miss_probabilities, per_example_pass_at_k, per_example_plurality
 
 __all__ = ["AGGREGATES", "AggregateEstimate", "aggregate_estimates"]
 
@@ -54,9 +53,6 @@ _METHOD = {
     "plurality": "U-statistic of the plurality vote (fair ties) over all k-subsets of each example's calls",
     "pass@k": "unbiased pass@k per example, 1 - C(K_i - c_i, k)/C(K_i, k)",
 }
-#: Relative widening of the range of per-example pass@k gains (:func:`pass_gain_range`): far
-#: above the 1e-13 error of its log-gamma ratios, far below anything an interval shows.
-RANGE_MARGIN = 1e-9
 CALIBRATION = ("asymptotic: central limit theorem over examples; Clopper-Pearson interval at the effective sample "
                "size n m(1-m)/v (z/t)^2 (Korn and Graubard 1998; v: the variance, for an accuracy with one "
                "pseudo-example at the far end), at least as wide as the exact binomial interval for 0/1 values")
@@ -209,27 +205,17 @@ def pass_gain_range(k: int, baseline: int, calls) -> tuple[float, float]:
 
     With c of K calls correct, the unbiased estimates differ by
     f(c) = C(K - c, baseline)/C(K, baseline) - C(K - c, k)/C(K, k) (zero at c = 0 and c = K,
-    nonnegative for k > baseline); the range is [min f, max f] over c and the call counts K.
-    Each ratio is exp of log-gamma differences (relative error about 1e-13 at K = 2000), and
-    the ends move outward by RANGE_MARGIN (an exact 0 stays 0: a gain at an end of the range
-    is then 0/1-like). The work is one vectorized pass over sum_K (K + 1) points, at most the
-    number of recorded calls.
+    nonnegative for k > baseline); the range is [min f, max f] over c and the call counts K,
+    each f computed as the per-example estimates are (:func:`._plurality.miss_probabilities`),
+    so every observed gain is one of these numbers. The work is one pass over
+    sum_K (K + 1) pairs, at most the number of recorded calls times max(k, baseline).
     """
-    counts = np.asarray(calls, dtype=float)
-    K = np.repeat(counts, (counts + 1).astype(np.int64))
-    c = np.concatenate([np.arange(int(n) + 1, dtype=float) for n in counts])
-
-    def none_correct(j: int) -> np.ndarray:
-        """C(K - c, j) / C(K, j): the chance that j of the K calls drawn without replacement all miss."""
-        with np.errstate(invalid="ignore"):
-            ratio = np.exp(special.gammaln(K - c + 1) - special.gammaln(K - c - j + 1)
-                           - special.gammaln(K + 1) + special.gammaln(K - j + 1))
-        return np.where(K - c >= j, ratio, 0.0)
-
-    f = none_correct(baseline) - none_correct(k)
-    f[(c == 0) | (c == K)] = 0.0  # both ratios are exactly 1 (c = 0) or 0 (c = K)
-    lo, hi = float(f.min()), float(f.max())
-    return (lo - RANGE_MARGIN * abs(lo), hi + RANGE_MARGIN * abs(hi))
+    counts = np.asarray(calls, dtype=np.int64)
+    big_k = np.repeat(counts, counts + 1)
+    c = np.concatenate([np.arange(n + 1) for n in counts])
+    miss = miss_probabilities(big_k, c, (baseline, k))
+    f = (1.0 - miss[:, 1]) - (1.0 - miss[:, 0])
+    return float(f.min()), float(f.max())
 
 
 def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], baseline: int | None,
@@ -248,9 +234,8 @@ def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], bas
     for k in votes:
         if baseline is not None and k != baseline:
             gain = per_example[k] - per_example[baseline]
+            # k != baseline and k <= every K: a pass@k gain's range has positive length
             low, high = pass_gain_range(k, baseline, calls) if aggregate == "pass@k" else (-1.0, 1.0)
-            if not high > low:  # every example's gain is the same number: no spread to show
-                low, high = -1.0, 1.0
             mean, se, lower, upper = _mean_interval(gain, alpha, low, high, guard=False)
             if aggregate == "pass@k" and k > baseline and lower is not None:
                 # pass@k never falls below pass@baseline (every example's unbiased estimate grows

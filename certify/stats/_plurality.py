@@ -60,7 +60,7 @@ import numpy as np
 from .._errors import InputError
 
 __all__ = ["CORRECT", "ABSTAIN", "MISSING", "MAX_PLURALITY_CALLS", "answer_counts", "budget_tuple",
-           "per_example_plurality", "per_example_pass_at_k"]
+           "miss_probabilities", "per_example_plurality", "per_example_pass_at_k"]
 
 #: Answer code of the correct answer.
 CORRECT = 0
@@ -254,15 +254,26 @@ def per_example_pass_at_k(codes, votes) -> dict[int, np.ndarray]:
     calls, correct, _, _ = answer_counts(codes)
     ks = _check_budgets(votes, calls, "pass@k")
     pairs, index = np.unique(np.column_stack([calls, correct]), axis=0, return_inverse=True)
-    index = index.reshape(-1)
+    miss = miss_probabilities(pairs[:, 0], pairs[:, 1], ks)
+    return {k: 1.0 - miss[index.reshape(-1), i] for i, k in enumerate(ks)}
+
+
+def miss_probabilities(calls, correct, ks) -> np.ndarray:
+    """C(K - c, k) / C(K, k) for each pair (K, c) and each k: a random k-subset of K calls misses all c correct ones.
+
+    A running product of factors in [0, 1] (no overflow at any K), in blocks of rows so that
+    memory stays bounded; NaN where k > K. Returns shape (len(calls), len(ks)).
+    """
+    calls = np.asarray(calls, dtype=np.int64).reshape(-1, 1)
+    correct = np.asarray(correct, dtype=np.int64).reshape(-1, 1)
     top = max(ks)
-    miss = np.empty((len(pairs), len(ks)))
+    miss = np.empty((len(calls), len(ks)))
     block = max(1, _PASS_BLOCK // top)
     r = np.arange(top)
-    for lo in range(0, len(pairs), block):
-        big_k, c = pairs[lo:lo + block, 0:1], pairs[lo:lo + block, 1:2]
+    for lo in range(0, len(calls), block):
+        big_k, c = calls[lo:lo + block], correct[lo:lo + block]
         with np.errstate(invalid="ignore", divide="ignore"):
             factor = np.clip(big_k - c - r, 0, None) / (big_k - r)  # P(draw r+1 wrong | first r wrong)
         run = np.cumprod(np.where(r < big_k, factor, np.nan), axis=1)
         miss[lo:lo + block] = run[:, [k - 1 for k in ks]]
-    return {k: 1.0 - miss[index, i] for i, k in enumerate(ks)}
+    return miss
