@@ -249,6 +249,15 @@ def _print_aggregates(r: AnalysisReport, level: str) -> None:
         print(f"  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds for every "
               f"way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its upper end is 1 "
               f"by definition")
+        modelled = [a for a in r.aggregates if a.model is not None]
+        if modelled:
+            print(f"  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a vote no "
+                  f"other call gives; holds only if that model does):")
+            for a in modelled:
+                print(f"    {_aggregate_label(a.aggregate, a.votes)}: {a.model.estimate:.4f} "
+                      f"{_interval(a.model.lower, a.model.upper)}")
+            if modelled[0].model.check:
+                print(f"    check: {modelled[0].model.check}")
         print()
     if r.objectives:
         print_table(["objective", level, "calibration"],

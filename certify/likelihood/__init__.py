@@ -18,6 +18,8 @@ Public names:
   (min of one objective, max of another, from one set); :func:`is_infinite_budget`;
   :class:`WarmStarts` (starts carried from one data set to the next, for simulation studies);
 * calibration: :func:`critical_value`, :func:`identified_df`;
+* a latent law on a finite grid of a model (the answer model of :mod:`certify.stats`):
+  :class:`FiniteModel`, :func:`finite_interval` (floating point, not certified);
 * exact certificates of the ends: :func:`certify_interval` (of an interval already solved),
   :func:`certified_intervals` (solve and certify), :func:`certified_envelope`.
 
@@ -43,6 +45,9 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        Brent's method on log lambda -- and its checked certificate.
 ``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers;
                        envelopes of two objectives.
+``_finite``            (L6)-(L11) for a latent law on a finite grid with a given kernel (a model of
+                       more than one latent coordinate): CNM with psi at every point, bisection
+                       on log lambda, each end the Lagrangian bound (L11).
 ``_warm``              :class:`WarmStarts`: the last NPMLE and ends of a sequence of similar data
                        sets, to start the next one's solves (a study plan's simulations).
 ``_results``           :class:`LatentLaw`, :class:`LikelihoodEnd`, :class:`LikelihoodInterval`.
@@ -72,6 +77,7 @@ re-exports these names and builds the analysis report and study plans on them).
 
 from ._calibration import critical_value, identified_df
 from ._cells import CellCounts, cell_counts
+from ._finite import FiniteModel, finite_interval
 from ._certificates import certified_envelope, certified_intervals, certify_interval
 from ._intervals import likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals
 from ._npmle import gradient_function, log_likelihood, npmle
@@ -81,6 +87,7 @@ from ._warm import WarmStarts
 
 __all__ = [
     "CellCounts",
+    "FiniteModel",
     "LatentLaw",
     "LikelihoodEnd",
     "LikelihoodInterval",
@@ -90,6 +97,7 @@ __all__ = [
     "certified_intervals",
     "certify_interval",
     "critical_value",
+    "finite_interval",
     "gradient_function",
     "identified_df",
     "is_infinite_budget",

@@ -193,6 +193,27 @@ WARM_MIX = 1e-3
 #: Newton / CNM alternations of the warm-started solver before it gives way to Brent's method.
 FAST_ROUNDS = 4
 
+# -- a latent law on a finite grid (:mod:`._finite`, the answer model) ------------------------
+
+#: Grid points offered to CNM per iteration: the lowest values of psi (psi is known at every
+#: point, so no screen is needed); the deepest is always among them, which is all CNM's
+#: convergence needs, and 16 place the few atoms of a solution in a handful of iterations.
+FINITE_CANDIDATES = 16
+#: CNM stops when E_pi psi - min psi is below this fraction of max|g| + lambda N (the size of
+#: psi's terms): the end is then within about this fraction of its optimum, far below the
+#: statistical width of a model interval.
+FINITE_GAP_RTOL = 1e-10
+#: One end brackets log lambda from lambda_0 by steps of FINITE_LAMBDA_STEP (a factor e), at
+#: most FINITE_BRACKET_STEPS of them (e^40: lambda_0 is within a few factors of the answer, and a
+#: lambda far below it makes cell probabilities tiny and CNM slow), then bisects at most
+#: FINITE_BISECTIONS times (2^-40 of the bracket), stopping when the Lagrangian lower bound and
+#: the value of a law in C are within FINITE_END_TOL: a thousandth of a percentage point, below
+#: the three decimals a model estimate is shown with. The reported bound is valid at every step.
+FINITE_LAMBDA_STEP = 1.0
+FINITE_BRACKET_STEPS = 40
+FINITE_BISECTIONS = 40
+FINITE_END_TOL = 1e-5
+
 # -- small-count calibration (:mod:`._calibration`, eq. (S1)) --------------------------------
 
 #: Expected count under which a cell is on the lattice: the Poisson likelihood-ratio

@@ -31,6 +31,9 @@
   nothing again); the intervals it solved, ``AnalysisReport.likelihood``, are what
   :func:`certify.likelihood.certify_interval` turns into exact certificates;
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies per design);
+* the answer model (plurality beyond the recorded calls from the recorded wrong answers;
+  model-based, never certified): :func:`plurality_model` -> :class:`ModelEstimate`,
+  :func:`answer_patterns`, :func:`model_plurality`;
 * aggregates of k calls over recorded answers (plurality vote, pass@k): :func:`aggregate_estimates`
   (U-statistics, k up to the recorded calls) and :func:`aggregate_intervals` /
   :func:`certified_aggregate_intervals` (any k, beyond the recorded calls through the likelihood
@@ -101,6 +104,7 @@ from .._aggregate_bounds import PASS_INF, pass_at_k_coefficients, pass_at_k_obje
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
 from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
 from ._aggregate_report import AGGREGATE_NAMES, AggregateBudget, parse_aggregate
+from ._answer_model import ModelEstimate, answer_patterns, model_plurality, plurality_model
 from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 
 __all__ = [
@@ -184,4 +188,9 @@ __all__ = [
     "per_example_plurality",
     "plurality_bounds",
     "plurality_upper_coefficients",
+    # the answer model (plurality beyond the calls; model-based, not certified)
+    "ModelEstimate",
+    "answer_patterns",
+    "model_plurality",
+    "plurality_model",
 ]

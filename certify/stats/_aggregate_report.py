@@ -21,6 +21,10 @@ verdict is the interval of the gain over one call (``k`` calls minus 1 call):
 * beyond: pass@k's gain is the polynomial 1 - (1-q)^k - q, whose likelihood-ratio interval is
   taken like any objective's; plurality's gain lies in [min_C E[V_k(Q) - Q], max_C E[U_k(Q) - Q]]
   (the pointwise bounds minus q, from one likelihood set C), as for its accuracy.
+
+Plurality beyond the recorded calls also carries the answer model's estimate
+(:mod:`certify.stats._answer_model`): narrower, from the recorded wrong answers, and labelled
+model-based, never certified; verdicts use the valid interval only.
 """
 
 from __future__ import annotations
@@ -34,10 +38,11 @@ import numpy as np
 from .._aggregate_bounds import pass_at_k_objective, plurality_bounds
 from .._calls import CORRECT, NO_CALL, CallBits
 from .._errors import InputError
-from .._objective import Objective, budget_json, parse_vote_budget, parse_vote_budgets
+from .._objective import V_INF, Objective, budget_json, parse_vote_budget, parse_vote_budgets
 from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals
 from ._aggregate_intervals import aggregate_intervals
 from ._aggregates import AGGREGATES, aggregate_estimates
+from ._answer_model import ModelEstimate, plurality_model
 
 __all__ = ["AGGREGATE_NAMES", "AggregateBudget", "aggregate_budgets", "aggregate_verdict_intervals", "answer_codes_of",
            "parse_aggregate"]
@@ -80,6 +85,9 @@ class AggregateBudget:
         Most calls of an example (K_max): what the interval is made from.
     empirical : float or None
         The estimate from the recorded calls (k <= K); None beyond them.
+    model : ModelEstimate or None
+        Plurality beyond the recorded calls: the answer model's estimate and interval
+        (:mod:`certify.stats._answer_model`), not certified; None otherwise.
     """
 
     aggregate: str
@@ -91,19 +99,22 @@ class AggregateBudget:
     alpha: float
     calls: int
     empirical: float | None = None
+    model: ModelEstimate | None = None
 
     def to_dict(self) -> dict:
         return {"aggregate": self.aggregate, "votes": budget_json(self.votes),
                 "interval": {"lower": self.lower, "upper": self.upper, "method": self.method,
                              "calibration": self.calibration, "alpha": self.alpha, "calls": self.calls},
-                "empirical": _none_or_float(self.empirical)}
+                "empirical": _none_or_float(self.empirical),
+                "model": None if self.model is None else self.model.to_dict()}
 
     @classmethod
     def from_dict(cls, d: dict) -> "AggregateBudget":
         iv = d["interval"]
         return cls(str(d["aggregate"]), parse_vote_budget(d["votes"]), float(iv["lower"]), float(iv["upper"]),
                    str(iv["method"]), str(iv["calibration"]), float(iv["alpha"]), int(iv["calls"]),
-                   None if d.get("empirical") is None else float(d["empirical"]))
+                   None if d.get("empirical") is None else float(d["empirical"]),
+                   None if d.get("model") is None else ModelEstimate.from_dict(d["model"]))
 
 
 def answer_codes_of(data: CallBits, aggregate: str) -> np.ndarray:
@@ -128,8 +139,10 @@ def aggregate_budgets(data: CallBits, aggregate: str, votes, alpha: float) -> tu
     votes = parse_vote_budgets(votes)
     codes = answer_codes_of(data, aggregate)
     rows = aggregate_intervals(codes, list(votes), aggregate=aggregate, alpha=alpha)
+    beyond = [v for v in votes if v is V_INF or v > data.calls] if aggregate == "plurality" else []
+    model = plurality_model(codes, beyond, alpha) if beyond else {}
     return tuple(AggregateBudget(aggregate, v, float(r.lower), float(r.upper), r.method, r.calibration, float(alpha),
-                                 data.max_calls, None if r.estimate is None else float(r.estimate))
+                                 data.max_calls, None if r.estimate is None else float(r.estimate), model.get(v))
                  for v, r in zip(votes, rows))
 
 

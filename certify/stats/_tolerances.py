@@ -85,3 +85,13 @@ MAXENT_ACCEPT_ATOL = 1e-14
 LDGP_XTOL = 1e-17
 LDGP_RTOL = 1e-15
 LDGP_MAX_ITER = 200
+
+# -- the answer model (:mod:`._answer_model`) -------------------------------------------------
+
+#: Grid step 1/MODEL_GRID of the latent (q, m): 861 points. A plurality accuracy moves by at most
+#: ~k/MODEL_GRID between neighbours, but the likelihood set's ends average over the law, and
+#: halving the step moved the 21-call interval by under 0.01 (benchmarks/RESULTS.md).
+MODEL_GRID = 40
+#: Most calls per example for the answer model: patterns grow as K^2 / 2 (2,081 at 64 calls),
+#: the kernel as patterns x grid points (14 MB at 64); past it the model is not computed.
+MODEL_MAX_CALLS = 64

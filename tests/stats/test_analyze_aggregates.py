@@ -132,3 +132,27 @@ def test_a_budget_the_likelihood_solver_cannot_finish_is_left_out_with_a_note(mo
     before = {v.votes: v for v in normal.verdicts if v.aggregate == "pass@k"}
     for k, v in kept.items():
         assert (v.gain_lower, v.gain_upper) == pytest.approx((before[k].gain_lower, before[k].gain_upper), abs=1e-9)
+
+
+def test_plurality_beyond_the_calls_carries_the_answer_model_labelled_not_certified(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    from pathlib import Path
+
+    data, codes = _data(n=120, k=3)
+    path = tmp_path / "answers.csv"
+    lines = ["example_id,call,answer,target"]
+    for i in range(data.n):
+        lines += [f"e{i},{j},{'A' if codes[i, j] == 0 else f'W{codes[i, j]}'},A" for j in range(3)]
+    path.write_text("\n".join(lines) + "\n")
+    r = cli("analyze", str(path), "--aggregate", "plurality", "--votes", "3", "21", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    jsonschema.validate(out, json.loads((Path(__file__).resolve().parents[2] / "certify" / "schemas" / "analyze-v2.json").read_text()))
+    rows = {b["votes"]: b for b in out["reports"][0]["budgets"] if b["aggregate"] == "plurality"}
+    assert rows[3]["model"] is None  # identified: the recorded answers speak for themselves
+    model = rows[21]["model"]
+    assert model["certified"] is False and "not certified" in model["method"]
+    assert rows[21]["interval"]["lower"] - 1e-9 <= model["estimate"] <= rows[21]["interval"]["upper"] + 1e-9
+    assert model["check"].startswith("at 3 calls the model gives")
+    text = cli("analyze", str(path), "--aggregate", "plurality", "--votes", "3", "21")
+    assert text.returncode == 0 and "model-based, NOT certified" in text.stdout and "check: at 3 calls" in text.stdout
