@@ -28,6 +28,10 @@ Laws (q: ``beta-mix`` = 0.6 Beta(6, 2) + 0.4 Beta(2, 4); ``atom-half`` = 0.4 at 
   mass gives no answer, q beta-mix;
 * ``atom-half``: 3 wrong answers with Dirichlet(1) shares, q atom-half.
 
+``--bits-widths REPS`` prints instead, per (law, K, N, plurality k), the mean width of the
+interval from the answers beside that of the bits-only envelope [min E V_k, max E U_k] on the
+same data sets: what recording the answers buys.
+
 Prints one Markdown row per (law, K, N, aggregate, k): coverage and mean width of the
 accuracy and of the gain intervals, then a summary. The Monte Carlo standard error of a
 coverage near 0.95 is sqrt(0.95 * 0.05 / reps): 0.0049 at the default 2000 replicates.
@@ -60,7 +64,8 @@ from scipy.special import betaln, gammaln  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certify.stats import AGGREGATES, per_example_pass_at_k, per_example_plurality  # noqa: E402
+from certify.likelihood import cell_counts, likelihood_envelope  # noqa: E402
+from certify.stats import AGGREGATES, per_example_pass_at_k, per_example_plurality, plurality_bounds  # noqa: E402
 from certify.stats._aggregates import estimate_rows  # noqa: E402  (aggregate_estimates after its per-example values)
 
 #: The budgets k of each aggregate, where k <= K (plurality of 21 and pass@100 or inf are
@@ -183,6 +188,33 @@ def run_cell(task) -> dict:
             "seconds": time.perf_counter() - start}
 
 
+def bits_width_cell(task) -> dict:
+    """Mean widths, on the same data sets, of the plurality U-statistic interval and of the bits-only envelope.
+
+    The bits-only envelope is what the correctness bits alone allow: [min E V_k(Q), max E U_k(Q)]
+    over the likelihood set of the latent law of q (``proofs/plurality_bounds.py``), as
+    ``certify.stats.aggregate_intervals`` computes it where the answers are not used.
+    """
+    name, calls, n, reps, alpha, seed, votes = task
+    law = LAWS[name]
+    ks = [k for k in votes["plurality"] if k <= calls]
+    ustat, bits = dict.fromkeys(ks, 0.0), dict.fromkeys(ks, 0.0)
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    for _ in range(reps):
+        codes = simulate(law, n, calls, rng)
+        h = per_example_plurality(codes, [1] + ks)
+        for r in estimate_rows(h, "plurality", tuple(ks), None, alpha, (calls,)):
+            ustat[r.votes] += (r.upper - r.lower) / reps
+        cells = cell_counts(np.full(n, calls), (codes == 0).sum(axis=1))
+        abstain = bool((codes == -1).any())
+        for k in ks:
+            iv = likelihood_envelope(cells, *plurality_bounds(k, abstentions=abstain), alpha=alpha)
+            bits[k] += (iv.upper.value - iv.lower.value) / reps
+    return {"law": name, "K": calls, "N": n, "reps": reps, "alpha": alpha,
+            "widths": [{"k": k, "ustat": ustat[k], "bits": bits[k]} for k in ks], "seconds": time.perf_counter() - start}
+
+
 def rows(r: dict) -> list[str]:
     out = []
     for agg, ks in r["votes"].items():
@@ -207,12 +239,16 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="append each finished cell as a JSON line")
     parser.add_argument("--aggregates", nargs="+", default=list(AGGREGATES), choices=list(AGGREGATES))
     parser.add_argument("--votes", nargs="+", type=int, help="the budgets k of every aggregate (default: VOTES)")
+    parser.add_argument("--bits-widths", type=int, metavar="REPS",
+                        help="instead: mean widths of the plurality interval beside the bits-only envelope, REPS data sets per cell")
     args = parser.parse_args()
     if args.quick:
         args.reps, args.K, args.N = 200, [3, 10], [100, 2000]
     votes = {a: tuple(args.votes) if args.votes else VOTES[a] for a in args.aggregates}
     tasks = [(law, calls, n, args.reps, args.alpha, args.seed + 1000 * i, votes)
              for i, (law, calls, n) in enumerate(itertools.product(args.laws, args.K, args.N))]
+    if args.bits_widths:
+        return bits_widths(args, votes)
     se = math.sqrt((1 - args.alpha) * args.alpha / args.reps)
     print(f"{args.reps} replicates per cell, alpha = {args.alpha}: Monte Carlo SE of a coverage near {1 - args.alpha} "
           f"is {se:.4f}\n")
@@ -234,6 +270,23 @@ def main() -> int:
             print(f"{agg} {kind}: {len(cov)} rows (law, K, N, k), coverage min {min(cov):.3f}, mean {np.mean(cov):.3f}, "
                   f"{low} below {1 - args.alpha:.2f} - 2 SE")
     print(f"total {sum(r['seconds'] for r in records):.0f} s of simulation")
+    return 0
+
+
+def bits_widths(args, votes) -> int:
+    """``--bits-widths``: one table row per (law, K, N, k), the two mean widths and their ratio."""
+    tasks = [(law, calls, n, args.bits_widths, args.alpha, args.seed + 1000 * i, votes)
+             for i, (law, calls, n) in enumerate(itertools.product(args.laws, args.K, args.N))]
+    print(f"{args.bits_widths} data sets per cell, alpha = {args.alpha}\n")
+    print("| law | K | N | k | plurality from answers | bits-only envelope | ratio |\n|---|---|---|---|---|---|---|")
+    with ProcessPoolExecutor(args.workers) as pool:
+        for r in pool.map(bits_width_cell, tasks):
+            for w in r["widths"]:
+                print(f"| {r['law']} | {r['K']} | {r['N']} | {w['k']} | {w['ustat']:.4f} | {w['bits']:.4f} | "
+                      f"{w['ustat'] / w['bits']:.2f} |", flush=True)
+            if args.out:
+                with args.out.open("a") as fh:
+                    fh.write(json.dumps(r) + "\n")
     return 0
 
 

@@ -256,6 +256,7 @@ def _print_aggregates(r: AnalysisReport, level: str) -> None:
             for a in modelled:
                 print(f"    {_aggregate_label(a.aggregate, a.votes)}: {a.model.estimate:.4f} "
                       f"{_interval(a.model.lower, a.model.upper)}")
+            print(f"    calibration: {modelled[0].model.calibration}")
             if modelled[0].model.check:
                 print(f"    check: {modelled[0].model.check}")
         print()

@@ -135,8 +135,11 @@ def test_round_trip_and_limits():
     (est,) = plurality_model(codes, [21]).values()
     assert ModelEstimate.from_dict(est.to_dict()) == est
     assert est.to_dict()["certified"] is False
-    wide = np.zeros((3, MODEL_MAX_CALLS + 1), dtype=np.int64)
-    assert plurality_model(wide, [101]) == {}
+    # past MODEL_MAX_CALLS the model reads the first calls of each example
+    wide = np.concatenate([codes[:, :2], np.where(rng.random((50, MODEL_MAX_CALLS)) < 0.6, 0, 1)], axis=1)
+    (long,), (short,) = plurality_model(wide, [21]).values(), plurality_model(wide[:, :MODEL_MAX_CALLS], [21]).values()
+    assert (long.estimate, long.lower, long.upper, long.check) == (short.estimate, short.lower, short.upper, short.check)
+    assert long.calibration.endswith(f"from the first {MODEL_MAX_CALLS} calls of each example")
     with pytest.raises(InputError, match="alpha"):
         plurality_model(codes, [21], alpha=1.5)
     with pytest.raises(InputError, match="probability 0 at every grid point"):
