@@ -210,4 +210,5 @@ def finite_interval(model: FiniteModel, values: np.ndarray, drop: float, hat=Non
     level = l_hat - drop
     lower = _lower_end(model, values, level, hat.copy(), lam0)
     upper = -_lower_end(model, -values, level, hat.copy(), lam0)
-    return estimate, min(lower, estimate), max(upper, estimate)
+    # no law's value leaves [min g, max g]: clamping never narrows a valid bound
+    return estimate, max(min(lower, estimate), float(values.min())), min(max(upper, estimate), float(values.max()))
