@@ -60,10 +60,14 @@ forms, (K + 1)(K + 2)/2 - 1, which is then used), in the small-sample F-form. Th
 the grid model's value with asymptotic probability at least 1 - alpha *if the model holds*; the
 grid adds a discretisation of pi of step 1/G.
 
-Cost: the model reads at most the first ``MODEL_MAX_CALLS`` calls of each example (the calls
-are i.i.d. given the example, so these are a smaller sample of the same model): patterns grow as
-K^2 / 2, and CNM's quadratic programs with them; at 10,000 examples x 40 calls the model took
-20 s, at 20 calls 2 s. The kernel is cells x grid points, cells <= sum over distinct K of
+Calls used: the first K' calls of each example (the calls are i.i.d. given the example, so these
+are a smaller sample of the same model), K' the largest number up to ``MODEL_MAX_CALLS`` with
+at least ``MODEL_EXAMPLES_PER_DIMENSION`` examples per identified dimension. More calls than
+that make the projection's chi-square (and its small-sample form) so large that the interval is
+[0, 1] and its solves slow: with 100 examples x 20 calls (df = 210) one data set took up to
+220 s for the interval [0, 1]; with the first 6 calls (df = 21) it is informative. Patterns grow
+as K^2 / 2, and CNM's quadratic programs with them: at 10,000 examples x 40 calls the model took
+20 s, with the first 20 calls 2 s. The kernel is cells x grid points, cells <= sum over distinct K of
 K(K - 1)/2 + K + 1 <= 231 x (number of distinct K).
 """
 
@@ -79,7 +83,7 @@ from .._objective import V_INF
 from ..likelihood import FiniteModel, critical_value, finite_interval
 from ._aggregates import aggregate_estimates
 from ._plurality import answer_counts
-from ._tolerances import MODEL_GRID, MODEL_MAX_CALLS
+from ._tolerances import MODEL_EXAMPLES_PER_DIMENSION, MODEL_GRID, MODEL_MAX_CALLS
 
 __all__ = ["ModelEstimate", "answer_patterns", "model_plurality", "pattern_kernel", "plurality_model"]
 
@@ -218,15 +222,20 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
         Unusable codes or alpha; a pattern the model cannot produce at any grid point (never, for
         valid codes).
     """
-    codes = np.asarray(codes)
-    truncated = codes.ndim == 2 and codes.shape[1] > MODEL_MAX_CALLS
-    if truncated:
-        # the calls are i.i.d. given the example, so the first MODEL_MAX_CALLS of each are a
-        # valid (smaller) sample of the same model; -2 pads only the end of a row
-        codes = codes[:, :MODEL_MAX_CALLS]
-    patterns, counts = answer_patterns(codes)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    codes = np.asarray(codes)
+    patterns, counts = answer_patterns(codes)
+    recorded = int(patterns[:, 0].max())
+    # the calls are i.i.d. given the example, so the first `used` calls of each are a valid
+    # (smaller) sample of the same model; -2 pads only the end of a row
+    used = min(recorded, MODEL_MAX_CALLS)
+    while used > 2 and MODEL_EXAMPLES_PER_DIMENSION * _model_df(patterns) > counts.sum():
+        used -= 1
+        patterns, counts = answer_patterns(codes[:, :used])
+    if used < recorded and used == MODEL_MAX_CALLS:
+        patterns, counts = answer_patterns(codes[:, :used])
+    truncated = used < recorded
     q, m, neighbours = model_grid()
     model = FiniteModel(pattern_kernel(patterns, q, m), counts, neighbours)
     df = _model_df(patterns)
@@ -236,9 +245,9 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
                    f"asymptotic, and valid only if the model holds")
     method = MODEL_METHOD.format(grid=MODEL_GRID)
     hat = model.npmle()
-    check = _check(codes, hat[0], q, m, int(patterns[:, 0].min()), alpha)
+    check = _check(codes[:, :used], hat[0], q, m, int(patterns[:, 0].min()), alpha)
     if truncated:
-        calibration += f"; from the first {MODEL_MAX_CALLS} calls of each example"
+        calibration += f"; from the first {used} calls of each example"
     out = {}
     for k in budgets:
         estimate, lower, upper = finite_interval(model, model_plurality(k, q, m), drop, hat)

@@ -139,7 +139,12 @@ def test_round_trip_and_limits():
     wide = np.concatenate([codes[:, :2], np.where(rng.random((50, MODEL_MAX_CALLS)) < 0.6, 0, 1)], axis=1)
     (long,), (short,) = plurality_model(wide, [21]).values(), plurality_model(wide[:, :MODEL_MAX_CALLS], [21]).values()
     assert (long.estimate, long.lower, long.upper, long.check) == (short.estimate, short.lower, short.upper, short.check)
-    assert long.calibration.endswith(f"from the first {MODEL_MAX_CALLS} calls of each example")
+    assert "from the first" in long.calibration
+    # as many calls as the examples support: at least 4 per identified dimension
+    many = np.where(rng.random((100, 20)) < 0.6, 0, rng.integers(1, 3, (100, 20)))
+    (est,) = plurality_model(many, [21]).values()
+    assert est.calibration.endswith("from the first 6 calls of each example")  # df = 6 + 15 = 21 <= 100 / 4
+    assert "chi2_21 " in est.calibration and est.check.startswith("at 6 calls")
     with pytest.raises(InputError, match="alpha"):
         plurality_model(codes, [21], alpha=1.5)
     with pytest.raises(InputError, match="probability 0 at every grid point"):
