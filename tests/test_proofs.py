@@ -55,6 +55,8 @@ CHECKS = {
                                          and r["random_laws_inside_the_set"] > 100 and r["worst_margin_inside"] >= -1e-12
                                          and r["closed_form_all_correct"] is True),
     "plurality_bounds": _plurality_bounds,
+    "answer_model": lambda r: (_all_true(r["checks"]) and len(r["checks"]) == 6 and r["sequence_k"] == list(range(1, 9))
+                               and r["ends_k"] == list(range(1, 25)) and r["points"] == 66),
 }
 
 

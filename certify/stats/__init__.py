@@ -33,7 +33,7 @@
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies per design);
 * the answer model (plurality beyond the recorded calls from the recorded wrong answers;
   model-based, never certified): :func:`plurality_model` -> :class:`ModelEstimate`,
-  :func:`answer_patterns`, :func:`model_plurality`;
+  :func:`answer_patterns`, :func:`pattern_kernel`, :func:`model_plurality`;
 * aggregates of k calls over recorded answers (plurality vote, pass@k): :func:`aggregate_estimates`
   (U-statistics, k up to the recorded calls) and :func:`aggregate_intervals` /
   :func:`certified_aggregate_intervals` (any k, beyond the recorded calls through the likelihood
@@ -104,7 +104,7 @@ from .._aggregate_bounds import PASS_INF, pass_at_k_coefficients, pass_at_k_obje
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
 from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
 from ._aggregate_report import AGGREGATE_NAMES, AggregateBudget, parse_aggregate
-from ._answer_model import ModelEstimate, answer_patterns, model_plurality, plurality_model
+from ._answer_model import ModelEstimate, answer_patterns, model_plurality, pattern_kernel, plurality_model
 from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 
 __all__ = [
@@ -192,5 +192,6 @@ __all__ = [
     "ModelEstimate",
     "answer_patterns",
     "model_plurality",
+    "pattern_kernel",
     "plurality_model",
 ]

@@ -49,7 +49,10 @@ over the counts (x, y, z) of correct, dominant and r-votes:
 
 and g_inf(q, m) = 1{q > m} + 1{q = m > 0} / 2 (the counts' shares converge to (q, m); the r-votes
 never accumulate). At m = 1 - q (r = 0) g_k is the fair-tie bit majority V_k, at m = 0 it is
-U_k(q) = P(Bin(k, q) >= 2) + P(Bin(k, q) = 1) / k, the two ends of the valid envelope (tested).
+U_k(q) = P(Bin(k, q) >= 2) + P(Bin(k, q) = 1) / k, the two ends of the valid envelope; g_3 is
+V_3(q) + q((1 - q)^2 - m^2), the exact plurality of three calls with collision m^2. These
+identities, g_k against its definition over every call sequence, and the pattern probabilities
+are checked in exact arithmetic by ``proofs/answer_model.py``.
 
 **Interval.** pi on the grid {(i, j) / G : i + j <= G} (G = ``MODEL_GRID``), the likelihood of the
 patterns and the likelihood-ratio set of :mod:`certify.likelihood._finite` at the projection

@@ -17,7 +17,8 @@ from certify.stats import (
     plurality_bounds,
     plurality_model,
 )
-from certify.stats._answer_model import MODEL_MAX_CALLS, model_grid, pattern_kernel
+from certify.stats import pattern_kernel
+from certify.stats._answer_model import MODEL_MAX_CALLS, model_grid
 
 Q = np.linspace(0.0, 1.0, 23)
 
