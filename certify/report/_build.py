@@ -328,6 +328,14 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
               "*pass@k*: at least one of k calls correct (best-of-k with a perfect verifier).", ""]
     for g, rep in results["curves"].items():
         lines += [f"`{g}` ({rep.n} examples, {rep.max_calls} calls per example):", "", tabs.verdict_table(rep, _AGGREGATE_VOTES), ""]
+        modelled = [a for a in rep.aggregates if a.model is not None]
+        if modelled:
+            # the answer model's accuracy (not a gain, not a verdict): what the wrong answers suggest
+            shown = "; ".join(f"{budget_json(a.votes)} calls {a.model.estimate:.3f} [{a.model.lower:.3f}, {a.model.upper:.3f}]"
+                              for a in modelled)
+            lines += [f"Plurality accuracy beyond the recorded calls from the answer model (model-based, **not "
+                      f"certified**; each call correct, the example's dominant wrong answer or a vote of its own): "
+                      f"{shown}. Check: {modelled[0].model.check}.", ""]
     for t in tables:
         lines += [f"## {t.title}", "", t.caption, "", t.to_markdown(),
                   f"Files: [CSV](tables/{t.name}.csv), [LaTeX](tables/{t.name}.tex), [Markdown](tables/{t.name}.md)", ""]

@@ -92,6 +92,9 @@ def test_report_directory_contents(demo):
         assert f"figures/{name}.png" in md
     # true V_n of the choice run is in the interval table
     assert "true (%)" in (rep / "tables" / "policy_interval_table.csv").read_text().splitlines()[0]
+    # the answer model beyond the recorded calls, labelled, with its check against the recorded answers
+    model = [line for line in md.splitlines() if line.startswith("Plurality accuracy beyond the recorded calls")]
+    assert model and all("**not certified**" in line and "Check: at " in line and "21 calls " in line for line in model)
 
 
 def test_certificates_back_the_intervals(demo):
