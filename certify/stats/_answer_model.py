@@ -82,7 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError
-from .._objective import V_INF
+from .._objective import MAX_EXPANDED_DEGREE, V_INF, parse_vote_budgets
 from ..likelihood import FiniteModel, critical_value, finite_interval
 from ._aggregates import aggregate_estimates
 from ._plurality import answer_counts
@@ -222,22 +222,29 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
     Raises
     ------
     InputError
-        Unusable codes or alpha; a pattern the model cannot produce at any grid point (never, for
+        Unusable codes, budgets (a count above MAX_EXPANDED_DEGREE = 512: its polynomial costs
+        k^2 / 2 terms) or alpha; a pattern the model cannot produce at any grid point (never, for
         valid codes).
     """
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    budgets = parse_vote_budgets(budgets)
+    for k in budgets:
+        if k is not V_INF and k > MAX_EXPANDED_DEGREE:
+            raise InputError(f"votes={k} must be at most {MAX_EXPANDED_DEGREE} for the answer model (its polynomial "
+                             f"has degree k), or inf")
     codes = np.asarray(codes)
     patterns, counts = answer_patterns(codes)
     recorded = int(patterns[:, 0].max())
     # the calls are i.i.d. given the example, so the first `used` calls of each are a valid
     # (smaller) sample of the same model; -2 pads only the end of a row
     used = min(recorded, MODEL_MAX_CALLS)
-    while used > 2 and MODEL_EXAMPLES_PER_DIMENSION * _model_df(patterns) > counts.sum():
+    while True:
+        if used < recorded:
+            patterns, counts = answer_patterns(codes[:, :used])
+        if used <= 2 or MODEL_EXAMPLES_PER_DIMENSION * _model_df(patterns) <= counts.sum():
+            break
         used -= 1
-        patterns, counts = answer_patterns(codes[:, :used])
-    if used < recorded and used == MODEL_MAX_CALLS:
-        patterns, counts = answer_patterns(codes[:, :used])
     truncated = used < recorded
     q, m, neighbours = model_grid()
     model = FiniteModel(pattern_kernel(patterns, q, m), counts, neighbours)

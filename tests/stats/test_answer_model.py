@@ -146,8 +146,17 @@ def test_round_trip_and_limits():
     (est,) = plurality_model(many, [21]).values()
     assert est.calibration.endswith("from the first 6 calls of each example")  # df = 6 + 15 = 21 <= 100 / 4
     assert "chi2_21 " in est.calibration and est.check.startswith("at 6 calls")
+    # more calls than MODEL_MAX_CALLS and examples enough for it: exactly MODEL_MAX_CALLS are read
+    longer = np.where(rng.random((1000, 30)) < 0.6, 0, rng.integers(1, 3, (1000, 30)))
+    (longest,) = plurality_model(longer, ["inf"]).values()
+    assert longest.calibration.endswith(f"from the first {MODEL_MAX_CALLS} calls of each example")
+
     with pytest.raises(InputError, match="alpha"):
         plurality_model(codes, [21], alpha=1.5)
+    with pytest.raises(InputError, match="votes=100000 must be at most 512"):
+        plurality_model(codes, [100000])
+    with pytest.raises(InputError):
+        plurality_model(codes, [0])
     with pytest.raises(InputError, match="probability 0 at every grid point"):
         FiniteModel(np.zeros((2, 3)), np.ones(2))
     with pytest.raises(InputError, match="kernel of shape"):
