@@ -23,8 +23,9 @@ verdict is the interval of the gain over one call (``k`` calls minus 1 call):
   (the pointwise bounds minus q, from one likelihood set C), as for its accuracy.
 
 Plurality beyond the recorded calls also carries the answer model's estimate
-(:mod:`certify.stats._answer_model`): narrower, from the recorded wrong answers, and labelled
-model-based, never certified; verdicts use the valid interval only.
+(:mod:`certify.stats._answer_model`): from the recorded wrong answers, narrower from a few hundred
+examples on (``benchmarks/RESULTS.md``), labelled model-based, never certified; verdicts use the
+valid interval only.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ from .._errors import InputError
 from .._objective import MAX_EXPANDED_DEGREE, V_INF, parse_vote_budgets
 from ..likelihood import FiniteModel, critical_value, finite_interval
 from ._aggregates import aggregate_estimates
-from ._plurality import answer_counts
+from ._plurality import MISSING, _codes_array, answer_counts
 from ._tolerances import MODEL_EXAMPLES_PER_DIMENSION, MODEL_GRID, MODEL_MAX_CALLS
 
 __all__ = ["ModelEstimate", "answer_patterns", "model_plurality", "pattern_kernel", "plurality_model"]
@@ -208,10 +208,10 @@ def model_plurality(votes, q: np.ndarray, m: np.ndarray) -> np.ndarray:
     return total
 
 
-def _model_df(patterns: np.ndarray) -> int:
-    """The identified dimension of the patterns (module docstring)."""
-    top = int(patterns[:, 0].max())
-    if np.all(patterns[:, 0] == top):
+def _model_df(calls: np.ndarray) -> int:
+    """The identified dimension of the patterns of examples with these numbers of calls (module docstring)."""
+    top = int(calls.max())
+    if np.all(calls == top):
         return max(top + top * (top - 1) // 2, 1)
     return (top + 1) * (top + 2) // 2 - 1
 
@@ -233,29 +233,27 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
         if k is not V_INF and k > MAX_EXPANDED_DEGREE:
             raise InputError(f"votes={k} must be at most {MAX_EXPANDED_DEGREE} for the answer model (its polynomial "
                              f"has degree k), or inf")
-    codes = np.asarray(codes)
-    patterns, counts = answer_patterns(codes)
-    recorded = int(patterns[:, 0].max())
+    codes = _codes_array(codes)
+    calls = (codes != MISSING).sum(axis=1)
+    recorded = int(calls.max())
     # the calls are i.i.d. given the example, so the first `used` calls of each are a valid
     # (smaller) sample of the same model; -2 pads only the end of a row
     used = min(recorded, MODEL_MAX_CALLS)
-    while True:
-        if used < recorded:
-            patterns, counts = answer_patterns(codes[:, :used])
-        if used <= 2 or MODEL_EXAMPLES_PER_DIMENSION * _model_df(patterns) <= counts.sum():
-            break
+    while used > 2 and MODEL_EXAMPLES_PER_DIMENSION * _model_df(np.minimum(calls, used)) > len(calls):
         used -= 1
     truncated = used < recorded
+    codes = codes[:, :used]
+    patterns, counts = answer_patterns(codes)
     q, m, neighbours = model_grid()
     model = FiniteModel(pattern_kernel(patterns, q, m), counts, neighbours)
-    df = _model_df(patterns)
+    df = _model_df(patterns[:, 0])
     n = int(counts.sum())
     drop = critical_value(alpha, df, n=n, dim=df)
     calibration = (f"projection: chi2_{df} (the patterns' identified dimension), small-sample F-form, c = {drop:.4f}; "
                    f"asymptotic, and valid only if the model holds")
     method = MODEL_METHOD.format(grid=MODEL_GRID)
     hat = model.npmle()
-    check = _check(codes[:, :used], hat[0], q, m, int(patterns[:, 0].min()), alpha)
+    check = _check(codes, hat[0], q, m, int(patterns[:, 0].min()), alpha)
     if truncated:
         calibration += f"; from the first {used} calls of each example"
     out = {}
