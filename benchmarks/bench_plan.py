@@ -4,9 +4,11 @@
 All in one run, on a pilot of 200 examples x 3 calls (q ~ Beta(2, 1), fixed seed) and the gain
 of 3 votes over one call:
 
-1. **Old path** -- ``plan_study`` as it was at commit OLD_COMMIT (per-example simulation, every
-   study solved cold, one process), extracted from this repository's history with
-   ``git archive`` into a temporary folder and run in a subprocess on the same pilot.
+1. **Old path** -- ``plan_study`` as it was at commit ``--old`` (default OLD_COMMIT: per-example
+   simulation, every study solved cold), one process, extracted from this repository's history
+   with ``git archive`` into a temporary folder and run in a subprocess on the same pilot. From
+   commit SAME_DRAWS on, the old path simulates the same studies, and with as many studies per
+   design on both paths the two plans are compared row by row (the error column).
 2. **New path** -- ``plan_study`` of this checkout, one worker, on the same designs and studies
    per design. Both are timed in CPU seconds of the process (the machine may be shared, and
    wall time then measures the neighbours), and reported as studies per CPU second.
@@ -18,6 +20,7 @@ Usage::
 
     python benchmarks/bench_plan.py              # full run (old path 10 studies per design)
     python benchmarks/bench_plan.py --quick      # fewer studies; no default plan
+    python benchmarks/bench_plan.py --old 06e0308 --old-reps 50   # against a later commit, same studies
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ from certify.readers import bits_from_array  # noqa: E402
 
 #: The code before the fast plan (main at the time): the old path of the comparison.
 OLD_COMMIT = "cb6d2a9"
+#: The first commit whose plan draws the studies as today's does (multinomial counts, chunked seeds).
+SAME_DRAWS = "6cd2bad"
 #: The CLI's default designs.
 EXAMPLES, CALLS = (200, 1000, 4000), (2, 5, 10)
 VOTES = 3
@@ -58,14 +63,19 @@ VOTES = 3
 _TIMER = """
 import json, sys, time
 import numpy as np
-from certify.stats import bits_from_array, plan_study
+from certify.stats import plan_study
+try:
+    from certify.readers import bits_from_array
+except ImportError:  # before the readers were a package of their own
+    from certify.stats import bits_from_array
 rng = np.random.default_rng(%(seed)d)
 q = rng.beta(2.0, 1.0, %(n)d)
 bits = bits_from_array((rng.random((%(n)d, %(k)d)) < q[:, None]).astype(float))
 t = time.process_time()
 plan = plan_study(bits, %(votes)d, examples=%(examples)r, calls=%(calls)r, reps=%(reps)d, seed=0)
 cpu = time.process_time() - t
-print(json.dumps({"cpu": cpu, "studies": len(plan.rows) * %(reps)d, "file": __import__("certify").__file__}))
+print(json.dumps({"cpu": cpu, "studies": len(plan.rows) * %(reps)d, "file": __import__("certify").__file__,
+                  "rows": [[r.p_certified, r.mean_width] for r in plan.rows]}))
 """
 
 PILOT = {"seed": 2026, "n": 200, "k": 3}
@@ -77,28 +87,30 @@ def pilot_bits():
     return bits_from_array((rng.random((PILOT["n"], PILOT["k"])) < q[:, None]).astype(float))
 
 
-def old_checkout(folder: Path) -> Path:
-    """The package as of OLD_COMMIT, from ``git archive`` of this repository's history."""
+def old_checkout(folder: Path, commit: str) -> Path:
+    """The package as of ``commit``, from ``git archive`` of this repository's history."""
     archive = folder / "old.tar"
     try:
         with open(archive, "wb") as out:
-            subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", OLD_COMMIT, "certify"],
+            subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit, "certify"],
                            stdout=out, check=True)
     except (OSError, subprocess.CalledProcessError) as exc:
-        sys.exit(f"cannot extract commit {OLD_COMMIT} from {ROOT} ({exc}); a full clone of the repository is needed")
+        sys.exit(f"cannot extract commit {commit} from {ROOT} ({exc}); a full clone of the repository is needed")
     with tarfile.open(archive) as tar:
         tar.extractall(folder / "old", filter="data")
     return folder / "old"
 
 
-def time_old(reps: int) -> dict:
+def time_old(reps: int, commit: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        old = old_checkout(Path(tmp))
+        old = old_checkout(Path(tmp), commit)
         code = _TIMER % {**PILOT, "votes": VOTES, "examples": EXAMPLES, "calls": CALLS, "reps": reps}
         env = {**os.environ, "PYTHONPATH": str(old)}
         # cwd: "python -c" puts the working directory first on sys.path, which may be a checkout
-        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=old, capture_output=True, text=True,
-                             check=True).stdout
+        run = subprocess.run([sys.executable, "-c", code], env=env, cwd=old, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"the old path at {commit} failed:\n{run.stderr}")
+        out = run.stdout
         got = json.loads(out.strip().splitlines()[-1])
         assert got["file"].startswith(str(old)), got["file"]  # the old code ran, not this checkout
         return got
@@ -122,6 +134,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="10 studies per design for both paths; no default plan")
     ap.add_argument("--old-reps", type=int, default=10, help="studies per design of the old path (default 10)")
     ap.add_argument("--new-reps", type=int, default=50, help="studies per design of the new path, one worker (default 50)")
+    ap.add_argument("--old", default=OLD_COMMIT,
+                    help=f"commit of the old path (default {OLD_COMMIT}; from {SAME_DRAWS} on the studies are the same "
+                         "draws, and the plans are compared row by row)")
     ap.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help=f"workers of the default plan (default {DEFAULT_WORKERS})")
     args = ap.parse_args()
     new_reps = 10 if args.quick else args.new_reps
@@ -129,17 +144,22 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.1f} at start")
     print(f"pilot {PILOT['n']} x {PILOT['k']} calls (q ~ Beta(2, 1)), gain V{VOTES} - V1, designs {EXAMPLES} x {CALLS}, "
           f"2 scenarios: {2 * len(EXAMPLES) * len(CALLS)} designs\n")
-    old = time_old(args.old_reps)
+    old_reps = new_reps if args.quick else args.old_reps
+    old = time_old(old_reps, args.old)
     bits = pilot_bits()
     new = time_new(bits, new_reps, 1)
     old_rate, new_rate = old["studies"] / old["cpu"], new["studies"] / new["cpu"]
     print("| path | studies | CPU s | studies per CPU s | ms per study |")
     print("|---|---:|---:|---:|---:|")
-    print(f"| old ({OLD_COMMIT}: per-example draws, cold solves) | {old['studies']} | {old['cpu']:.1f} | {old_rate:.2f} "
-          f"| {1e3 / old_rate:.0f} |")
-    print(f"| new (multinomial counts, warm starts), 1 worker | {new['studies']} | {new['cpu']:.1f} | {new_rate:.2f} "
-          f"| {1e3 / new_rate:.0f} |")
+    print(f"| old ({args.old}), 1 worker | {old['studies']} | {old['cpu']:.1f} | {old_rate:.2f} | {1e3 / old_rate:.0f} |")
+    print(f"| new (this checkout), 1 worker | {new['studies']} | {new['cpu']:.1f} | {new_rate:.2f} | {1e3 / new_rate:.0f} |")
     print(f"\nratio new / old: {new_rate / old_rate:.2f}x studies per CPU second")
+    if old_reps == new_reps:
+        # the same seeds: from SAME_DRAWS on both paths simulate the same studies, so the plans
+        # differ only by what the solvers changed (before it, by Monte Carlo error)
+        rows = np.array([[r.p_certified, r.mean_width] for r in new["plan"].rows])
+        diff = np.abs(rows - np.array(old["rows"]))
+        print(f"largest difference, new - old plan: P(certified) {diff[:, 0].max():.3g}, mean width {diff[:, 1].max():.3g}")
     if args.quick:
         return
     full = time_new(bits, DEFAULT_PLAN_REPS, args.workers)

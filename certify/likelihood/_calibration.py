@@ -113,6 +113,7 @@ from ._problem import _Problem
 from ._results import LatentLaw
 from ._targets import _is_polynomial, _Law
 from ._tolerances import (
+    DENOMINATOR_FLOOR,
     DRAWS,
     PATH_STEPS,
     SATURATED_NEWTON_STEPS,
@@ -222,43 +223,46 @@ def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.nd
     # past the domain, only cells with examples enter phi and W: with thousands of calls and
     # few examples most of the K + 1 cells are empty in every row, and are left out
     cols = np.flatnonzero(seen.any(axis=0))
-    n, d, seen = n[:, cols], d[cols], seen[:, cols]
+    # cells along the first axis: the sums over cells are then additions of whole rows, which
+    # NumPy does at full speed (a sum along a short last axis costs several times more)
+    n, d, seen = n[:, cols].T.copy(), d[cols, None], seen[:, cols].T
+    nd = n * d  # zero in the empty cells, which therefore stay out of phi
 
-    def phi_and_slope(t, rows):
-        """phi(t) = sum_S n_S d_S / (N + t d_S) and phi'(t) on the given rows."""
-        den = total[rows, None] + t[:, None] * d[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(seen[rows], n[rows] * d / den, 0.0)
-            return r.sum(axis=1), -np.where(seen[rows], r * d / den, 0.0).sum(axis=1)
+    def phi_and_slope(t):
+        """phi(t) = sum_S n_S d_S / (N + t d_S) and phi'(t), per row."""
+        # an empty cell at its barrier has den = 0 and nd = 0: the floor keeps 0 * inf out; a
+        # cell with examples there gets phi of the right sign, huge instead of infinite
+        inv = 1.0 / np.maximum(total + d * t, DENOMINATOR_FLOOR)
+        with np.errstate(over="ignore"):
+            r = nd * inv
+            return r.sum(axis=0), -(r * d * inv).sum(axis=0)
 
     # phi(t) decreases from lo to hi. At an end where only empty cells reach den = 0, phi is
     # finite, and the root may be that end (an empty cell takes the remaining mass).
-    every = np.arange(len(total))
-    at_lo = (lo > lo_seen) & (phi_and_slope(lo, every)[0] <= 0)
-    at_hi = (hi < hi_seen) & (phi_and_slope(hi, every)[0] >= 0)
+    at_lo = (lo > lo_seen) & (phi_and_slope(lo)[0] <= 0)
+    at_hi = (hi < hi_seen) & (phi_and_slope(hi)[0] >= 0)
     tol = SATURATED_STEP_TOL * (hi - lo)
-    # safeguarded Newton from t = 0 (inside: lo < 0 < hi), keeping lo with phi > 0 and hi with phi <= 0
+    # safeguarded Newton from t = 0 (inside: lo < 0 < hi), keeping lo with phi > 0 and hi with
+    # phi <= 0; every row is stepped until the last one stops moving, and a row that has
+    # stopped keeps its t (a whole-array step costs less than selecting the moving rows)
     t = np.where(at_lo, lo, np.where(at_hi, hi, 0.0))
     active = ~(at_lo | at_hi)
     for _ in range(SATURATED_NEWTON_STEPS):
         if not active.any():
             break
-        ta, la, ha = t[active], lo[active], hi[active]
-        phi, slope = phi_and_slope(ta, active)
+        phi, slope = phi_and_slope(t)
         up = phi > 0
-        la, ha = np.where(up, ta, la), np.where(up, ha, ta)
+        lo, hi = np.where(active & up, t, lo), np.where(active & ~up, t, hi)
         with np.errstate(divide="ignore", invalid="ignore"):
-            step = ta - phi / slope
+            step = t - phi / slope
         # closed bracket: at the root a Newton step returns t itself, which is an end
-        new = np.where((step >= la) & (step <= ha), step, 0.5 * (la + ha))
-        t[active], lo[active], hi[active] = new, la, ha
-        moving = np.abs(new - ta) > tol[active]
-        active[np.flatnonzero(active)[~moving]] = False
-    den = total[:, None] + t[:, None] * d[None, :]
+        new = np.where((step >= lo) & (step <= hi), step, 0.5 * (lo + hi))
+        moving = active & (np.abs(new - t) > tol)
+        t = np.where(active, new, t)
+        active = moving
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_p = np.where(seen, np.log(n / den), 0.0)
-        log_hat = np.where(seen, np.log(n / total[:, None]), 0.0)
-    w = 2.0 * (n * (log_hat - log_p)).sum(axis=1)
+        log_ratio = np.where(seen, np.log((total + d * t) / total), 0.0)  # log(p-hat_S / p_S)
+    w = 2.0 * (n * log_ratio).sum(axis=0)
     return np.maximum(w, 0.0)
 
 

@@ -89,6 +89,8 @@ class _Target:
         return None
 
     def jet(self, q: np.ndarray, piece: np.ndarray, derivatives=(0, 1, 2)) -> list[np.ndarray]:
+        if len(self.pieces) == 1:  # a polynomial: every atom is on the one piece (Newton's hot path)
+            return self.pieces[0].jet(q, derivatives)
         out = [np.empty(len(q)) for _ in derivatives]
         for k in np.unique(piece):
             mask = piece == k

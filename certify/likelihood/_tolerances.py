@@ -233,3 +233,6 @@ SATURATED_NEWTON_STEPS = 80
 #: A row has converged when Newton moves t by at most this fraction of its initial bracket;
 #: W is stationary in t at the root (dW/dt = -2 phi = 0), so its error is second order.
 SATURATED_STEP_TOL = 1e-14
+#: Floor of N + t (a_S - v) in the saturated ratio: a cell at its barrier has 0 there; an empty
+#: one must contribute 0 (not 0 * inf) and one with examples a huge term of the right sign.
+DENOMINATOR_FLOOR = 1e-300
