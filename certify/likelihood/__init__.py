@@ -37,6 +37,8 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        the vertex-exchange step.
 ``_newton``            (L9): Newton's method on the optimality equations of a fixed support
                        (watchdog line search, trust region); merging of CNM's atom pairs.
+``_conic``             (L3), (L7) dual: starting laws for Newton from the conic duals of the
+                       NPMLE and of one end (the inequality on [0, 1] on a grid; Clarabel).
 ``_npmle``             (L3)-(L5): pi-hat and the check max D <= tolerance.
 ``_calibration``       (L6), (L13), (S1): the drop c -- profile / projection / face / simultaneous,
                        identified df, the F small-sample form, the small-count (lattice)

@@ -66,7 +66,7 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
                     start = _extrapolated(warm, before, tgt)
                 else:
                     start = None if starts is None else starts.end(key)
-                law, lam, scr = _solve_end(ctx, tgt, start)
+                law, lam, scr = _solve_end(ctx, tgt, start, same_data=warm is not None)
                 if starts is not None:
                     starts.keep(key, law, lam)
                 out[i][side] = _finish(ctx, tgt, law, lam, side, scr)
@@ -101,9 +101,10 @@ def _resolve(ctx: _Context, targets: dict, ends: dict, starts: WarmStarts | None
         end = ends[side]
         key = (tgt.name, side, kind)
         start = None if starts is None else starts.end(key)
+        same_data = start is None
         if start is None and end.lam > 0:
             start = _EndState(_Law.unassigned(end.atoms, end.weights), end.lam)
-        law, lam, scr = _solve_end(ctx, tgt, start)  # it assigns the warm law's atoms to tgt's pieces
+        law, lam, scr = _solve_end(ctx, tgt, start, same_data)  # it assigns the warm law's atoms to tgt's pieces
         if starts is not None:
             starts.keep(key, law, lam)
         ends[side] = _finish(ctx, tgt, law, lam, side, scr)

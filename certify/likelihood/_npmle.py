@@ -15,10 +15,12 @@ intervals use l(pi-hat) as computed; it is at most max D below the supremum, whi
 the set C of (L6) (slightly) larger: conservative.
 D is a polynomial of degree K_max; its maximum over [0, 1] is found by the screen of
 :mod:`._problem` (psi = -h for g = 0, lambda = 1). pi-hat is computed on a continuous support,
-not a grid: the constrained Newton method (CNM, Wang 2007; :mod:`._cnm`) adds the local maxima
-of D as atoms and re-weights by a Newton step of l in the weights (a quadratic program over the
-simplex, (L8)) with an Armijo line search; then Newton's method on the optimality equations
-(L9) (:mod:`._newton`) moves atoms and weights together to machine precision. Atoms may sit at
+not a grid: Newton's method on the optimality equations (L9) (:mod:`._newton`) moves atoms and
+weights together to machine precision, from the law the conic dual gives (:mod:`._conic`: one
+small Clarabel solve on a grid) or, where that does not apply (D = 0 everywhere, the saturated
+case), from the constrained Newton method (CNM, Wang 2007; :mod:`._cnm`), which adds the local
+maxima of D as atoms and re-weights by a Newton step of l in the weights (a quadratic program
+over the simplex, (L8)) with an Armijo line search. Atoms may sit at
 0 or 1 exactly: all calls correct gives pi-hat = delta_1, all wrong delta_0.
 """
 
@@ -29,6 +31,7 @@ import numpy as np
 from .._errors import InputError, SolverError
 from ._cells import _as_cells
 from ._cnm import _exchange, cnm
+from ._conic import conic_npmle_start
 from ._newton import merge, newton
 from ._problem import _Problem
 from ._results import LatentLaw
@@ -73,6 +76,8 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
     """
     zero = _zero_target()
     tol = NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N
+    if start is None:
+        start = conic_npmle_start(prob)  # one small conic program; None where it does not apply
     if start is None:
         law, gap, _ = cnm(prob, zero, 1.0, _initial_law(prob), INNER_LOOSE_GAP * prob.N)
     else:

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""One likelihood-ratio interval from cold, NPMLE included: this checkout against an earlier commit and cvxpy.
+
+What a coverage simulation pays per data set: ``likelihood_interval(cells, objective)`` on
+fresh cells (a new problem, no warm start), which solves the NPMLE and both ends. For every
+cell of the coverage grid's design (3 laws x K in {2, 3, 5, 10} x N in {50, 200, 1000,
+8192}) and the objectives V3 and V101, one data set (fixed seeds) is solved by
+
+1. **this checkout** and
+2. **the old path** -- the package at commit ``--old`` (default OLD_COMMIT), extracted with
+   ``git archive`` --
+
+each in its own process, the two processes alternating ``--repeats`` times; a cell's time is
+the best of its repeats (the machine may be shared), reported per end (the interval's time / 2).
+The error column is the largest |new - old| of the two ends. Beside them, the cvxpy grid
+program of ``bench_likelihood.py`` (2001 atoms, exponential cone, Clarabel; its own grid
+NPMLE) for one end of V3 at two cells.
+
+Usage::
+
+    python benchmarks/bench_cold_end.py                 # full run (about 3 minutes)
+    python benchmarks/bench_cold_end.py --repeats 1     # quicker
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tarfile  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: main before the conic starts of the NPMLE and the ends.
+OLD_COMMIT = "06e0308"
+LAWS = ("beta", "constant", "near-0-1")
+CALLS = (2, 3, 5, 10)
+EXAMPLES = (50, 200, 1000, 8192)
+OBJECTIVES = (3, 101)
+
+
+def latent(law: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    if law == "beta":
+        return rng.beta(2.0, 1.0, n)
+    if law == "constant":
+        return np.full(n, 0.7)
+    return np.where(rng.random(n) < 0.3, 0.03, 0.97)  # near-0-1: most examples nearly always or never solved
+
+
+def datasets():
+    for i, law in enumerate(LAWS):
+        for k in CALLS:
+            for n in EXAMPLES:
+                rng = np.random.default_rng([2026, i, k, n])
+                yield law, k, n, np.full(n, k), rng.binomial(k, latent(law, n, rng))
+
+
+def worker() -> None:
+    """Time every cell in this process (the package first on sys.path) and print JSON."""
+    from certify.likelihood import cell_counts, likelihood_interval
+
+    out = []
+    for law, k, n, calls, successes in datasets():
+        cells = cell_counts(calls, successes)
+        for votes in OBJECTIVES:
+            t = time.perf_counter()
+            iv = likelihood_interval(cells, votes)
+            out.append({"law": law, "k": k, "n": n, "votes": votes, "seconds": time.perf_counter() - t,
+                        "ends": [iv.lower.value, iv.upper.value]})
+    print(json.dumps({"file": sys.modules["certify"].__file__, "rows": out}))
+
+
+def run_worker(tree: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    run = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker"], env=env, cwd=tree,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"the worker in {tree} failed:\n{run.stderr}")
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got["file"].startswith(str(tree)), got["file"]
+    return got
+
+
+def old_tree(folder: Path, commit: str) -> Path:
+    archive = folder / "old.tar"
+    try:
+        with open(archive, "wb") as out:
+            subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit, "certify"], stdout=out, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        sys.exit(f"cannot extract commit {commit} from {ROOT} ({exc}); a full clone of the repository is needed")
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder / "old", filter="data")
+    return folder / "old"
+
+
+def cvxpy_end_ms(k: int, n: int) -> tuple[float, float]:
+    """One V3 lower end by the cvxpy grid program (its own NPMLE first), in ms, and its value."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT))
+    from bench_likelihood import GridProgram, vote
+
+    from certify.likelihood import cell_counts, critical_value
+
+    law, kk, nn, calls, successes = next(d for d in datasets() if d[0] == "beta" and d[1] == k and d[2] == n)
+    cells = cell_counts(calls, successes)
+    t = time.perf_counter()
+    prog = GridProgram(cells)
+    l_hat, _ = prog.npmle()
+    value, _ = prog.end(vote(3, prog.x), "lower", l_hat - critical_value(0.05, 1, n=n, dim=k), accept_inaccurate=True)
+    return 1e3 * (time.perf_counter() - t), value
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", default=OLD_COMMIT, help=f"commit of the old path (default {OLD_COMMIT})")
+    ap.add_argument("--repeats", type=int, default=3, help="alternating runs of each path (default 3)")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        worker()
+        return
+    print(f"# cold interval benchmark -- Python {platform.python_version()}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at start; old = {args.old}")
+    with tempfile.TemporaryDirectory() as tmp:
+        old = old_tree(Path(tmp), args.old)
+        runs = {"old": [], "new": []}
+        for _ in range(args.repeats):
+            runs["old"].append(run_worker(old))
+            runs["new"].append(run_worker(ROOT))
+    best = {path: np.min([[r["seconds"] for r in run["rows"]] for run in got], axis=0) for path, got in runs.items()}
+    rows = runs["new"][0]["rows"]
+    diff = [max(abs(a - b) for a, b in zip(r["ends"], o["ends"])) for r, o in zip(rows, runs["old"][0]["rows"])]
+    print("\n| law | K | N | votes | old ms / end | new ms / end | old / new | max abs diff of the ends |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for i, r in enumerate(rows):
+        o_ms, n_ms = 500 * best["old"][i], 500 * best["new"][i]
+        print(f"| {r['law']} | {r['k']} | {r['n']} | {r['votes']} | {o_ms:.1f} | {n_ms:.1f} | {o_ms / n_ms:.2f} | {diff[i]:.1e} |")
+    for k in CALLS:
+        sel = [i for i, r in enumerate(rows) if r["k"] == k]
+        o, n = 500 * best["old"][sel], 500 * best["new"][sel]
+        print(f"\nK = {k}: median ms per end old {statistics.median(o):.1f}, new {statistics.median(n):.1f} "
+              f"(largest {n.max():.1f}); median ratio old / new {statistics.median(o / n):.2f}")
+    total_old, total_new = 500 * best["old"].sum(), 500 * best["new"].sum()
+    print(f"\nall {len(rows)} intervals: {2 * total_old / 1e3:.2f} s old, {2 * total_new / 1e3:.2f} s new "
+          f"({total_old / total_new:.2f}x); largest difference of an end {max(diff):.1e}")
+    for k, n in ((3, 200), (5, 1000), (10, 8192)):
+        try:
+            ms, value = cvxpy_end_ms(k, n)
+        except Exception as exc:  # Clarabel through cvxpy fails on some grids: say so, do not stop
+            print(f"cvxpy grid program, V3 lower end, beta, K = {k}, N = {n}: failed ({type(exc).__name__}: {exc})")
+            continue
+        mine = next(i for i, r in enumerate(rows) if r["law"] == "beta" and r["k"] == k and r["n"] == n and r["votes"] == 3)
+        print(f"cvxpy grid program, V3 lower end, beta, K = {k}, N = {n}: {ms:.0f} ms (NPMLE included), value "
+              f"{value:.6f}; ours {rows[mine]['ends'][0]:.6f} in {1e3 * best['new'][mine]:.1f} ms for both ends "
+              f"({ms / (1e3 * best['new'][mine]):.0f}x)")
+
+
+if __name__ == "__main__":
+    main()

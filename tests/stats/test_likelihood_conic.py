@@ -1,0 +1,98 @@
+"""The conic duals' starts (`certify.likelihood._conic`): close to the optima they start, and never the answer.
+
+The duals are derived in the module docstring; a wrong sign or scaling (lambda of (L7) is the
+dual's lam / N, p*_c = lam f_c / y_c) would put the start far from the solved end, which these
+tests measure against the solved ends. The answers themselves come from Newton, the screen and
+the certificate: with the starts switched off they are the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import certify.likelihood._ends as ends_module
+import certify.likelihood._npmle as npmle_module
+from certify.likelihood import cell_counts, likelihood_interval, npmle
+from certify.likelihood._calibration import _Context
+from certify.likelihood._conic import conic_end_start, conic_npmle_start
+from certify.likelihood._problem import _Problem
+from certify.likelihood._targets import _objective, _target
+
+
+def _cells(k: int, n: int, law: str, seed: int):
+    rng = np.random.default_rng(seed)
+    if law == "beta":
+        q = rng.beta(2.0, 1.0, n)
+    elif law == "two-point":
+        q = np.where(rng.random(n) < 0.3, 0.15, 0.8)
+    else:  # near 0 and 1
+        q = np.where(rng.random(n) < 0.3, 0.03, 0.97)
+    return cell_counts(np.full(n, k), rng.binomial(k, q))
+
+
+CASES = [(k, n, law) for k in (3, 5, 10) for n in (200, 4000) for law in ("beta", "two-point", "near-0-1")]
+
+
+@pytest.mark.parametrize(("k", "n", "law"), CASES)
+def test_npmle_start_has_the_npmle_cell_probabilities(k, n, law):
+    cells = _cells(k, n, law, seed=k + n)
+    prob = _Problem(cells)
+    start = conic_npmle_start(prob)
+    ref = npmle(cells)
+    p_hat = prob.kernel(np.asarray(ref.atoms)) @ np.asarray(ref.weights)
+    # no start where D = 0 everywhere: the frequencies themselves are the NPMLE's cell
+    # probabilities, and CNM picks which law of them is reported (module docstring)
+    saturated = bool(np.allclose(p_hat, prob.n / prob.N, rtol=0, atol=1e-7))
+    assert (start is None) == saturated
+    if start is not None:
+        p_start = prob.kernel(start.atoms) @ start.weights
+        assert np.max(np.abs(p_start - p_hat)) < 1e-3
+
+
+@pytest.mark.parametrize(("k", "n", "law"), CASES)
+@pytest.mark.parametrize("objective", [3, 101, "V5 - V1", "inf"])
+def test_end_start_is_near_the_solved_end(k, n, law, objective):
+    cells = _cells(k, n, law, seed=k * n)
+    iv = likelihood_interval(cells, objective)
+    ctx = _Context(cells, 0.05, False, None, iv.reference)
+    obj = _objective(objective)
+    ctx.calibrate(ctx.calibration_of(obj))
+    if iv.small_count:
+        ctx.set_drop(iv.c)
+    for side in ("lower", "upper"):
+        end = getattr(iv, side)
+        if end.lam == 0:
+            continue  # decided before any Lagrangian solve (eq. (L11), lambda = 0)
+        tgt = _target(obj, side)
+        got = conic_end_start(ctx.prob, tgt, ctx.level)
+        assert got is not None
+        law, lam, _ = got
+        (g_at,) = tgt.jet(law.atoms, np.zeros(len(law.atoms), dtype=np.int64), (0,)) if len(tgt.pieces) == 1 else (None,)
+        if g_at is not None:  # the start's value: within a grid step's worth of the end
+            assert abs(tgt.sign * float(law.weights @ g_at) - end.value) < 2e-3
+        assert lam == pytest.approx(end.lam, rel=0.05)
+
+
+@pytest.mark.parametrize(("k", "n", "law"), CASES[::3])
+def test_answers_do_not_depend_on_the_starts(monkeypatch, k, n, law):
+    cells = _cells(k, n, law, seed=7 * k + n)
+    with_starts = [likelihood_interval(cells, v) for v in (3, 101)]
+    monkeypatch.setattr(ends_module, "conic_end_start", lambda *a: None)
+    monkeypatch.setattr(npmle_module, "conic_npmle_start", lambda *a: None)
+    without = [likelihood_interval(cells, v) for v in (3, 101)]
+    assert with_starts[0].reference.loglik == pytest.approx(without[0].reference.loglik, abs=1e-9 * n)
+    for a, b in zip(with_starts, without):
+        assert a.lower.value == pytest.approx(b.lower.value, abs=1e-9)
+        assert a.upper.value == pytest.approx(b.upper.value, abs=1e-9)
+
+
+def test_no_start_beyond_the_cell_limit():
+    from certify.likelihood._tolerances import CONIC_MAX_CELLS
+
+    calls = np.repeat(np.arange(1, 40), 3)  # ragged counts: many cells
+    successes = np.concatenate([[0, k // 2, k] for k in range(1, 40)])
+    cells = cell_counts(calls, successes)
+    prob = _Problem(cells)
+    assert prob.cells.size > CONIC_MAX_CELLS
+    assert conic_npmle_start(prob) is None
