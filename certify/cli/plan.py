@@ -18,6 +18,7 @@ import sys
 from .._errors import InputError
 from .._numbers import percentage_points, shown_value
 from .._objective import is_vote_limit
+from ..likelihood import CellCounts
 from ..readers import read_bits
 from ..stats import DEFAULT_PLAN_REPS, plan_study
 from ._args import open_run_store, parse_alpha, parse_int
@@ -98,6 +99,12 @@ def run(args: argparse.Namespace) -> int:
           f"<= {0.5 / math.sqrt(reps):.3f}, shown after +-)")
     for name, sc in plan.scenarios.items():
         print(f"  scenario {name}: true gain V{plan.votes} - V1 = {percentage_points(sc['gain'])} pp")
+    pilot_calls = CellCounts.from_bits(bits).max_calls
+    beyond = sorted({k for k in calls if k > pilot_calls})
+    if beyond:
+        # K calls need K moments of the latent law; the pilot identifies only its own K
+        print(f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's {pilot_calls} calls: "
+              f"they come from the scenario laws as solved, one choice among laws the pilot supports equally")
     print()
     rows = [[r.scenario, r.examples, r.calls, f"{r.mean_width:.4f}", f"{r.p_certified:.3f} +- {r.se_certified:.3f}"]
             for r in plan.rows]

@@ -142,3 +142,14 @@ def test_cli_plan_text_is_silent_on_a_non_terminal(tmp_path, capsys, gaining_pil
     assert err == ""  # no progress report into a log or a pipe
     assert "standard error <= 0.125" in out  # 1 / (2 sqrt(16))
     assert out.count(" +- ") == 2
+    assert "beyond the pilot" not in out  # 3 calls: within the pilot's 5
+
+
+def test_cli_plan_says_when_designs_need_moments_the_pilot_does_not_identify(tmp_path, capsys, gaining_pilot):
+    path = tmp_path / "pilot.csv"
+    path.write_text("example_id,b0,b1,b2\n" + "".join(
+        f"e{i}," + ",".join(str(int(x)) for x in row[:3]) + "\n" for i, row in enumerate(gaining_pilot.bits)))
+    assert main(["plan", str(path), "--votes", "3", "--examples", "60", "--calls", "2", "3", "5", "--reps", "10",
+                 "--workers", "1"]) == 0
+    out, _ = capsys.readouterr()
+    assert "designs with 5 calls use moments beyond the pilot's 3 calls" in out
