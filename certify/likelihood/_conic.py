@@ -53,6 +53,12 @@ def _applies(prob: _Problem) -> bool:
     return prob.cells.size <= CONIC_MAX_CELLS
 
 
+def _grid_kernel(prob: _Problem) -> tuple[np.ndarray, np.ndarray]:
+    """The duals' grid (CONIC_GRID equispaced points of [0, 1]) and B_c on it (cells x points)."""
+    grid = np.linspace(0.0, 1.0, CONIC_GRID)
+    return grid, prob.kernel(grid)
+
+
 def _envelope(tgt: _Target, grid: np.ndarray) -> np.ndarray:
     """sign * g at the grid points; where closed pieces meet, the smaller value (eq. (L12))."""
     out = np.full(len(grid), np.inf)
@@ -138,8 +144,7 @@ def conic_npmle_start(prob: _Problem) -> _Law | None:
     """
     if not _applies(prob):
         return None
-    grid = np.linspace(0.0, 1.0, CONIC_GRID)
-    kernel = prob.kernel(grid)
+    grid, kernel = _grid_kernel(prob)
     got = _solve(prob, kernel, np.ones(CONIC_GRID), None)
     if got is None:
         return None
@@ -159,8 +164,7 @@ def conic_end_start(prob: _Problem, tgt: _Target, level: float) -> tuple[_Law, f
     """
     if not _applies(prob):
         return None
-    grid = np.linspace(0.0, 1.0, CONIC_GRID)
-    kernel = prob.kernel(grid)
+    grid, kernel = _grid_kernel(prob)
     g = _envelope(tgt, grid)
     if not np.all(np.isfinite(g)):  # pieces that do not cover [0, 1]: no start
         return None
