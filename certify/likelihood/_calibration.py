@@ -202,40 +202,51 @@ def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.nd
     ndarray, shape (M,)
         W >= 0.
     """
-    n = np.asarray(counts, dtype=float)
+    # cells along the first axis throughout: the sums and extremes over cells are then
+    # operations on whole rows, which NumPy does at full speed (along a short last axis they
+    # cost several times more); counts are integers, so every sum below is exact in any order
+    n = np.asarray(counts, dtype=float).T.copy()
     coef = np.asarray(coef, dtype=float)
     d = coef - float(value)
     # v = a . p computed in floating point can sit an ulp beyond an extreme of a: snap such
     # differences to 0, or a cell with a_S = max a would read as excluded and W as +inf
     d[np.abs(d) <= VALUE_SNAP * max(1.0, float(np.max(np.abs(coef))))] = 0.0
-    total = n.sum(axis=1)
+    total = n.sum(axis=0)
     seen = n > 0
     if not ((d > 0).any() and (d < 0).any()):
         # v at (or beyond) an extreme of a: only the cells with a_S = v may hold mass
-        return np.where((seen & (d != 0)).any(axis=1), np.inf, 0.0)
+        return np.where((seen & (d != 0)[:, None]).any(axis=0), np.inf, 0.0)
     # domain of t: total + t d_S >= 0 for every cell (the zero cells included); lo_seen and
     # hi_seen are the same ends for the cells with examples, where phi is infinite
-    barrier = -total[:, None] / np.where(d == 0, 1.0, d)[None, :]
+    barrier = -total[None, :] / np.where(d == 0, 1.0, d)[:, None]
     pos, neg = d > 0, d < 0
-    lo, hi = barrier[:, pos].max(axis=1), barrier[:, neg].min(axis=1)
-    lo_seen = np.where(seen[:, pos], barrier[:, pos], -np.inf).max(axis=1)
-    hi_seen = np.where(seen[:, neg], barrier[:, neg], np.inf).min(axis=1)
+    lo, hi = barrier[pos].max(axis=0), barrier[neg].min(axis=0)
+    lo_seen = np.where(seen[pos], barrier[pos], -np.inf).max(axis=0)
+    hi_seen = np.where(seen[neg], barrier[neg], np.inf).min(axis=0)
     # past the domain, only cells with examples enter phi and W: with thousands of calls and
     # few examples most of the K + 1 cells are empty in every row, and are left out
-    cols = np.flatnonzero(seen.any(axis=0))
-    # cells along the first axis: the sums over cells are then additions of whole rows, which
-    # NumPy does at full speed (a sum along a short last axis costs several times more)
-    n, d, seen = n[:, cols].T.copy(), d[cols, None], seen[:, cols].T
+    cols = np.flatnonzero(seen.any(axis=1))
+    n, d, seen = n[cols], d[cols, None], seen[cols]
     nd = n * d  # zero in the empty cells, which therefore stay out of phi
+    # two work arrays for every evaluation of phi: each operation writes into one of them
+    # (the same arithmetic, in the same order, as with a new array per operation, at a
+    # fraction of the cost: the Newton loop below evaluates phi several times on cells x rows)
+    inv, r = np.empty_like(nd), np.empty_like(nd)
 
     def phi_and_slope(t):
         """phi(t) = sum_S n_S d_S / (N + t d_S) and phi'(t), per row."""
         # an empty cell at its barrier has den = 0 and nd = 0: the floor keeps 0 * inf out; a
         # cell with examples there gets phi of the right sign, huge instead of infinite
-        inv = 1.0 / np.maximum(total + d * t, DENOMINATOR_FLOOR)
+        np.multiply(d, t, out=inv)
+        np.add(inv, total, out=inv)
+        np.maximum(inv, DENOMINATOR_FLOOR, out=inv)
+        np.divide(1.0, inv, out=inv)
         with np.errstate(over="ignore"):
-            r = nd * inv
-            return r.sum(axis=0), -(r * d * inv).sum(axis=0)
+            np.multiply(nd, inv, out=r)
+            phi = r.sum(axis=0)
+            np.multiply(r, d, out=r)
+            np.multiply(r, inv, out=r)
+            return phi, -r.sum(axis=0)
 
     # phi(t) decreases from lo to hi. At an end where only empty cells reach den = 0, phi is
     # finite, and the root may be that end (an empty cell takes the remaining mass).
