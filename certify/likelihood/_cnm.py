@@ -68,6 +68,18 @@ def _vertex_direction(law: _Law, scr: _Screen, best: int) -> np.ndarray:
     return d
 
 
+def duality_gap(tgt: _Target, lam: float, law: _Law, bm: np.ndarray, u: np.ndarray, scr: _Screen) -> tuple[float, float, int]:
+    """(gap, E_pi psi, index of the screen's minimum): gap = E_pi psi - min psi >= F(pi) - min F (eq. (L8)).
+
+    ``bm``: the kernel at the law's atoms; ``u`` = n / p; ``scr``: the screen of psi for this law.
+    """
+    (g_at,) = tgt.jet(law.atoms, law.piece, (0,))
+    psi_at = g_at - lam * (u @ bm)
+    mean = float(law.weights @ psi_at)
+    best = scr.argmin()
+    return mean - float(scr.psi[best]), mean, best
+
+
 def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_iter: int = CNM_MAX_ITER):
     """Constrained Newton method: add every local minimum of psi below its mean, reweight.
 
@@ -83,11 +95,7 @@ def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_ite
         p = bm @ law.weights
         u = prob.n / p
         scr = prob.screen(tgt, lam, u)
-        (g_at,) = tgt.jet(law.atoms, law.piece, (0,))
-        psi_at = g_at - lam * (u @ bm)
-        mean = float(law.weights @ psi_at)
-        best = scr.argmin()
-        gap = mean - float(scr.psi[best])
+        gap, mean, best = duality_gap(tgt, lam, law, bm, u, scr)
         if gap <= tol:
             return law, gap, scr
         add = _new_minima(law, scr, mean)

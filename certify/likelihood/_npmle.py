@@ -30,7 +30,7 @@ import numpy as np
 
 from .._errors import InputError, SolverError
 from ._cells import _as_cells
-from ._cnm import _exchange, cnm
+from ._cnm import _exchange, cnm, duality_gap
 from ._conic import conic_npmle_start
 from ._newton import merge, newton
 from ._problem import _Problem
@@ -68,6 +68,12 @@ def _warm_law(prob: _Problem, start: _Law) -> _Law:
                            np.concatenate([(1.0 - WARM_MIX) * start.weights, WARM_MIX * empirical.weights]))
 
 
+def _newton_gap(prob: _Problem, zero, law: _Law, scr) -> float:
+    """CNM's gap (:func:`._cnm.duality_gap`) for a law and its screen, as CNM's first step computes it."""
+    bm = prob.kernel(law.atoms)
+    return duality_gap(zero, 1.0, law, bm, prob.n / (bm @ law.weights), scr)[0]
+
+
 def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, float]:
     """NPMLE law, max D and argmax D.
 
@@ -86,6 +92,7 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
     # one vertex-exchange step adds the maxima of D and Newton runs again. Last, the CNM
     # atoms fixed (the saturated, flat case); CNM to the tolerance finishes what is left.
     starts = [(merge(prob, law, zero, 1.0), False)] * FAST_ROUNDS + [(law, True)]
+    scr = None  # the screen of ``law`` once Newton's answer passes it
     for i, (start, fixed) in enumerate(starts):
         polished = newton(prob, zero, start, 1.0, fixed=fixed)
         if polished is None or not np.all(polished.law.weights > 0):
@@ -93,19 +100,22 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
                 starts[i + 1:] = starts[-1:]  # Newton failed on this support: to the fixed atoms
             continue
         cand = polished.law
-        scr = prob.screen(zero, 1.0, prob.n / prob.probabilities(cand))
-        if -float(scr.psi.min()) - prob.N <= tol:
-            law = cand
+        found = prob.screen(zero, 1.0, prob.n / prob.probabilities(cand))
+        if -float(found.psi.min()) - prob.N <= tol:
+            law, scr = cand, found
             break
         if not fixed and i + 1 < FAST_ROUNDS:
-            starts[i + 1] = (merge(prob, _exchange(cand, scr, -prob.N), zero, 1.0), False)
-    law, gap, scr = cnm(prob, zero, 1.0, law, tol)
-    for _ in range(CNM_RESTARTS):  # gap = max D here (E_pi psi = -N for g = 0, lambda = 1)
-        if gap <= tol:
-            break
-        law, gap, scr = cnm(prob, zero, 1.0, merge(prob, law, zero, 1.0), tol)
-    u = prob.n / prob.probabilities(law)
-    scr = prob.screen(zero, 1.0, u)
+            starts[i + 1] = (merge(prob, _exchange(cand, found, -prob.N), zero, 1.0), False)
+    # CNM finishes what Newton left (gap = max D: E_pi psi = -N for g = 0, lambda = 1). Its
+    # first step screens the law it is given and returns it if the gap is met, so a law
+    # Newton's screen passed is only checked the same way, on that screen, and not screened again
+    if scr is None or _newton_gap(prob, zero, law, scr) > tol:
+        law, gap, scr = cnm(prob, zero, 1.0, law, tol)
+        for _ in range(CNM_RESTARTS):
+            if gap <= tol:
+                break
+            law, gap, scr = cnm(prob, zero, 1.0, merge(prob, law, zero, 1.0), tol)
+        scr = prob.screen(zero, 1.0, prob.n / prob.probabilities(law))  # CNM's may be of its previous law
     i = scr.argmin()
     dmax = -float(scr.psi[i]) - prob.N
     if not dmax <= max(tol, NPMLE_ACCEPT_GAP):
