@@ -96,3 +96,35 @@ def test_no_start_beyond_the_cell_limit():
     prob = _Problem(cells)
     assert prob.cells.size > CONIC_MAX_CELLS
     assert conic_npmle_start(prob) is None
+
+
+@pytest.mark.parametrize(("k", "n", "law"), CASES)
+@pytest.mark.parametrize("objective", [3, "V5 - V1"])
+def test_start_has_no_two_atoms_one_grid_step_apart(k, n, law, objective):
+    # a zero of the dual polynomial between grid points shows as the pair around it; the start
+    # joins such a pair (two atoms that close make Newton's Jacobian nearly singular)
+    from certify.likelihood._tolerances import CONIC_GRID
+
+    cells = _cells(k, n, law, seed=k * n + 1)
+    ref = npmle(cells)
+    ctx = _Context(cells, 0.05, False, None, ref)
+    obj = _objective(objective)
+    ctx.calibrate(ctx.calibration_of(obj))
+    for side in ("lower", "upper"):
+        got = conic_end_start(ctx.prob, _target(obj, side), ctx.level)
+        if got is None or got[2]:
+            continue  # no start, or flat: any law with the cell probabilities is optimal
+        atoms = np.sort(got[0].atoms)
+        assert np.all(np.diff(atoms) > 1.0 / (CONIC_GRID - 1) + 1e-12)
+        assert got[0].weights.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_neighbouring_grid_atoms_are_joined_at_their_weighted_mean():
+    from certify.likelihood._conic import _joined
+
+    idx = np.array([0, 1, 5, 9, 10, 11])
+    atoms = idx / 128.0
+    weights = np.array([0.1, 0.3, 0.2, 0.1, 0.1, 0.2])
+    joined, total = _joined(idx, atoms, weights)
+    np.testing.assert_allclose(total, [0.4, 0.2, 0.4])
+    np.testing.assert_allclose(joined, [(0.3 / 128) / 0.4, 5 / 128, (0.9 + 1.0 + 2.2) / 128 / 0.4])
