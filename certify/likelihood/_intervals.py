@@ -25,7 +25,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from .._errors import InputError
+from ._cells import _as_cells
 from ._calibration import LatticeProblem, _Context, _small_count_drop, face_df
+from ._problem import admit
 from ._ends import _EndState, _extrapolated, _finish, _solve_end
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import _Law, _objective, _parse_all, _target
@@ -121,8 +123,10 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
     """
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
-    ctx = _Context(cells, alpha, simultaneous, c, reference)
     obj = _objective(objective)
+    cells = _as_cells(cells)
+    admit(cells, [obj])
+    ctx = _Context(cells, alpha, simultaneous, c, reference)
     # the small-count threshold needs both ends; whether it runs is decided by the NPMLE
     # alone (LatticeProblem.on_lattice), so elsewhere one side is enough
     small = (ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
@@ -174,8 +178,10 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
         raise InputError(f"warm={type(warm).__name__} must be a WarmStarts")
     if warm is not None and reference is None:
         reference = warm.npmle(cells)
-    ctx = _Context(cells, alpha, simultaneous, c, reference, beyond)
     parsed = _parse_all(objectives)
+    cells = _as_cells(cells)
+    admit(cells, parsed)
+    ctx = _Context(cells, alpha, simultaneous, c, reference, beyond)
     ends = _all_ends(ctx, parsed, starts=warm)
     return [
         LikelihoodInterval(
@@ -243,8 +249,10 @@ def likelihood_envelope(cells, lower, upper, *, alpha: float = 0.05, simultaneou
     LikelihoodInterval
         ``lower`` is the end of g_lo, ``upper`` that of g_up; ``objective`` names both.
     """
-    ctx = _Context(cells, alpha, simultaneous, c, reference)
     lo_obj, up_obj = _objective(lower), _objective(upper)
+    cells = _as_cells(cells)
+    admit(cells, [lo_obj, up_obj])
+    ctx = _Context(cells, alpha, simultaneous, c, reference)
     calibrations = {ctx.calibration_of(lo_obj), ctx.calibration_of(up_obj)}
     ctx.calibrate("projection" if "projection" in calibrations else calibrations.pop())
     ends = {}

@@ -32,10 +32,27 @@ import math
 import numpy as np
 from scipy import special
 
+from .._errors import InputError
+from .._objective import V_INF
 from .._screen import LIKELIHOOD, POLICIES, grid, grid_minima, grid_points, polish
 from ._cells import CellCounts
 from ._targets import _Law, _Piece, _Target
 from ._tolerances import DIRECT_PMF_MAX_CALLS, MAX_CANDIDATES, POLISH_MARGIN, POLISH_ROUNDING, SAME_MINIMUM_DECIMALS, TINY
+
+#: Work limit: calls per example (K) of any likelihood computation. The kernel tables, the
+#: screening grids (LIKELIHOOD_CELLS_PER_DEGREE points per degree K) and the small-count
+#: calibration's draws (DRAWS x (K + 1) counts) grow with K; measured with 5 examples, one
+#: interval of V3 took 3 s at K = 2000 and 87 s at K = 10,000, and at K = 200,000 the draws
+#: alone would need 3 GB. 2000 is also the certificate checker's limit (certificates/_budget.py
+#: MAX_CALLS), so every interval within it can be certified.
+MAX_CALLS = 2000
+#: Work limit of the V_inf interval, lower: its ends are the steepest of all objectives (a jump
+#: at 1/2 that every example's binomial kernel resolves more sharply as K grows), and beyond
+#: about 256 calls Newton's method failed there and the fallback ran for minutes (measured: V_inf
+#: at K = 300, N = 100 did not finish in 90 s; K = 256 took under 4 s per end for N = 20 to 1000).
+STEP_MAX_CALLS = 200
+#: A k whose C(k, s) is wanted at more values of s than this is built by the recurrence.
+RECURRENCE_MIN_COUNTS = 16
 
 #: (dk, ds) of the binomial tables b_{K-dk}(S-ds) behind B, B' and B''.
 _SHIFTS = ((0, 0), (1, 1), (1, 0), (2, 2), (2, 1), (2, 0))
@@ -53,10 +70,48 @@ class _Screen:
         return int(np.argmin(self.psi))
 
 
+def admit(cells: CellCounts, objectives) -> None:
+    """Refuse, before any solve, work beyond the limits: V_inf on more than STEP_MAX_CALLS calls
+    per example (MAX_CALLS is checked by every :class:`_Problem`)."""
+    kmax = int(cells.calls.max())
+    if kmax > STEP_MAX_CALLS and any(obj is V_INF for obj in objectives):
+        raise InputError(f"K={kmax} calls of one example exceeds the work limit of {STEP_MAX_CALLS} calls per example "
+                         f"of the V_inf interval; use the first {STEP_MAX_CALLS} calls of each example (certify analyze "
+                         f"--calls {STEP_MAX_CALLS}) or leave inf out of the votes")
+
+
+def _binomial_coefficients(k: np.ndarray, s: np.ndarray, valid: np.ndarray) -> list[int]:
+    """The exact integers C(k, s) (0 where not ``valid``).
+
+    A k wanted at more than RECURRENCE_MIN_COUNTS values of s (the every-cell problem of the
+    small-count calibration has all s = 0..K) gets its row by the exact recurrence
+    C(k, s + 1) = C(k, s) (k - s) / (s + 1), one small multiplication per s, instead of a
+    math.comb of a many-digit integer for each (K = 2000: 0.3 s per problem before).
+    """
+    wanted: dict[int, set[int]] = {}
+    for a, b, ok in zip(k.tolist(), s.tolist(), valid.tolist()):
+        if ok:
+            wanted.setdefault(a, set()).add(b)
+    rows: dict[int, list[int]] = {}
+    for a, ss in wanted.items():
+        if len(ss) > RECURRENCE_MIN_COUNTS:
+            row = [1]
+            for j in range(max(ss)):
+                row.append(row[-1] * (a - j) // (j + 1))
+            rows[a] = row
+    return [(rows[a][b] if a in rows else math.comb(a, b)) if ok else 0
+            for a, b, ok in zip(k.tolist(), s.tolist(), valid.tolist())]
+
+
 class _Problem:
     """Everything that depends only on the cells: kernel tables and screening grids."""
 
     def __init__(self, cells: CellCounts):
+        kmax = int(cells.calls.max())
+        if kmax > MAX_CALLS:
+            raise InputError(f"K={kmax} calls of one example exceeds the likelihood's work limit of {MAX_CALLS} calls per "
+                             f"example (its kernel, screens and small-count draws grow with K); use the first {MAX_CALLS} calls "
+                             f"of each example (certify analyze --calls {MAX_CALLS}, CellCounts.from_bits(bits, calls={MAX_CALLS}))")
         self.cells = cells
         self.K = cells.calls.astype(np.int64)
         self.S = cells.successes.astype(np.int64)
@@ -78,8 +133,9 @@ class _Problem:
         self._s = s[:, None].astype(float)
         self._r = (k - s)[:, None].astype(float)
         # log C(k, s) correctly rounded from the exact integer (math.log takes big ints)
-        self._logcoef = np.array([math.log(math.comb(int(a), int(b))) if ok else -math.inf for a, b, ok in zip(k, s, v)])[:, None]
-        self._coef = np.array([float(math.comb(int(a), int(b))) if ok and not self.log_pmf else 0.0 for a, b, ok in zip(k, s, v)])[:, None]
+        exact = _binomial_coefficients(k, s, v)
+        self._logcoef = np.array([math.log(c) if c else -math.inf for c in exact])[:, None]
+        self._coef = np.array([float(c) if c and not self.log_pmf else 0.0 for c in exact])[:, None]
         self._kf = self.K[:, None].astype(float)
 
     # -- binomial kernel B_c(q) = Bin(S_c; K_c, q) and derivatives (eq. (L2)) --------------
