@@ -15,7 +15,7 @@ def schema_id(kind: str, version: str) -> str:
     Parameters
     ----------
     kind : str
-        ``"bounds"``, ``"region"``, ``"complete"``, ``"analyze"`` or ``"report"``.
+        ``"bounds"``, ``"region"``, ``"complete"``, ``"analyze"``, ``"report"`` or ``"plan"``.
     version : str
         The output's ``schema_version``.
 

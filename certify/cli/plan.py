@@ -16,9 +16,9 @@ import os
 import sys
 
 from .._errors import InputError
+from .._json import schema_id
 from .._numbers import percentage_points, shown_value
 from .._objective import is_vote_limit
-from ..likelihood import CellCounts
 from ..readers import read_bits
 from ..stats import DEFAULT_PLAN_REPS, plan_study
 from ._args import open_run_store, parse_alpha, parse_int
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         plan = plan_study(bits, votes, alpha=alpha, examples=examples, calls=calls, reps=reps, seed=seed,
                           workers=workers, progress=progress)
     if args.json:
-        print_json(plan.to_dict())
+        print_json({"$schema": schema_id("plan", plan.schema_version), **plan.to_dict()})
         return 0
     level = f"{100 * (1 - plan.alpha):g}%"
     print(f"Plan for certifying that {plan.votes} votes beat one call ({level}), from a pilot of {plan.pilot_examples} "
@@ -99,11 +99,10 @@ def run(args: argparse.Namespace) -> int:
           f"<= {0.5 / math.sqrt(reps):.3f}, shown after +-)")
     for name, sc in plan.scenarios.items():
         print(f"  scenario {name}: true gain V{plan.votes} - V1 = {percentage_points(sc['gain'])} pp")
-    pilot_calls = CellCounts.from_bits(bits).max_calls
-    beyond = sorted({k for k in calls if k > pilot_calls})
+    beyond = sorted({r.calls for r in plan.rows if r.beyond_pilot})
     if beyond:
         # K calls need K moments of the latent law; the pilot identifies only its own K
-        print(f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's {pilot_calls} calls: "
+        print(f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's {plan.pilot_calls} calls: "
               f"they come from the scenario laws as solved, one choice among laws the pilot supports equally")
     print()
     rows = [[r.scenario, r.examples, r.calls, f"{r.mean_width:.4f}", f"{r.p_certified:.3f} +- {r.se_certified:.3f}"]

@@ -50,7 +50,7 @@ from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_in
 
 __all__ = ["DEFAULT_PLAN_REPS", "PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
 
-PLAN_SCHEMA_VERSION = "1"
+PLAN_SCHEMA_VERSION = "2"
 
 #: Scenario names, in the order they are reported.
 SCENARIOS = ("npmle", "least-favourable")
@@ -81,6 +81,10 @@ class PlanRow:
         Monte Carlo standard error of ``p_certified``.
     reps : int
         Simulated studies of the design.
+    beyond_pilot : bool
+        K exceeds the pilot's calls: the simulated studies need moments of the latent law the
+        pilot does not identify, which come from the scenario law as solved (one choice among
+        the laws the pilot supports equally), so the row rests on that choice.
     """
 
     scenario: str
@@ -90,16 +94,17 @@ class PlanRow:
     p_certified: float
     se_certified: float
     reps: int
+    beyond_pilot: bool
 
     def to_dict(self) -> dict:
         return {"scenario": self.scenario, "examples": self.examples, "calls": self.calls,
                 "mean_width": self.mean_width, "p_certified": self.p_certified,
-                "se_certified": self.se_certified, "reps": self.reps}
+                "se_certified": self.se_certified, "reps": self.reps, "beyond_pilot": self.beyond_pilot}
 
     @classmethod
     def from_dict(cls, d: dict) -> "PlanRow":
         return cls(str(d["scenario"]), int(d["examples"]), int(d["calls"]), float_or_nan(d["mean_width"]),
-                   float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]), int(d["reps"]))
+                   float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]), int(d["reps"]), bool(d["beyond_pilot"]))
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,9 @@ class StudyPlan:
         The budget k whose gain over one call is to be certified.
     alpha : float
     pilot_examples : int
+    pilot_calls : int
+        The pilot's largest calls per example: the moments it identifies (rows with more
+        calls are marked ``beyond_pilot``).
     scenarios : dict
         ``{name: {"atoms": [...], "weights": [...], "gain": E[V_k - V_1]}}``.
     rows : tuple of PlanRow
@@ -121,6 +129,7 @@ class StudyPlan:
     votes: int
     alpha: float
     pilot_examples: int
+    pilot_calls: int
     scenarios: dict
     rows: tuple[PlanRow, ...]
     seed: int
@@ -128,14 +137,14 @@ class StudyPlan:
 
     def to_dict(self) -> dict:
         return {"schema_version": self.schema_version, "votes": self.votes, "alpha": self.alpha,
-                "pilot_examples": self.pilot_examples, "scenarios": self.scenarios,
+                "pilot_examples": self.pilot_examples, "pilot_calls": self.pilot_calls, "scenarios": self.scenarios,
                 "rows": [r.to_dict() for r in self.rows], "seed": self.seed}
 
     @classmethod
     def from_dict(cls, d: dict) -> "StudyPlan":
         if str(d.get("schema_version")) != PLAN_SCHEMA_VERSION:
             raise InputError(f"schema_version={d.get('schema_version')!r}: this version reads {PLAN_SCHEMA_VERSION!r}")
-        return cls(int(d["votes"]), float(d["alpha"]), int(d["pilot_examples"]), dict(d["scenarios"]),
+        return cls(int(d["votes"]), float(d["alpha"]), int(d["pilot_examples"]), int(d["pilot_calls"]), dict(d["scenarios"]),
                    tuple(PlanRow.from_dict(r) for r in d["rows"]), int(d["seed"]))
 
 
@@ -268,5 +277,6 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         mine = [out[i] for i in range(len(tasks)) if owner[i] == d]  # in task order: the sums are reproducible
         widths = np.concatenate([ch[0] for ch in mine])
         p_hat = float(np.concatenate([ch[1] for ch in mine]).mean())
-        rows.append(PlanRow(name, n, k, float(widths.mean()), p_hat, math.sqrt(p_hat * (1 - p_hat) / reps), reps))
-    return StudyPlan(int(votes), float(alpha), cells.n, scenarios, tuple(rows), int(seed))
+        rows.append(PlanRow(name, n, k, float(widths.mean()), p_hat, math.sqrt(p_hat * (1 - p_hat) / reps), reps,
+                            k > cells.max_calls))
+    return StudyPlan(int(votes), float(alpha), cells.n, cells.max_calls, scenarios, tuple(rows), int(seed))

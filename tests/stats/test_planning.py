@@ -72,7 +72,8 @@ def test_cli_plan_json_and_errors(tmp_path, capsys, gaining_pilot):
         f"e{i}," + ",".join(str(int(x)) for x in row) + "\n" for i, row in enumerate(gaining_pilot.bits)))
     assert main(["plan", str(path), "--votes", "3", "--examples", "60", "--calls", "3", "--reps", "10", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["schema_version"] == "1" and len(data["rows"]) == 2
+    assert data["schema_version"] == "2" and len(data["rows"]) == 2 and data["pilot_calls"] == 5
+    assert data["$schema"] == "certify/schemas/plan-v2.json" and not any(r["beyond_pilot"] for r in data["rows"])
     assert {r["scenario"] for r in data["rows"]} == {"npmle", "least-favourable"}
     assert main(["plan", str(path), "--votes", "1"]) == 2
     err = capsys.readouterr().err
