@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
           f"<= {0.5 / math.sqrt(reps):.3f}, shown after +-)")
     for name, sc in plan.scenarios.items():
         print(f"  scenario {name}: true gain V{plan.votes} - V1 = {percentage_points(sc['gain'])} pp")
-    beyond = sorted({r.calls for r in plan.rows if r.beyond_pilot})
+    beyond = plan.beyond_pilot()
     if beyond:
         # K calls need K moments of the latent law; the pilot identifies only its own K
         print(f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's {plan.pilot_calls} calls: "

@@ -176,11 +176,11 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
     """
     if warm is not None and not isinstance(warm, WarmStarts):
         raise InputError(f"warm={type(warm).__name__} must be a WarmStarts")
-    if warm is not None and reference is None:
-        reference = warm.npmle(cells)
     parsed = _parse_all(objectives)
     cells = _as_cells(cells)
-    admit(cells, parsed)
+    admit(cells, parsed)  # before any solve, the NPMLE of a warm start included
+    if warm is not None and reference is None:
+        reference = warm.npmle(cells)
     ctx = _Context(cells, alpha, simultaneous, c, reference, beyond)
     ends = _all_ends(ctx, parsed, starts=warm)
     return [

@@ -81,10 +81,6 @@ class PlanRow:
         Monte Carlo standard error of ``p_certified``.
     reps : int
         Simulated studies of the design.
-    beyond_pilot : bool
-        K exceeds the pilot's calls: the simulated studies need moments of the latent law the
-        pilot does not identify, which come from the scenario law as solved (one choice among
-        the laws the pilot supports equally), so the row rests on that choice.
     """
 
     scenario: str
@@ -94,17 +90,16 @@ class PlanRow:
     p_certified: float
     se_certified: float
     reps: int
-    beyond_pilot: bool
 
     def to_dict(self) -> dict:
         return {"scenario": self.scenario, "examples": self.examples, "calls": self.calls,
                 "mean_width": self.mean_width, "p_certified": self.p_certified,
-                "se_certified": self.se_certified, "reps": self.reps, "beyond_pilot": self.beyond_pilot}
+                "se_certified": self.se_certified, "reps": self.reps}
 
     @classmethod
     def from_dict(cls, d: dict) -> "PlanRow":
         return cls(str(d["scenario"]), int(d["examples"]), int(d["calls"]), float_or_nan(d["mean_width"]),
-                   float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]), int(d["reps"]), bool(d["beyond_pilot"]))
+                   float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]), int(d["reps"]))
 
 
 @dataclass(frozen=True)
@@ -118,8 +113,8 @@ class StudyPlan:
     alpha : float
     pilot_examples : int
     pilot_calls : int
-        The pilot's largest calls per example: the moments it identifies (rows with more
-        calls are marked ``beyond_pilot``).
+        The pilot's largest calls per example: the moments it identifies (see
+        :meth:`beyond_pilot`).
     scenarios : dict
         ``{name: {"atoms": [...], "weights": [...], "gain": E[V_k - V_1]}}``.
     rows : tuple of PlanRow
@@ -138,7 +133,13 @@ class StudyPlan:
     def to_dict(self) -> dict:
         return {"schema_version": self.schema_version, "votes": self.votes, "alpha": self.alpha,
                 "pilot_examples": self.pilot_examples, "pilot_calls": self.pilot_calls, "scenarios": self.scenarios,
-                "rows": [r.to_dict() for r in self.rows], "seed": self.seed}
+                "rows": [{**r.to_dict(), "beyond_pilot": r.calls > self.pilot_calls} for r in self.rows], "seed": self.seed}
+
+    def beyond_pilot(self) -> tuple[int, ...]:
+        """The designs' calls K beyond the pilot's: their studies need moments of the latent law
+        the pilot does not identify, which come from the scenario law as solved (one choice
+        among the laws the pilot supports equally), so those rows rest on that choice."""
+        return tuple(sorted({r.calls for r in self.rows if r.calls > self.pilot_calls}))
 
     @classmethod
     def from_dict(cls, d: dict) -> "StudyPlan":
@@ -277,6 +278,5 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         mine = [out[i] for i in range(len(tasks)) if owner[i] == d]  # in task order: the sums are reproducible
         widths = np.concatenate([ch[0] for ch in mine])
         p_hat = float(np.concatenate([ch[1] for ch in mine]).mean())
-        rows.append(PlanRow(name, n, k, float(widths.mean()), p_hat, math.sqrt(p_hat * (1 - p_hat) / reps), reps,
-                            k > cells.max_calls))
+        rows.append(PlanRow(name, n, k, float(widths.mean()), p_hat, math.sqrt(p_hat * (1 - p_hat) / reps), reps))
     return StudyPlan(int(votes), float(alpha), cells.n, cells.max_calls, scenarios, tuple(rows), int(seed))

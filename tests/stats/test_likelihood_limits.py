@@ -16,7 +16,7 @@ import pytest
 from certify import CertifyError
 from certify.cli.main import main
 from certify import V_INF
-from certify.likelihood import cell_counts, likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals, npmle
+from certify.likelihood import WarmStarts, cell_counts, likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals, npmle
 from certify.likelihood._problem import MAX_CALLS, STEP_MAX_CALLS, _binomial_coefficients
 
 
@@ -58,14 +58,17 @@ def test_the_cli_refuses_with_one_line_and_suggests_the_calls_option(tmp_path, c
     lambda cells: likelihood_intervals(cells, [3, "inf"]),
     lambda cells: likelihood_bound(cells, V_INF, "upper"),
     lambda cells: likelihood_envelope(cells, 3, "inf"),
+    lambda cells: likelihood_intervals(cells, ["inf"], warm=WarmStarts()),  # its NPMLE too
 ])
 def test_v_inf_beyond_its_limit_is_refused_before_any_solve(solve, monkeypatch):
     import certify.likelihood._calibration as calibration
+    import certify.likelihood._warm as warm_module
 
     def no_npmle(*args):
         raise AssertionError("the NPMLE ran before the limit was checked")
 
     monkeypatch.setattr(calibration, "_npmle", no_npmle)
+    monkeypatch.setattr(warm_module, "_npmle", no_npmle)
     with pytest.raises(CertifyError, match=rf"^K={STEP_MAX_CALLS + 1} calls of one example exceeds the work limit of "
                                            rf"{STEP_MAX_CALLS} calls per example of the V_inf interval"):
         solve(_cells(STEP_MAX_CALLS + 1))
