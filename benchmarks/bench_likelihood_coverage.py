@@ -328,8 +328,14 @@ def table(records: list[dict]) -> None:
           f"of {len(lows)}.")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def cell_seed(seed: int, name: str, k: int, n: int) -> int:
+    """The seed of one (law, K, N) cell: every benchmark of this grid draws the same data sets."""
+    return seed + 1000 * list(LAWS).index(name) + 10 * k + int(math.log2(n))
+
+
+def grid_arguments(description: str) -> argparse.ArgumentParser:
+    """The options of the coverage grid (laws x K x N, replicates, level, workers, seed, --out)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--reps", type=int, default=500)
     ap.add_argument("--laws", nargs="+", default=list(LAWS), choices=list(LAWS))
     ap.add_argument("--K", nargs="+", type=int, default=[2, 3, 5, 10])
@@ -338,6 +344,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--out", type=Path, help="JSON-lines file of finished cells (resumes)")
+    return ap
+
+
+def main() -> None:
+    ap = grid_arguments(__doc__.splitlines()[0])
     ap.add_argument("--recheck", type=int, metavar="REPS",
                     help="re-run cells of --out below --below on REPS fresh data sets (independent seeds)")
     ap.add_argument("--below", type=float, default=0.95, help="smallest coverage that triggers --recheck")
@@ -363,7 +374,7 @@ def main() -> None:
             elif r.get("rule") == PREVIOUS_RULE and "recheck_of" not in r:
                 previous[key] = r  # reused only if the replay shows the new calibration never applies
     # the seed of a cell depends on its law's place in LAWS, not in --laws: a partial run draws the same data
-    tasks = [(name, k, n, args.reps, args.alpha, args.seed + 1000 * list(LAWS).index(name) + 10 * k + int(math.log2(n)),
+    tasks = [(name, k, n, args.reps, args.alpha, cell_seed(args.seed, name, k, n),
               previous.get((name, k, n, args.reps, args.alpha)))
              for name in args.laws for k in args.K for n in args.N
              if (name, k, n, args.reps, args.alpha) not in done]
@@ -403,7 +414,7 @@ def run_beyond(args) -> None:
             if r.get("rule") == BEYOND_RULE:
                 done.add((r["law"], r["K"], r["N"], r["reps"], r["alpha"]))
     # the seed of a cell is the default run's: the same data sets as its recorded cell
-    tasks = [(name, k, n, args.reps, args.alpha, args.seed + 1000 * list(LAWS).index(name) + 10 * k + int(math.log2(n)),
+    tasks = [(name, k, n, args.reps, args.alpha, cell_seed(args.seed, name, k, n),
               None)
              for n in args.N for k in args.K for name in args.laws if (name, k, n, args.reps, args.alpha) not in done]
     print(BEYOND_HEAD, flush=True)

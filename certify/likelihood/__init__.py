@@ -83,6 +83,7 @@ from ._finite import FiniteModel, finite_interval
 from ._certificates import certified_envelope, certified_intervals, certify_interval
 from ._intervals import likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals
 from ._npmle import gradient_function, log_likelihood, npmle
+from ._profile import profile_drop
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import is_infinite_budget
 from ._warm import WarmStarts
@@ -109,4 +110,5 @@ __all__ = [
     "likelihood_intervals",
     "log_likelihood",
     "npmle",
+    "profile_drop",
 ]

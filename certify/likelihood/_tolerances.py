@@ -251,3 +251,18 @@ SATURATED_STEP_TOL = 1e-14
 #: Floor of N + t (a_S - v) in the saturated ratio: a cell at its barrier has 0 there; an empty
 #: one must contribute 0 (not 0 * inf) and one with examples a huge term of the right sign.
 DENOMINATOR_FLOOR = 1e-300
+
+# -- the profile drop of a value (:mod:`._profile`, eq. (P1)) ---------------------------------
+
+#: Newton in c starts at chi2_{1, 0.95} / 2, where calibrations live: a value near an end of the
+#: usual intervals is then reached in a few steps.
+PROFILE_DROP_START = 1.920729410347062
+#: Drops below this are reported as 0: 2 D = 2e-4 is a chi-square p-value above 0.98 at one
+#: degree, far from any critical value, and below it the multiplier grows like c^(-1/2).
+PROFILE_DROP_FLOOR = 1e-4
+#: The end holds v when L(c) - v is at most this (relative to max(1, max|g|)): the ends are
+#: certified to CERT_TOL, so a smaller excess is rounding.
+PROFILE_VALUE_TOL = 1e-10
+#: Newton steps at most: monotone convergence from below takes 3-8 here; more means the ends
+#: themselves are failing, and the caller gets a SolverError rather than a wrong drop.
+PROFILE_NEWTON_STEPS = 60

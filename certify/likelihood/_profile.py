@@ -1,0 +1,117 @@
+"""The profile likelihood ratio of a value of E_pi[g]: the smallest drop whose interval holds it.
+
+For a value v write
+
+    D(v) = l(pi-hat) - sup {l(pi) : E_pi[g] = v}                                              (P1)
+
+(half the profile ratio Lambda(v) of :mod:`._calibration`). The log-likelihood is concave and
+E_pi[g] linear in pi, so the interval at drop c (eq. (L6)) is exactly {v : D(v) <= c}: its lower
+end L(c) holds v iff c >= D_lower(v) = l(pi-hat) - sup {l : E_pi[g] <= v}, its upper end iff
+c >= D_upper(v), and D(v) = max(D_lower(v), D_upper(v)). A coverage study needs nothing else:
+the interval at any c covers the true value g* iff D(g*) <= c, so one D per data set gives the
+coverage of every calibration at once, and a simulated quantile of D is a critical value.
+
+**Newton in c.** L(c) is convex and decreasing in c: sup {l : E g <= v} is concave in v (a
+concave function maximized over a convex set that grows linearly with v), so its inverse is
+convex, and its slope is dL/dc = -lambda(c), the multiplier of the end's Lagrangian (L7) (the
+envelope theorem). Newton's step c <- c + (L(c) - v) / lambda(c) from a point below the root (L > v)
+therefore never passes it (the tangent of a convex function lies under it): it is the safe step,
+and from below it increases monotonically to the root. To first order L is linear in sqrt(c)
+(the half-width of the set grows like sqrt(2 c / N)), so Newton in sqrt(c) from the current
+point, c <- (sqrt(c) + (L(c) - v) / (2 sqrt(c) lambda))^2, is usually closer; it is taken when it
+lies between the safe step and the last point above the root, else the safe step is (with no
+point below the root yet, the safe step is the floor). The search starts at
+PROFILE_DROP_START. Each step solves one end warm-started from the previous step's extremal law
+and multiplier (:func:`._ends._solve_end`: verified KKT points, as for every interval end).
+The upper end is the lower end of -g. Drops below PROFILE_DROP_FLOOR are reported as 0: the set
+then shrinks to pi-hat's identified set, where lambda grows without bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._errors import InputError, SolverError
+from ._calibration import _Context
+from ._cells import _as_cells
+from ._ends import _EndState, _solve_end
+from ._problem import admit
+from ._results import LatentLaw
+from ._targets import _objective, _target
+from ._tolerances import PROFILE_DROP_FLOOR, PROFILE_DROP_START, PROFILE_NEWTON_STEPS, PROFILE_VALUE_TOL
+
+__all__ = ["profile_drop"]
+
+
+def profile_drop(cells, objective, value: float, *, reference: LatentLaw | None = None) -> float:
+    """D(v) of eq. (P1): the smallest log-likelihood drop c whose interval of E_pi[g] holds ``value``.
+
+    Parameters
+    ----------
+    cells : CellCounts or CallBits
+    objective
+        As for :func:`likelihood_interval` (a vote count, an objective string, ``"inf"``, ...).
+    value : float
+        The value v of E_pi[g] to test.
+    reference : LatentLaw, optional
+        A precomputed :func:`npmle` of the same cells.
+
+    Returns
+    -------
+    float
+        D(v) >= 0 (0 when v lies in pi-hat's identified set, or D(v) < PROFILE_DROP_FLOOR);
+        ``math.inf`` when no law on [0, 1] has E_pi[g] = v. 2 D(v) is the profile
+        likelihood-ratio statistic of the value.
+
+    Notes
+    -----
+    The interval :func:`likelihood_interval` with ``c=d`` holds ``value`` for every d > D(v)
+    and misses it for every d < D(v); the ends it solves are the ones used here.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+        raise InputError(f"value={value!r} must be a finite number")
+    obj = _objective(objective)
+    cells = _as_cells(cells)
+    admit(cells, [obj])
+    ctx = _Context(cells, 0.05, False, PROFILE_DROP_START, reference)
+    value = float(value)
+    return max(_side_drop(ctx, obj, side, value) for side in ("lower", "upper"))
+
+
+def _side_drop(ctx: _Context, obj, side: str, value: float) -> float:
+    """D_lower(v) (or D_upper(v)) by safeguarded Newton in c (module docstring)."""
+    tgt = _target(obj, side)
+    goal = tgt.sign * value  # the end minimizes E[sign g]; it holds v iff that minimum <= sign v
+    if not tgt.bounds[0] <= value <= tgt.bounds[1]:
+        if side == "lower" and value < tgt.bounds[0] or side == "upper" and value > tgt.bounds[1]:
+            return math.inf
+        return 0.0  # beyond the other side's range: this side holds it at every c
+    tol = PROFILE_VALUE_TOL * max(1.0, tgt.scale())
+    c, warm, below, above = PROFILE_DROP_START, None, None, math.inf
+    for _ in range(PROFILE_NEWTON_STEPS):
+        law, lam, _ = _solve_end(ctx.set_drop(c), tgt, warm)
+        (g_at,) = tgt.jet(law.atoms, law.piece, (0,))
+        excess = float(law.weights @ g_at) - goal  # L(c) - v in the target's orientation: held if <= tol
+        if excess > tol:
+            if lam <= 0:  # the end is min g (lambda = 0): no drop reaches v
+                return math.inf
+            below = (c, excess, lam)
+        elif c == PROFILE_DROP_FLOOR:
+            return 0.0
+        elif excess >= -tol:
+            return c
+        else:
+            above = c
+        # Newton in c from the last point below the root stays below it (convexity): the safe step.
+        # Newton in sqrt(c) from the current point is exact where L is linear in sqrt(c), as it is to
+        # first order; it is taken when it lies between the safe step and the last point above.
+        safe = below[0] + below[1] / below[2] if below is not None else PROFILE_DROP_FLOOR
+        step = safe
+        if lam > 0:
+            root = math.sqrt(c) + excess / (2.0 * math.sqrt(c) * lam)
+            guess = root * root if root > 0 else 0.0
+            if safe < guess < above:
+                step = guess
+        c, warm = max(step, PROFILE_DROP_FLOOR), _EndState(law, lam) if lam > 0 else warm
+    raise SolverError("likelihood", "not converged",
+                      f"{tgt.name} {side}: the drop of {value!r} did not converge in {PROFILE_NEWTON_STEPS} Newton steps")

@@ -1,0 +1,105 @@
+"""The profile drop D(v) of a value (``certify.likelihood.profile_drop``, eq. (P1)).
+
+References are independent of the engine: for the mean at K = 2 the likelihood is a function of
+(mu, nu) on the moment space {mu^2 <= nu <= mu}, so D(v) is two one-dimensional concave
+maximizations done here with scipy; beyond K the definition itself is checked through the
+interval at drops just above and below D(v) (the interval's own ends, solved from cold).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize
+from scipy.stats import binom
+from test_likelihood import simulated_cells
+
+from certify import InputError
+from certify.likelihood import cell_counts, likelihood_interval, npmle, profile_drop
+
+
+def loglik_k2(n, mu, nu):
+    """sum_S n_S log p_S at K = 2: p = (1 - 2 mu + nu, 2 (mu - nu), nu)."""
+    p = np.array([1.0 - 2.0 * mu + nu, 2.0 * (mu - nu), nu])
+    return float(sum(c * math.log(x) if x > 0 else -math.inf for c, x in zip(n, p) if c > 0))
+
+
+def best_nu(n, mu):
+    """max over nu in [mu^2, mu] of the K = 2 log-likelihood (concave in nu): bounded Brent."""
+    lo, hi = mu * mu, mu
+    res = optimize.minimize_scalar(lambda nu: -loglik_k2(n, mu, nu), bounds=(lo, hi), method="bounded",
+                                   options={"xatol": 1e-13})
+    return max(-res.fun, loglik_k2(n, mu, lo), loglik_k2(n, mu, hi))
+
+
+def drop_k2_mean(n, v):
+    top = optimize.minimize_scalar(lambda mu: -best_nu(n, mu), bounds=(1e-9, 1 - 1e-9), method="bounded",
+                                   options={"xatol": 1e-12})
+    return -top.fun - best_nu(n, v)
+
+
+@pytest.mark.parametrize("n", [(20, 30, 50), (40, 10, 30), (5, 60, 35)])
+@pytest.mark.parametrize("v", [0.3, 0.5, 0.62, 0.8])
+def test_mean_at_two_calls_matches_the_moment_space_maximization(n, v):
+    cells = cell_counts(np.full(sum(n), 2), np.repeat([0, 1, 2], n))
+    expected = drop_k2_mean(n, v)
+    got = profile_drop(cells, "q", v)
+    if expected < 1e-4:  # the floor of PROFILE_DROP_FLOOR: reported as 0
+        assert got == 0.0
+    else:
+        assert got == pytest.approx(expected, rel=1e-7, abs=1e-9)
+
+
+@pytest.mark.parametrize("objective", [101, "inf", "V9"])
+@pytest.mark.parametrize("K, N, seed", [(3, 50, 1), (5, 200, 2), (10, 1000, 3)])
+def test_the_interval_at_the_drop_is_the_first_to_hold_the_value(objective, K, N, seed):
+    cells = simulated_cells(K, N, seed)
+    ref = npmle(cells)
+    centre = likelihood_interval(cells, objective, c=1e-3, reference=ref)
+    for v in (0.35, 0.7, 0.95):
+        d = profile_drop(cells, objective, v, reference=ref)
+        if d == 0.0:  # v in (or next to) pi-hat's identified set
+            assert centre.lower.value - 1e-6 <= v <= centre.upper.value + 1e-6
+            continue
+        above = likelihood_interval(cells, objective, c=d * (1 + 1e-5))
+        below = likelihood_interval(cells, objective, c=d * (1 - 1e-5))
+        assert above.lower.value <= v <= above.upper.value
+        assert not below.lower.value <= v <= below.upper.value
+
+
+def test_drop_where_the_end_bends_sharply_near_zero():
+    """U(c) rises from 0.27 to 0.79 between c = 1e-4 and 1.7: Newton in sqrt(c) alone oscillated."""
+    cells = cell_counts(np.full(50, 3), np.repeat([0, 1, 2, 3], [6, 20, 9, 15]))
+    v = 0.4085460264365171
+    d = profile_drop(cells, 101, v)
+    assert 0.1 < d < 0.3
+    above = likelihood_interval(cells, 101, c=d * (1 + 1e-5))
+    below = likelihood_interval(cells, 101, c=d * (1 - 1e-5))
+    assert above.upper.value >= v > below.upper.value
+
+
+def test_drop_is_convex_in_the_value():
+    """sup {l : E g = v} is concave in v (concave l, linear constraint): D must be convex."""
+    cells = simulated_cells(5, 300, 7)
+    ref = npmle(cells)
+    vs = np.linspace(0.2, 0.98, 14)
+    d = np.array([profile_drop(cells, 101, float(v), reference=ref) for v in vs])
+    second = d[:-2] - 2 * d[1:-1] + d[2:]
+    assert np.all(second >= -1e-7)
+    assert d.min() == 0.0 and d[0] > 1 and d[-1] > 0  # zero on the identified set, positive off it
+
+
+def test_value_in_the_identified_set_of_pi_hat_has_drop_zero():
+    cells = simulated_cells(3, 100, 4)
+    ref = npmle(cells)
+    mean_v101 = float(np.dot(ref.weights, binom.sf(50, 101, np.array(ref.atoms))))
+    assert profile_drop(cells, 101, mean_v101, reference=ref) == 0.0
+
+
+def test_values_no_law_reaches_have_infinite_drop_and_bad_values_are_refused():
+    cells = simulated_cells(3, 60, 5)
+    assert profile_drop(cells, 101, 1.5) == math.inf
+    assert profile_drop(cells, 101, -0.1) == math.inf
+    for bad in (math.nan, math.inf, True, "0.5"):
+        with pytest.raises(InputError, match="value="):
+            profile_drop(cells, 101, bad)
