@@ -68,21 +68,23 @@ def simulated_drop(cells, goal: str, iv, draws: int, alpha: float, rng: np.rando
 
 
 def run_cell(task) -> dict:
-    name, k, n, reps, alpha, goals, draws, seed = task
+    name, k, n, reps, alpha, goals, draws, seed, first = task
     law = LAWS[name]
     goals = [g for g in beyond_objectives(k) if not goals or g in goals]
     truth = {g: true_limit(law) if g == "Vinf" else true_value(law, g) for g in goals}
     asked = {g: "inf" if g == "Vinf" else g for g in goals}
     rng = np.random.default_rng(seed)  # the coverage benchmark's data sets of this cell
-    sim_rng = np.random.default_rng([seed, 2])
+    sim_rng = np.random.default_rng([seed, 2, first])
     drops = {g: [] for g in goals}
     simulated = {g: [] for g in goals}
     widths = {g: [] for g in goals}
     failures = 0
     start = time.perf_counter()
-    for _ in range(reps):
+    for i in range(first + reps):
         q = draw_q(law, n, rng)  # the same draws, in the same order, as the coverage benchmark
         bits = rng.random((n, k)) < q[:, None]
+        if i < first:  # drawn, not measured: data sets first .. first + reps - 1 of the cell
+            continue
         cells = cell_counts(np.full(n, k), bits.sum(axis=1))
         try:
             ref = npmle(cells)
@@ -101,7 +103,7 @@ def run_cell(task) -> dict:
         for g in goals:
             drops[g].append(found[g])
     return {
-        "law": name, "K": k, "N": n, "reps": reps, "failures": failures, "alpha": alpha, "draws": draws,
+        "law": name, "K": k, "N": n, "reps": reps, "first": first, "failures": failures, "alpha": alpha, "draws": draws,
         "truth": truth, "drops": drops, "simulated": simulated if draws else None,
         "widths": widths if draws else None, "seconds_per_set": (time.perf_counter() - start) / reps,
     }
@@ -143,9 +145,27 @@ def rows(r: dict) -> str:
     return "\n".join(lines)
 
 
+def pooled(records: list[dict]) -> list[dict]:
+    """Records of one cell and design (different ``--first`` ranges) as one: their data sets joined."""
+    out: dict[tuple, dict] = {}
+    for r in records:
+        key = (r["law"], r["K"], r["N"], r["draws"], tuple(r["truth"]))
+        if key not in out:
+            out[key] = json.loads(json.dumps(r))
+            continue
+        m = out[key]
+        m["reps"] += r["reps"]
+        m["failures"] += r["failures"]
+        for field in ("drops", "simulated", "widths"):
+            if r.get(field):
+                for g in m[field]:
+                    m[field][g] += r[field][g]
+    return list(out.values())
+
+
 def table(records: list[dict]) -> None:
     order = list(LAWS)
-    records = sorted(records, key=lambda r: (r["draws"] > 0, r["N"], r["K"], order.index(r["law"])))
+    records = sorted(pooled(records), key=lambda r: (r["draws"] > 0, r["N"], r["K"], order.index(r["law"])))
     print(HEAD)
     for r in records:
         print(rows(r))
@@ -163,21 +183,23 @@ def main() -> None:
     ap = grid_arguments(__doc__.splitlines()[0])
     ap.add_argument("--objectives", nargs="+", default=[], help="only these (e.g. V101 Vinf); default: every one beyond K")
     ap.add_argument("--simulate", type=int, default=0, metavar="B", help="candidate (b) with B draws per extremal law")
+    ap.add_argument("--first", type=int, default=0, metavar="R",
+                    help="measure data sets R .. R + reps - 1 of each cell (the first R are drawn and skipped)")
     ap.add_argument("--table", action="store_true", help="print the table of the --out file and exit")
     args = ap.parse_args()
     records = [json.loads(line) for line in args.out.read_text().splitlines()] if args.out and args.out.exists() else []
     if args.table:
         table(records)
         return
-    done = {(r["law"], r["K"], r["N"], r["reps"], r["draws"], tuple(r["truth"])) for r in records}
+    done = {(r["law"], r["K"], r["N"], r["reps"], r["draws"], tuple(r["truth"]), r.get("first", 0)) for r in records}
     tasks = []
     for n in args.N:
         for k in args.K:
             for name in args.laws:
                 goals = [g for g in beyond_objectives(k) if not args.objectives or g in args.objectives]
-                if goals and (name, k, n, args.reps, args.simulate, tuple(goals)) not in done:
+                if goals and (name, k, n, args.reps, args.simulate, tuple(goals), args.first) not in done:
                     tasks.append((name, k, n, args.reps, args.alpha, args.objectives, args.simulate,
-                                  cell_seed(args.seed, name, k, n)))
+                                  cell_seed(args.seed, name, k, n), args.first))
     print(HEAD, flush=True)
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for r in pool.map(run_cell, tasks):

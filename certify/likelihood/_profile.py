@@ -30,6 +30,7 @@ then shrinks to pi-hat's identified set, where lambda grows without bound.
 from __future__ import annotations
 
 import math
+import numbers
 
 from .._errors import InputError, SolverError
 from ._calibration import _Context
@@ -68,7 +69,7 @@ def profile_drop(cells, objective, value: float, *, reference: LatentLaw | None 
     The interval :func:`likelihood_interval` with ``c=d`` holds ``value`` for every d > D(v)
     and misses it for every d < D(v); the ends it solves are the ones used here.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise InputError(f"value={value!r} must be a finite number")
     obj = _objective(objective)
     cells = _as_cells(cells)
