@@ -23,6 +23,9 @@ lies between the safe step and the last point above the root, else the safe step
 point below the root yet, the safe step is the floor). The search starts at
 PROFILE_DROP_START. Each step solves one end warm-started from the previous step's extremal law
 and multiplier (:func:`._ends._solve_end`: verified KKT points, as for every interval end).
+The search stops when L(c) is within PROFILE_VALUE_TOL of v, or when the root is bracketed to
+PROFILE_DROP_RTOL (the ends' own rounding, about CERT_RTOL lambda N, can exceed the value
+tolerance at large N and then decides nothing); after PROFILE_BISECT_AFTER steps it bisects.
 The upper end is the lower end of -g. Drops below PROFILE_DROP_FLOOR are reported as 0: the set
 then shrinks to pi-hat's identified set, where lambda grows without bound.
 """
@@ -39,7 +42,14 @@ from ._ends import _EndState, _solve_end
 from ._problem import admit
 from ._results import LatentLaw
 from ._targets import _objective, _target
-from ._tolerances import PROFILE_DROP_FLOOR, PROFILE_DROP_START, PROFILE_NEWTON_STEPS, PROFILE_VALUE_TOL
+from ._tolerances import (
+    PROFILE_BISECT_AFTER,
+    PROFILE_DROP_FLOOR,
+    PROFILE_DROP_RTOL,
+    PROFILE_DROP_START,
+    PROFILE_NEWTON_STEPS,
+    PROFILE_VALUE_TOL,
+)
 
 __all__ = ["profile_drop"]
 
@@ -89,7 +99,7 @@ def _side_drop(ctx: _Context, obj, side: str, value: float) -> float:
         return 0.0  # beyond the other side's range: this side holds it at every c
     tol = PROFILE_VALUE_TOL * max(1.0, tgt.scale())
     c, warm, below, above = PROFILE_DROP_START, None, None, math.inf
-    for _ in range(PROFILE_NEWTON_STEPS):
+    for steps in range(PROFILE_NEWTON_STEPS):
         law, lam, _ = _solve_end(ctx.set_drop(c), tgt, warm)
         (g_at,) = tgt.jet(law.atoms, law.piece, (0,))
         excess = float(law.weights @ g_at) - goal  # L(c) - v in the target's orientation: held if <= tol
@@ -103,6 +113,8 @@ def _side_drop(ctx: _Context, obj, side: str, value: float) -> float:
             return c
         else:
             above = c
+        if below is not None and above < math.inf and above - below[0] <= PROFILE_DROP_RTOL * above:
+            return above  # the root is bracketed this tightly: the ends' rounding decides no more
         # Newton in c from the last point below the root stays below it (convexity): the safe step.
         # Newton in sqrt(c) from the current point is exact where L is linear in sqrt(c), as it is to
         # first order; it is taken when it lies between the safe step and the last point above.
@@ -113,6 +125,8 @@ def _side_drop(ctx: _Context, obj, side: str, value: float) -> float:
             guess = root * root if root > 0 else 0.0
             if safe < guess < above:
                 step = guess
+        if steps >= PROFILE_BISECT_AFTER and below is not None and above < math.inf:
+            step = 0.5 * (below[0] + above)  # Newton has not settled: bisect the bracket
         c, warm = max(step, PROFILE_DROP_FLOOR), _EndState(law, lam) if lam > 0 else warm
     raise SolverError("likelihood", "not converged",
                       f"{tgt.name} {side}: the drop of {value!r} did not converge in {PROFILE_NEWTON_STEPS} Newton steps")

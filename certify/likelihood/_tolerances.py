@@ -263,6 +263,13 @@ PROFILE_DROP_FLOOR = 1e-4
 #: The end holds v when L(c) - v is at most this (relative to max(1, max|g|)): the ends are
 #: certified to CERT_TOL, so a smaller excess is rounding.
 PROFILE_VALUE_TOL = 1e-10
-#: Newton steps at most: monotone convergence from below takes 3-8 here; more means the ends
-#: themselves are failing, and the caller gets a SolverError rather than a wrong drop.
+#: The drop is reported once the root is bracketed to this relative width: critical values are
+#: read to 3-4 digits, and at N = 8192 the ends' rounding (CERT_RTOL lambda N ~ 1e-10) is as
+#: large as PROFILE_VALUE_TOL, so the value test alone could alternate around the root forever.
+PROFILE_DROP_RTOL = 1e-9
+#: After this many steps the search bisects its bracket: Newton takes 3-8 steps here, and 40
+#: bisections of a bracket reach PROFILE_DROP_RTOL from any start.
+PROFILE_BISECT_AFTER = 20
+#: Steps at most (Newton, then bisection); more means the ends themselves are failing, and the
+#: caller gets a SolverError rather than a wrong drop.
 PROFILE_NEWTON_STEPS = 60

@@ -78,6 +78,18 @@ def test_drop_where_the_end_bends_sharply_near_zero():
     assert above.upper.value >= v > below.upper.value
 
 
+def test_drop_near_the_floor_at_large_n_stops_on_its_bracket():
+    """N = 8192, K = 10: near c = 1e-4 the ends' rounding (CERT_RTOL lambda N) is as large as the
+    value tolerance, and Newton alternated around the root until its step limit."""
+    counts = [0, 6, 31, 90, 350, 828, 1559, 2158, 1885, 1045, 240]
+    cells = cell_counts(np.full(8192, 10), np.repeat(np.arange(11), counts))
+    v = 0.9794757171683715
+    d = profile_drop(cells, 101, v)
+    assert 1e-4 < d < 1e-3
+    assert likelihood_interval(cells, 101, c=d * 1.001).lower.value <= v
+    assert likelihood_interval(cells, 101, c=d * 0.999).lower.value > v
+
+
 def test_drop_is_convex_in_the_value():
     """sup {l : E g = v} is concave in v (concave l, linear constraint): D must be convex."""
     cells = simulated_cells(5, 300, 7)
