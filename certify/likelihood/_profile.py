@@ -109,9 +109,9 @@ def _side_drop(ctx: _Context, obj, side: str, value: float) -> float:
             below = (c, excess, lam)
         elif c == PROFILE_DROP_FLOOR:
             return 0.0
-        elif excess >= -tol:
+        elif excess >= -tol and lam > 0:  # L is strictly decreasing here: the root is within tol / lambda
             return c
-        else:
+        else:  # held (a flat end, lambda = 0, may hold v at smaller c too)
             above = c
         if below is not None and above < math.inf and above - below[0] <= PROFILE_DROP_RTOL * above:
             return above  # the root is bracketed this tightly: the ends' rounding decides no more

@@ -90,6 +90,16 @@ def test_drop_near_the_floor_at_large_n_stops_on_its_bracket():
     assert likelihood_interval(cells, 101, c=d * 0.999).lower.value > v
 
 
+def test_a_value_held_by_a_flat_end_is_not_reported_at_the_start():
+    """V_inf = 1 when every atom of pi-hat is above 1/2: the upper end is 1 at every c (lambda = 0),
+    so D(1) = 0, not the drop at which the search happened to start."""
+    cells = cell_counts(np.full(60, 3), np.repeat([2, 3], [15, 45]))
+    ref = npmle(cells)
+    assert min(ref.atoms) > 0.5
+    assert profile_drop(cells, "inf", 1.0, reference=ref) == 0.0
+    assert likelihood_interval(cells, "inf", c=1e-3, reference=ref).upper.value == 1.0
+
+
 def test_drop_is_convex_in_the_value():
     """sup {l : E g = v} is concave in v (concave l, linear constraint): D must be convex."""
     cells = simulated_cells(5, 300, 7)
