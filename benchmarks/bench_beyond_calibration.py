@@ -170,8 +170,8 @@ def table(records: list[dict]) -> None:
     for r in records:
         print(rows(r))
     for k in sorted({r["K"] for r in records}):
-        worst = max(((summary(r, g)["oracle"], g, r) for r in records if r["K"] == k and not r["draws"]
-                     for g in r["truth"]), key=lambda t: t[0], default=None)
+        worst = max(((summary(r, g)["oracle"], g, r) for r in records if r["K"] == k for g in r["truth"]),
+                    key=lambda t: t[0], default=None)
         if worst is not None:
             v, g, r = worst
             print(f"\nK = {k}: largest oracle value 2 D at 0.95 = {v:.2f} ({g}, {r['law']}, N = {r['N']}, "
