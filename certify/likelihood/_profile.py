@@ -78,6 +78,11 @@ def profile_drop(cells, objective, value: float, *, reference: LatentLaw | None 
     -----
     The interval :func:`likelihood_interval` with ``c=d`` holds ``value`` for every d > D(v)
     and misses it for every d < D(v); the ends it solves are the ones used here.
+
+    A value at the extreme of g (V_inf = 1, say) is reached by its end only as lambda -> 0, with
+    zero slope; the ends near that drop can fail to bracket lambda, and then a
+    :class:`~certify.SolverError` is raised (measured: 6-19 % of data sets of a constant
+    q = 0.7, ``benchmarks/RESULTS.md``), never a wrong drop.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise InputError(f"value={value!r} must be a finite number")
