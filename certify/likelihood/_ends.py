@@ -128,16 +128,8 @@ def _runs(grid: np.ndarray, mask: np.ndarray) -> list[tuple[float, float]]:
     return [(float(grid[i]), float(grid[j])) for i, j in zip(starts, ends)]
 
 
-def _lambda_zero(ctx: _Context, tgt: _Target):
-    """The lambda = 0 case (eq. (L11)): is some law on {g <= min g + ARGMIN_TOL} inside the set?
-
-    The near-minimal set, not just argmin g: V_101 is below 1e-13 on a whole interval, and a
-    law there is optimal to that accuracy while the exact lambda would be astronomically small.
-    Returns (law, min g) or None.
-    """
-    prob = ctx.prob
-    if not _near_min_may_fit(ctx, tgt):
-        return None
+def _near_min_set(prob: _Problem, tgt: _Target) -> tuple[list[tuple[float, float]], float]:
+    """The near-minimal set {g <= min g + ARGMIN_TOL} as closed pieces, and min g (from the screen)."""
     scr = prob.screen(tgt, 0.0, np.zeros(prob.cells.size))
     gmin = float(scr.psi.min())
     tol = ARGMIN_TOL * max(1.0, tgt.scale())
@@ -153,25 +145,53 @@ def _lambda_zero(ctx: _Context, tgt: _Target):
     for x, v in zip(scr.q, scr.psi):
         if v <= gmin + tol and not any(lo <= x <= hi for lo, hi in pieces):
             pieces.append((float(x), float(x)))
+    return pieces, gmin
+
+
+def _best_on(prob: _Problem, pieces: list[tuple[float, float]], gap_tols, level: float | None = None):
+    """The NPMLE restricted to laws on ``pieces`` (CNM, eq. (L5) on that set): (law, l, gap).
+
+    l(law) <= max l <= l(law) + gap, so a loose solve usually decides against a ``level``; the
+    next tolerance of ``gap_tols`` runs only when the level lies within the gap.
+    """
     zero = _zero_target(pieces)
     init_atoms, init_piece = [], []
     for k, (lo, hi) in enumerate(pieces):
         pts = [lo] if hi == lo else list(np.linspace(lo, hi, ZERO_TEST_ATOMS))
         init_atoms += pts
         init_piece += [k] * len(pts)
+    law = _Law(init_atoms, np.full(len(init_atoms), 1.0 / len(init_atoms)), init_piece)
+    for gap_tol in gap_tols:
+        law, gap, _ = cnm(prob, zero, 1.0, law, gap_tol)
+        ll = prob.loglik(prob.probabilities(law))
+        if level is not None and (ll >= level or ll + gap < level):
+            break
+    return law, ll, gap
+
+
+def near_min_loglik(prob: _Problem, tgt: _Target) -> float:
+    """The largest log-likelihood of a law on the near-minimal set of ``tgt`` (to the NPMLE's gap)."""
+    pieces, _ = _near_min_set(prob, tgt)
+    return _best_on(prob, pieces, (NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N,))[1]
+
+
+def _lambda_zero(ctx: _Context, tgt: _Target):
+    """The lambda = 0 case (eq. (L11)): is some law on {g <= min g + ARGMIN_TOL} inside the set?
+
+    The near-minimal set, not just argmin g: V_101 is below 1e-13 on a whole interval, and a
+    law there is optimal to that accuracy while the exact lambda would be astronomically small.
+    Returns (law, min g) or None.
+    """
+    prob = ctx.prob
+    if not _near_min_may_fit(ctx, tgt):
+        return None
+    pieces, gmin = _near_min_set(prob, tgt)
     # l(pi) <= sum_c n_c log max_{x in the set} B_c(x), and B_c is unimodal with mode S_c/K_c:
     # when this bound is below the level (the usual case) no law on the near-minimal set is in C
     if not prob.loglik(_best_cell_probabilities(prob, pieces)) >= ctx.level:
         return None
-    init = _Law(init_atoms, np.full(len(init_atoms), 1.0 / len(init_atoms)), init_piece)
-    # the restricted NPMLE: l(law) <= max l <= l(law) + gap (eq. (L5) on that set), so a loose
-    # solve usually decides; the tight one only when the level lies within the gap
-    law = init
-    for gap_tol in (ZERO_TEST_GAP * ctx.c, NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N):
-        law, gap, _ = cnm(prob, zero, 1.0, law, gap_tol)
-        ll = prob.loglik(prob.probabilities(law))
-        if ll >= ctx.level or ll + gap < ctx.level:
-            break
+    law, ll, _ = _best_on(prob, pieces, (ZERO_TEST_GAP * ctx.c, NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N),
+                          ctx.level)
     if not ll >= ctx.level:  # the best law on the near-minimal set is outside C: lambda > 0
         return None
     # map the atoms back to the pieces of the target (a point piece lies in some target piece)

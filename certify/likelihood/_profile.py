@@ -26,7 +26,8 @@ and multiplier (:func:`._ends._solve_end`: verified KKT points, as for every int
 The search stops when L(c) is within PROFILE_VALUE_TOL of v, or when the root is bracketed to
 PROFILE_DROP_RTOL (the ends' own rounding, about CERT_RTOL lambda N, can exceed the value
 tolerance at large N and then decides nothing); after PROFILE_BISECT_AFTER steps it bisects.
-The upper end is the lower end of -g. Drops below PROFILE_DROP_FLOOR are reported as 0: the set
+A value at the extreme of g (reached only as lambda -> 0) is read off the NPMLE restricted to
+the extreme's set instead. The upper end is the lower end of -g. Drops below PROFILE_DROP_FLOOR are reported as 0: the set
 then shrinks to pi-hat's identified set, where lambda grows without bound.
 """
 
@@ -38,7 +39,7 @@ import numbers
 from .._errors import InputError, SolverError
 from ._calibration import _Context
 from ._cells import _as_cells
-from ._ends import _EndState, _solve_end
+from ._ends import _EndState, _solve_end, near_min_loglik
 from ._problem import admit
 from ._results import LatentLaw
 from ._targets import _objective, _target
@@ -79,10 +80,11 @@ def profile_drop(cells, objective, value: float, *, reference: LatentLaw | None 
     The interval :func:`likelihood_interval` with ``c=d`` holds ``value`` for every d > D(v)
     and misses it for every d < D(v); the ends it solves are the ones used here.
 
-    A value at the extreme of g (V_inf = 1, say) is reached by its end only as lambda -> 0, with
-    zero slope; the ends near that drop can fail to bracket lambda, and then a
-    :class:`~certify.SolverError` is raised (measured: 6-19 % of data sets of a constant
-    q = 0.7, ``benchmarks/RESULTS.md``), never a wrong drop.
+    A value at the extreme of g (V_inf = 1, V_101 = 0) is reached by its end only as
+    lambda -> 0, with zero slope, so Newton in c cannot find it (the ends near it failed to
+    bracket lambda on 6-19 % of data sets of a constant q = 0.7); its drop is read directly,
+    l(pi-hat) minus the largest log-likelihood of a law on {g = its extreme} (the near-minimal set
+    of the ends, :func:`._ends._lambda_zero`).
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise InputError(f"value={value!r} must be a finite number")
@@ -103,6 +105,11 @@ def _side_drop(ctx: _Context, obj, side: str, value: float) -> float:
             return math.inf
         return 0.0  # beyond the other side's range: this side holds it at every c
     tol = PROFILE_VALUE_TOL * max(1.0, tgt.scale())
+    if goal <= tgt.sign * tgt.bounds[0 if side == "lower" else 1] + tol:
+        # v at the extreme of g on this side: the end reaches it only as lambda -> 0, with zero
+        # slope, so D is read directly: l(pi-hat) minus the best law on the near-minimal set
+        drop = ctx.reference.loglik - near_min_loglik(ctx.prob, tgt)
+        return drop if drop >= PROFILE_DROP_FLOOR else 0.0
     c, warm, below, above = PROFILE_DROP_START, None, None, math.inf
     for steps in range(PROFILE_NEWTON_STEPS):
         law, lam, _ = _solve_end(ctx.set_drop(c), tgt, warm)

@@ -100,6 +100,37 @@ def test_a_value_held_by_a_flat_end_is_not_reported_at_the_start():
     assert likelihood_interval(cells, "inf", c=1e-3, reference=ref).upper.value == 1.0
 
 
+def restricted_loglik_k3(counts, lo, hi):
+    """max l over laws on [lo, hi] at K = 3, by L-BFGS over two-atom laws from several starts.
+
+    l depends on a law through its first three moments only, and every moment vector of a law on
+    [lo, hi] is that of a law with at most two atoms there (its lower principal representation),
+    so the two-atom maximum is the maximum.
+    """
+    n = np.asarray(counts, dtype=float)
+
+    def minus_l(t):
+        a, b, w = t
+        p = w * binom.pmf(np.arange(4), 3, a) + (1 - w) * binom.pmf(np.arange(4), 3, b)
+        return -float(n @ np.log(np.maximum(p, 1e-300)))
+
+    starts = [(lo, hi, 0.5), (lo, 0.5 * (lo + hi), 0.2), (0.5 * (lo + hi), hi, 0.5), (lo + 0.2 * (hi - lo), hi, 0.1)]
+    runs = [optimize.minimize(minus_l, x0, bounds=[(lo, hi), (lo, hi), (0.0, 1.0)], method="L-BFGS-B",
+                              options={"ftol": 1e-15, "gtol": 1e-12}) for x0 in starts]
+    return -min(r.fun for r in runs)
+
+
+def test_value_at_the_extreme_of_g_is_the_npmle_restricted_to_its_set():
+    """V_inf = 1 needs every atom in [1/2, 1]: D(1) = l(pi-hat) - max l over laws there (its end
+    reaches 1 only as lambda -> 0, where the ends failed to bracket lambda)."""
+    counts = [33, 193, 442, 332]
+    cells = cell_counts(np.full(1000, 3), np.repeat(np.arange(4), counts))
+    ref = npmle(cells)
+    d = profile_drop(cells, "inf", 1.0, reference=ref)
+    assert d == pytest.approx(ref.loglik - restricted_loglik_k3(counts, 0.5, 1.0), rel=1e-5)
+    assert likelihood_interval(cells, "inf", c=d * 1.001, reference=ref).upper.value == 1.0
+
+
 def test_drop_is_convex_in_the_value():
     """sup {l : E g = v} is concave in v (concave l, linear constraint): D must be convex."""
     cells = simulated_cells(5, 300, 7)
