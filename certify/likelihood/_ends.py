@@ -149,7 +149,7 @@ def _near_min_set(prob: _Problem, tgt: _Target) -> tuple[list[tuple[float, float
 
 
 def _best_on(prob: _Problem, pieces: list[tuple[float, float]], gap_tols, level: float | None = None):
-    """The NPMLE restricted to laws on ``pieces`` (CNM, eq. (L5) on that set): (law, l, gap).
+    """The NPMLE restricted to laws on ``pieces`` (CNM, eq. (L5) on that set): (law, l).
 
     l(law) <= max l <= l(law) + gap, so a loose solve usually decides against a ``level``; the
     next tolerance of ``gap_tols`` runs only when the level lies within the gap.
@@ -166,7 +166,7 @@ def _best_on(prob: _Problem, pieces: list[tuple[float, float]], gap_tols, level:
         ll = prob.loglik(prob.probabilities(law))
         if level is not None and (ll >= level or ll + gap < level):
             break
-    return law, ll, gap
+    return law, ll
 
 
 def near_min_loglik(prob: _Problem, tgt: _Target) -> float:
@@ -190,7 +190,7 @@ def _lambda_zero(ctx: _Context, tgt: _Target):
     # when this bound is below the level (the usual case) no law on the near-minimal set is in C
     if not prob.loglik(_best_cell_probabilities(prob, pieces)) >= ctx.level:
         return None
-    law, ll, _ = _best_on(prob, pieces, (ZERO_TEST_GAP * ctx.c, NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N),
+    law, ll = _best_on(prob, pieces, (ZERO_TEST_GAP * ctx.c, NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N),
                           ctx.level)
     if not ll >= ctx.level:  # the best law on the near-minimal set is outside C: lambda > 0
         return None

@@ -17,6 +17,8 @@ from certify import CertifyError
 from certify.cli.main import main
 from certify import V_INF
 from certify.likelihood import WarmStarts, cell_counts, likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals, npmle
+import certify.likelihood._calibration as calibration
+import certify.likelihood._warm as warm_module
 from certify.likelihood._problem import MAX_CALLS, STEP_MAX_CALLS, _binomial_coefficients
 
 
@@ -61,9 +63,6 @@ def test_the_cli_refuses_with_one_line_and_suggests_the_calls_option(tmp_path, c
     lambda cells: likelihood_intervals(cells, ["inf"], warm=WarmStarts()),  # its NPMLE too
 ])
 def test_v_inf_beyond_its_limit_is_refused_before_any_solve(solve, monkeypatch):
-    import certify.likelihood._calibration as calibration
-    import certify.likelihood._warm as warm_module
-
     def no_npmle(*args):
         raise AssertionError("the NPMLE ran before the limit was checked")
 
