@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_likelihood_coverage import (  # noqa: E402
-    LAWS, beyond_objectives, cell_seed, draw_q, grid_arguments, true_limit, true_value,
+    LAWS, beyond_objectives, cell_seed, draw_cells, grid_arguments, true_limit, true_value,
 )
 
 from certify.likelihood import cell_counts, critical_value, likelihood_intervals, npmle, profile_drop  # noqa: E402
@@ -82,11 +82,9 @@ def run_cell(task) -> dict:
     failures = 0
     start = time.perf_counter()
     for i in range(first + reps):
-        q = draw_q(law, n, rng)  # the same draws, in the same order, as the coverage benchmark
-        bits = rng.random((n, k)) < q[:, None]
+        cells = draw_cells(law, k, n, rng)  # the same draws, in the same order, as the coverage benchmark
         if i < first:  # drawn, not measured: data sets first .. first + reps - 1 of the cell
             continue
-        cells = cell_counts(np.full(n, k), bits.sum(axis=1))
         try:  # every objective of a data set, or none of them: the lists stay aligned
             ref = npmle(cells)
             found = {g: profile_drop(cells, asked[g], truth[g], reference=ref) for g in goals}

@@ -99,6 +99,35 @@ def draw_q(law, n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.beta(a, b)
 
 
+def draw_cells(law, k: int, n: int, rng: np.random.Generator):
+    """One data set of the grid: n latent q, then k calls each; the draws every benchmark of the
+    grid makes in this order, so that a cell's seed gives the same data sets everywhere."""
+    q = draw_q(law, n, rng)
+    bits = rng.random((n, k)) < q[:, None]
+    return cell_counts(np.full(n, k), bits.sum(axis=1))
+
+
+def solved_data_sets(name: str, k: int, n: int, reps: int, rng: np.random.Generator, solve):
+    """The intervals of a cell's data sets, ``solve(cells, npmle)`` -> {rule: intervals}, one per
+    data set; None for one whose solve raised (reported on standard error, counted by the caller:
+    a failure is never silently a hit)."""
+    for _ in range(reps):
+        cells = draw_cells(LAWS[name], k, n, rng)
+        try:
+            yield solve(cells, npmle(cells))
+        except Exception as exc:
+            print(f"{name} K={k} N={n}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            yield None
+
+
+def tally(found: dict, goals: list[str], truth: dict, hits: dict, widths: dict) -> None:
+    """Add one data set's intervals ({rule: intervals in the order of goals}) to the hits and width sums."""
+    for rule, ivs in found.items():
+        for g, iv in zip(goals, ivs):
+            hits[rule][g] += iv.lower.value - 1e-9 <= truth[g] <= iv.upper.value + 1e-9
+            widths[rule][g] += iv.upper.value - iv.lower.value
+
+
 def true_value(law, objective: str) -> float:
     """E_pi[g] of the law: exact sums for atoms; for a beta component the beta-binomial tail.
 
@@ -145,23 +174,16 @@ def run_beyond_cell(task) -> dict:
     failures = 0
     profile_c = critical_value(alpha, 1, n=n, dim=k)
     start = time.perf_counter()
-    for _ in range(reps):
-        q = draw_q(law, n, rng)  # the same data sets as the default run of this cell
-        bits = rng.random((n, k)) < q[:, None]
-        cells = cell_counts(np.full(n, k), bits.sum(axis=1))
-        try:
-            ref = npmle(cells)
-            found = {"projection": likelihood_intervals(cells, asked, alpha=alpha, reference=ref),
-                     "profile": likelihood_intervals(cells, asked, c=profile_c, reference=ref),
-                     "face": likelihood_intervals(cells, asked, alpha=alpha, reference=ref, beyond="face")}
-        except Exception as exc:  # counted and reported: a failure is never silently a hit
+    def solve(cells, ref):
+        return {"projection": likelihood_intervals(cells, asked, alpha=alpha, reference=ref),
+                "profile": likelihood_intervals(cells, asked, c=profile_c, reference=ref),
+                "face": likelihood_intervals(cells, asked, alpha=alpha, reference=ref, beyond="face")}
+
+    for found in solved_data_sets(name, k, n, reps, rng, solve):  # the same data sets as the default run of this cell
+        if found is None:
             failures += 1
-            print(f"{name} K={k} N={n}: {type(exc).__name__}: {exc}", file=sys.stderr)
             continue
-        for rule, ivs in found.items():
-            for g, iv in zip(goals, ivs):
-                hits[rule][g] += iv.lower.value - 1e-9 <= truth[g] <= iv.upper.value + 1e-9
-                widths[rule][g] += iv.upper.value - iv.lower.value
+        tally(found, goals, truth, hits, widths)
         for g, iv in zip(goals, found["face"]):
             face_df[g] += iv.df
     done = max(reps - failures, 1)
@@ -229,8 +251,7 @@ def lattice_applies(name: str, k: int, n: int, reps: int, seed: int) -> bool:
     rng = np.random.default_rng(seed)
     objectives = [parse_objective(g) for g in OBJECTIVES]
     for _ in range(reps):
-        q = draw_q(law, n, rng)
-        cells = cell_counts(np.full(n, k), (rng.random((n, k)) < q[:, None]).sum(axis=1))
+        cells = draw_cells(law, k, n, rng)
         ref = npmle(cells)
         if any(LatticeProblem(cells, obj).on_lattice(ref) for obj in objectives if LatticeProblem.applies(cells, obj)):
             return True
