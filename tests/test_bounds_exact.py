@@ -1,6 +1,7 @@
 """The exact engine against closed forms, 50-digit references and brute-force LPs."""
 
 from fractions import Fraction
+from math import comb
 
 import numpy as np
 import pytest
@@ -170,3 +171,40 @@ def test_exact_monomials_agree_with_evaluator():
     coeffs = [Fraction(c) for c in majority_monomial_coefficients(10)]
     q = Fraction(37, 100)
     assert obj.evaluate(0.37) == pytest.approx(float(sum(c * q**k for k, c in enumerate(coeffs))), abs=1e-15)
+
+
+@pytest.mark.parametrize("a, b", [("339/100", "221/100"), ("317/100", "539/100"), ("31/5", "2")])
+def test_ten_beta_moments_inside_the_moment_space(a, b):
+    # Exact moments of a Beta law: strictly inside the moment space (the smallest Hankel
+    # eigenvalue is about 1e-8), yet the exchange reported them "outside the moment space"
+    # for V101 at 10 moments: the duals of the monomial moments (8e4) outgrew the artificial
+    # columns' cost, so the first phase stopped with an artificial column in the basis.
+    # Reference: HiGHS on a 4001-point grid in the Bernstein basis (cell probabilities,
+    # well conditioned at degree 10): inner bounds within the grid's h^2 error.
+    a, b, order = Fraction(a), Fraction(b), 10
+    vals = []
+    for k in range(1, order + 1):
+        m = Fraction(1)
+        for i in range(k):
+            m *= (a + i) / (a + b + i)
+        vals.append(m)
+    obj = parse_objective("V101")
+    bounds = sharp_bounds(obj, moments=[f"{v.numerator}/{v.denominator}" for v in vals])
+    x = np.linspace(0.0, 1.0, 4001)
+    cells = np.arange(order + 1)
+    kernel = np.array([[comb(order, s) * xi**s * (1 - xi) ** (order - s) for xi in x] for s in cells])
+    m = [Fraction(1)] + vals  # p_s = C(K, s) E[Q^s (1 - Q)^(K - s)]
+    p = [float(comb(order, s) * sum(comb(order - s, j) * (-1) ** j * m[s + j] for j in range(order - s + 1))) for s in cells]
+    gv = obj.evaluate(x)
+    lo = linprog(gv, A_eq=kernel, b_eq=p, bounds=(0, None), method="highs")
+    up = linprog(-gv, A_eq=kernel, b_eq=p, bounds=(0, None), method="highs")
+    assert lo.status == 0 and up.status == 0
+    # each bound holds to its certificate's violation (the dual polynomial's coefficients reach
+    # 3e5 in the monomial basis, so rounding leaves up to about 1e-5), and is sharp to 1e-5
+    assert bounds.lower.value - bounds.lower.violation <= lo.fun + 1e-7
+    assert bounds.upper.value + bounds.upper.violation >= -up.fun - 1e-7
+    assert abs(lo.fun - bounds.lower.value) <= 1e-5 and abs(bounds.upper.value - (-up.fun)) <= 1e-5
+    assert max(bounds.lower.violation, bounds.upper.violation) <= 1e-4
+    for bound in (bounds.lower, bounds.upper):
+        assert len(bound.law.atoms) <= order + 1
+        np.testing.assert_allclose(bound.law.moments(order), [float(v) for v in vals], atol=1e-10)

@@ -27,6 +27,9 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
          continuous exchange runs only if everything before was refused. Moments
          outside the grid's moment space (atoms closer than grid points) leave
          artificial columns in the grid basis; the exchange on [0, 1] removes them.
+         One left after that means their cost was too small against the duals (10
+         moments near the edge of the moment space): a first phase proper
+         (_feasible_basis) finds an atoms-only basis and the exchange runs again.
       _finish, the one end of every route: a pattern is polished by Newton on
       _contact.kkt_system (which the exact certificates also polish in mpmath), and a
       result with two interior contacts (m = 2) is finished by bitangent_law, so every

@@ -137,7 +137,8 @@ def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray):
     return merge_close(atoms, weights, gap, MERGE_WEIGHT_FLOOR)
 
 
-def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = EXCHANGE_TOLS[-1]):
+def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = EXCHANGE_TOLS[-1],
+             phase_one: bool = False):
     """Revised simplex over the columns phi(x), x on the grid or anywhere in [0, 1].
 
     ``basis`` holds m+1 entries, each an atom position (float) or an artificial
@@ -146,9 +147,15 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     point, so the iteration solves the semi-infinite LP itself; the first phase
     on the grid alone is a finite LP. Stops when the largest reduced cost is at
     most ``tol`` (relative). Returns (basis, weights, dual, iterations).
+
+    With ``phase_one`` (on the grid only) the objective is dropped: atoms cost 0 and
+    artificial columns -1, so the iteration minimizes the artificial weight alone. It
+    is what :func:`_feasible_basis` runs where -BIG was not big enough.
     """
     m1 = len(theta)
-    big = ARTIFICIAL_COST * T.scale
+    big = 1.0 if phase_one else ARTIFICIAL_COST * T.scale
+    scale = 1.0 if phase_one else T.scale
+    values = np.zeros_like(T.values) if phase_one else T.values
     cost: dict[float, float] = {}
     for it in range(max_iter):
         B = np.zeros((m1, m1))
@@ -160,14 +167,14 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
             else:
                 B[:, j] = _phi(col, m1)[0]
                 if col not in cost:
-                    cost[col] = float(T(float(col)))
+                    cost[col] = 0.0 if phase_one else float(T(float(col)))
                 c[j] = cost[col]
         try:
             w = np.linalg.solve(B, theta)
             yv = np.linalg.solve(B.T, c)
         except np.linalg.LinAlgError:
             raise SolverError("exact", "singular basis in the exchange step") from None
-        r = T.values - npoly.polyval(T.grid, yv)
+        r = values - npoly.polyval(T.grid, yv)
         i = int(np.argmax(r))
         x_in, r_in = float(T.grid[i]), float(r[i])
         if continuous:
@@ -177,7 +184,7 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
                     x_c, r_c = ascent_from(T, yv, col)
                     if r_c > r_in:
                         x_in, r_in = x_c, r_c
-        if r_in <= tol * (T.scale + np.sum(np.abs(yv))):
+        if r_in <= tol * (scale + np.sum(np.abs(yv))):
             return basis, w, yv, it
         d = np.linalg.solve(B, _phi(x_in, m1)[0])
         pos = d > PIVOT_TOL * np.max(np.abs(d))
@@ -417,7 +424,11 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
     The grid phase starts from artificial columns (m != 2); moments inside the moment
     space of [0, 1] but not of the grid (two atoms between neighbouring grid points) keep
     some in its basis, and the exchange on [0, 1] finishes the first phase off the grid.
-    Only moments it cannot reach either are infeasible.
+    Where an artificial column still carries weight after that, its cost -BIG was not
+    big enough (near the boundary of a moment space of high order the duals of the
+    monomial moments exceed it: 8e4 against 2e4 for V101 at 10 Beta moments), so a first
+    phase proper (:func:`_feasible_basis`) looks for an atoms-only basis on the grid and
+    the exchange runs again from it. Only moments that leaves outside are infeasible.
 
     Each optimal basis yields its atoms merged at coarse gaps first, then finer ones
     (neighbouring atoms may straddle one contact point, or be two genuine contacts close
@@ -430,6 +441,20 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
     else:
         basis = [0.0, 1.0] if m1 == 2 else [("art", i) for i in range(m1)]
     basis, w, yv, total = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1])
+    basis, w, total = yield from _exchange_tolerances(T, theta, basis, w, yv, total)
+    if _artificial(basis, w):
+        basis = _feasible_basis(T, theta, basis)
+        basis, w, yv, its = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1])
+        basis, w, total = yield from _exchange_tolerances(T, theta, basis, w, yv, total + its)
+    if _artificial(basis, w):
+        raise SolverError("exact", "infeasible", "moments are outside the moment space of [0, 1]")
+
+
+def _exchange_tolerances(T: Target, theta: np.ndarray, basis: list, w: np.ndarray, yv: np.ndarray, total: int):
+    """The exchange's passes from a grid optimum: the grid basis, then the exchange on [0, 1] at each of
+    EXCHANGE_TOLS; yields each feasible basis's patterns (:func:`_exchange_patterns`) and returns the
+    last (basis, weights, iterations)."""
+    m1 = len(theta)
     for tol in (None, *EXCHANGE_TOLS):
         if tol is not None:
             basis, w, yv, its = _simplex(T, theta, basis, max_iter=CONTINUOUS_ITER[0] * m1 + CONTINUOUS_ITER[1],
@@ -447,8 +472,30 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
                 tried.add(key)
                 yield "exchange", "pattern", A, W, total + 1
         yield "exchange", "law", atoms[keep], w[keep], yv, total + 1
+    return basis, w, total
+
+
+def _feasible_basis(T: Target, theta: np.ndarray, basis: list) -> list:
+    """A basis of grid atoms only whose weights solve the moments: the first phase proper.
+
+    The simplex minimizes the artificial weight (``phase_one``) from ``basis``; if some
+    is left the moments are outside the grid's moment space: infeasible. An artificial
+    column left in the basis at weight zero (a degenerate basis) is then pivoted out for
+    the grid atom with the largest entry in its row of B^-1 phi(x), which leaves the
+    weights unchanged, so that the exchange that follows never prices an artificial column.
+    """
+    m1 = len(theta)
+    basis, w, _, _ = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1], phase_one=True)
     if _artificial(basis, w):
         raise SolverError("exact", "infeasible", "moments are outside the moment space of [0, 1]")
+    columns = _phi(T.grid, m1).T  # one column phi(x) per grid atom
+    for j in [j for j, col in enumerate(basis) if isinstance(col, tuple)]:
+        B = np.column_stack([_phi(col, m1)[0] if not isinstance(col, tuple) else np.eye(m1)[col[1]] for col in basis])
+        row = np.linalg.solve(B, columns)[j]  # the entries of B^-1 phi(x) that a pivot on row j divides by
+        row[np.isin(T.grid, [col for col in basis if not isinstance(col, tuple)])] = 0.0
+        basis = list(basis)
+        basis[j] = float(T.grid[int(np.argmax(np.abs(row)))])
+    return basis
 
 
 def _artificial(basis: list, w: np.ndarray) -> bool:

@@ -71,7 +71,9 @@ NEWTON_MAX_WEIGHT = 1e6
 # -- the exchange (simplex) step ------------------------------------------------------
 
 #: Cost of an artificial column, times T.scale: far above any objective value, so every
-#: artificial column leaves the basis while the moments are feasible.
+#: artificial column leaves the basis while the moments are feasible -- unless the duals of
+#: the monomial moments outgrow it (8e4 for V101 at 10 Beta moments): the exchange then
+#: runs a first phase proper (_exact._feasible_basis) instead of trusting a larger constant.
 ARTIFICIAL_COST = 1e4
 
 #: An artificial column still carrying this much weight at the grid optimum means the
