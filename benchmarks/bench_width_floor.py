@@ -69,17 +69,11 @@ from bench_likelihood_coverage import (  # noqa: E402
     LAWS, beyond_objectives, cell_seed, solved_data_sets, tally, true_limit, true_value,
 )
 
-from certify import SolverError, endpoint_bounds, moment_class, sharp_bounds  # noqa: E402
-from certify.likelihood import CellCounts, likelihood_interval, likelihood_intervals  # noqa: E402
+from certify import endpoint_bounds, moment_class, sharp_bounds  # noqa: E402
+from certify.likelihood import likelihood_intervals  # noqa: E402
 
 #: Point masses q0 of the --cone mode: both ends, the middle, and between.
 CONE_POINTS = (0.05, 0.3, 0.5, 0.7, 0.95)
-
-#: Examples of the population counts of the fallback route (the likelihood engine's ends lose
-#: precision at 10^12), and its drop: together a moment slack of about 1e-5.
-POPULATION = 10**9
-POPULATION_DROP = 0.05
-
 
 def law_moments(law, k: int) -> list[str]:
     """m_1..m_k of a coverage-grid law as exact "p/q" strings: sums over atoms; for Beta(a, b),
@@ -103,40 +97,18 @@ def _limit_values(law) -> tuple[float, float]:
     return value, value
 
 
-def _cell_probabilities(moments: list[str], k: int) -> list[Fraction]:
-    """p_S = C(K, S) E[Q^S (1 - Q)^(K - S)], S = 0..K, from exact moments (eq. (L2))."""
-    m = [Fraction(1)] + [Fraction(v) for v in moments]
-    return [math.comb(k, s) * sum(math.comb(k - s, j) * (-1) ** j * m[s + j] for j in range(k - s + 1)) for s in range(k + 1)]
-
-
-def identified_set(law, k: int, goal: str) -> tuple[float, float, str]:
-    """[L_K(m0), U_K(m0)] of ``goal`` (``"V101"``, ``"Vinf"``, ...) at the law's first k moments, and its route.
-
-    ``"moments"``: the sharp bounds (Theorems 4.1 and 4.3). Where the exact solver rejects the
-    moments (it does at K = 10 for the two smooth Beta laws: SolverError "outside the moment space",
-    although exact Beta moments are interior), ``"likelihood"``: the likelihood interval at the
-    law's population counts (N = POPULATION examples, counts rounded) with c = POPULATION_DROP,
-    which contains the sharp bounds of every moment vector within about sqrt(2 c / N) of m0 --
-    an outer approximation (1e-4 wider on the uniform law at K = 10), so a floor read from it is
-    marked and can show the target not ruled out (its floor is then already low enough), never rule it out.
-    """
-    moments = law_moments(law, k)
-    try:
-        mom = moment_class(values=moments)
-        if goal == "Vinf":
-            b = endpoint_bounds(moments=mom)
-            # the law's own mass at q = 1/2 moved to 1/2 + delta or 1/2 - delta leaves the moments
-            # within O(delta) and V_inf at P(Q >= 1/2) or P(Q > 1/2): values of the closure (module docstring)
-            below, above = _limit_values(law)
-            return min(float(b.lower), below), max(float(b.upper), above), "moments"
-        b = sharp_bounds(int(goal[1:]), moments=mom)
-        return float(b.lower.value), float(b.upper.value), "moments"
-    except SolverError:
-        counts = np.array([round(p * POPULATION) for p in _cell_probabilities(moments, k)], dtype=np.int64)
-        seen = np.flatnonzero(counts)
-        iv = likelihood_interval(CellCounts(np.full(len(seen), k), seen, counts[seen]), "inf" if goal == "Vinf" else goal,
-                                 c=POPULATION_DROP)
-        return float(iv.lower.value), float(iv.upper.value), "likelihood"
+def identified_set(law, k: int, goal: str) -> tuple[float, float]:
+    """[L_K(m0), U_K(m0)] of ``goal`` (``"V101"``, ``"Vinf"``, ...) at the law's first k moments:
+    the sharp bounds of Theorem 4.1, and of Theorem 4.3 for V_inf with the closure of the module docstring."""
+    mom = moment_class(values=law_moments(law, k))
+    if goal == "Vinf":
+        b = endpoint_bounds(moments=mom)
+        # the law's own mass at q = 1/2 moved to 1/2 + delta or 1/2 - delta leaves the moments
+        # within O(delta) and V_inf at P(Q >= 1/2) or P(Q > 1/2): values of the closure (module docstring)
+        below, above = _limit_values(law)
+        return min(float(b.lower), below), max(float(b.upper), above)
+    b = sharp_bounds(int(goal[1:]), moments=mom)
+    return float(b.lower.value), float(b.upper.value)
 
 
 def coverage_records(path: Path) -> dict:
@@ -272,19 +244,15 @@ def main() -> None:
         for goal in beyond_objectives(k):
             if goal not in r["width"]["projection"]:
                 continue
-            lo, hi, route = identified_set(LAWS[law], k, goal)
+            lo, hi = identified_set(LAWS[law], k, goal)
             width = {rule: r["width"][rule][goal] for rule in ("projection", "profile", "face")}
             ratio = args.bar * (hi - lo) / width["projection"]
-            # an outer approximation of I(m0) overstates the floor: it can show the target not ruled
-            # out (its floor is already low enough), never rule it out
-            possible = ratio <= 1 - args.target
-            verdict = "yes" if possible else "**no**" if route == "moments" else "undecided"
+            verdict = "yes" if ratio <= 1 - args.target else "**no**"
             cells += 1
             ratios.append(ratio)
             if verdict == "**no**":
                 impossible.append((law, k, n, goal, ratio))
-            mark = "" if route == "moments" else " (likelihood, outer)"
-            print(f"| {law} | {k} | {n} | {goal} | {r['reps']} | [{lo:.4f}, {hi:.4f}]{mark} | {width['projection']:.4f} "
+            print(f"| {law} | {k} | {n} | {goal} | {r['reps']} | [{lo:.4f}, {hi:.4f}] | {width['projection']:.4f} "
                   f"| {width['profile']:.4f} | {width['face']:.4f} | {ratio:.2f} | {100 * (1 - ratio):.0f}% "
                   f"| {verdict} |")
     seconds = time.perf_counter() - start
