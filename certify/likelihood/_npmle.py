@@ -74,6 +74,12 @@ def _newton_gap(prob: _Problem, zero, law: _Law, scr) -> float:
     return duality_gap(zero, 1.0, law, bm, prob.n / (bm @ law.weights), scr)[0]
 
 
+def npmle_gap(prob: _Problem) -> float:
+    """The duality gap to which an NPMLE is solved (eq. (L5)): its log-likelihood is within this of
+    the supremum, so membership of the set C of eq. (L6) is decided to this accuracy too."""
+    return NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N
+
+
 def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, float]:
     """NPMLE law, max D and argmax D.
 
@@ -81,7 +87,7 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
     it instead of from CNM on the empirical law. The answer is checked the same way (eq. (L5)).
     """
     zero = _zero_target()
-    tol = NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N
+    tol = npmle_gap(prob)
     if start is None:
         start = conic_npmle_start(prob)  # one small conic program; None where it does not apply
     if start is None:

@@ -32,10 +32,10 @@ set then shrinks to pi-hat's identified set, where lambda grows without bound.
 **A value at the extreme of g** (V_inf = 1, V_101 = 0 on its side) needs a law on the set where
 g takes that value, so D = l(pi-hat) - max {l(pi) : pi on that set}, the NPMLE restricted to it
 (the near-minimal set of the lambda = 0 test, :func:`._ends.near_min_loglik`); it is read off
-directly. Newton in c would converge to the drop where the end switches to lambda = 0, and just
-below it, within the restricted NPMLE's gap (about 1e-6 in c), the lambda = 0 test and the
-Lagrangian disagree and the end fails to bracket lambda (measured: 6-19 % of data sets of a
-constant q = 0.7 before this route).
+directly: that is its definition, where Newton in c would only approach the drop at which the
+end switches to lambda = 0. (Just below that drop, within the restricted NPMLE's gap, about 1e-6
+in c, the ends once failed to bracket lambda -- 6-19 % of data sets of a constant q = 0.7 before
+this route; the lambda = 0 test now counts a level within that gap as reached.)
 """
 
 from __future__ import annotations

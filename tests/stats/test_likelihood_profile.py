@@ -121,14 +121,34 @@ def restricted_loglik_k3(counts, lo, hi):
 
 
 def test_value_at_the_extreme_of_g_is_the_npmle_restricted_to_its_set():
-    """V_inf = 1 needs every atom in [1/2, 1]: D(1) = l(pi-hat) - max l over laws there (its end
-    reaches 1 only as lambda -> 0, where the ends failed to bracket lambda)."""
+    """V_inf = 1 needs every atom in [1/2, 1]: D(1) = l(pi-hat) - max l over laws there."""
     counts = [33, 193, 442, 332]
     cells = cell_counts(np.full(1000, 3), np.repeat(np.arange(4), counts))
     ref = npmle(cells)
     d = profile_drop(cells, "inf", 1.0, reference=ref)
     assert d == pytest.approx(ref.loglik - restricted_loglik_k3(counts, 0.5, 1.0), rel=1e-5)
     assert likelihood_interval(cells, "inf", c=d * 1.001, reference=ref).upper.value == 1.0
+
+
+def test_an_end_reaches_the_extreme_of_g_without_a_window_of_failures():
+    """Just below the drop at which a law on {V_inf = 1} enters the set, the upper end switches
+    from lambda = 0.029 to lambda = 0. Within the restricted NPMLE's gap (1e-6 at N = 1000) below
+    that drop, the lambda = 0 test said no and the Lagrangian found no lambda ("no bracket" for
+    every c in about (D - 1e-6, D)). Now the end is 1 there, feasible to that gap, and the upper
+    end rises with c through the switch."""
+    counts = [33, 193, 442, 332]
+    cells = cell_counts(np.full(1000, 3), np.repeat(np.arange(4), counts))
+    ref = npmle(cells)
+    d = profile_drop(cells, "inf", 1.0, reference=ref)
+    drops = [d - 1e-5, d - 2e-6, d - 1e-6, d - 5e-7, d - 1e-7, d - 1e-8, d, d + 1e-7]
+    uppers = [likelihood_interval(cells, "inf", c=c, reference=ref).upper for c in drops]
+    values = [u.value for u in uppers]
+    assert values == sorted(values)
+    assert values[-4:] == [1.0] * 4 and all(u.lam == 0 for u in uppers[-4:])
+    # below the window the end is the Lagrangian's, lambda ~ 0.029 = d value / d c
+    assert uppers[0].lam > 0.02 and 1.0 - values[0] == pytest.approx(uppers[0].lam * 1e-5, rel=0.1)
+    for c, u in zip(drops, uppers):  # in the set to the NPMLE's gap
+        assert u.loglik >= ref.loglik - c - 2e-6
 
 
 def test_drop_is_convex_in_the_value():
