@@ -114,24 +114,38 @@ def _resolve(ctx: _Context, targets: dict, ends: dict, starts: WarmStarts | None
 
 
 def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simultaneous: bool = False,
-                     c: float | None = None, reference: LatentLaw | None = None) -> LikelihoodEnd:
+                     c: float | None = None, reference: LatentLaw | None = None,
+                     warm: WarmStarts | None = None) -> LikelihoodEnd:
     """One end of the likelihood-ratio interval of E_pi[g]; see :func:`likelihood_interval`.
+
+    It is that interval's end (same calibration); the other end is solved only where the
+    small-count calibration needs it.
 
     Parameters
     ----------
     side : {"lower", "upper"}
+    warm : WarmStarts, optional
+        As in :func:`likelihood_intervals`: a simulation study's previous solutions.
     """
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
+    _check_warm(warm)
     obj = _objective(objective)
     cells = _as_cells(cells)
     admit(cells, [obj])
+    if warm is not None and reference is None:
+        reference = warm.npmle(cells)
     ctx = _Context(cells, alpha, simultaneous, c, reference)
     # the small-count threshold needs both ends; whether it runs is decided by the NPMLE
     # alone (LatticeProblem.on_lattice), so elsewhere one side is enough
     small = (ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
              and LatticeProblem(ctx.cells, obj).on_lattice(ctx.reference))
-    return _all_ends(ctx, [obj], ("lower", "upper") if small else (side,))[0][side]
+    return _all_ends(ctx, [obj], ("lower", "upper") if small else (side,), starts=warm)[0][side]
+
+
+def _check_warm(warm) -> None:
+    if warm is not None and not isinstance(warm, WarmStarts):
+        raise InputError(f"warm={type(warm).__name__} must be a WarmStarts")
 
 
 def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous: bool = False,
@@ -174,8 +188,7 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
     -------
     list of LikelihoodInterval
     """
-    if warm is not None and not isinstance(warm, WarmStarts):
-        raise InputError(f"warm={type(warm).__name__} must be a WarmStarts")
+    _check_warm(warm)
     parsed = _parse_all(objectives)
     cells = _as_cells(cells)
     admit(cells, parsed)  # before any solve, the NPMLE of a warm start included

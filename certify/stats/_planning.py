@@ -29,7 +29,8 @@ S_i ~ Bin(K, q_i) example by example, at a cost independent of N.
 **Cost.** The studies of one design are solved in chunks of CHUNK studies; within a chunk each
 study's solvers start from the previous study's NPMLE and extremal laws
 (:class:`certify.likelihood.WarmStarts`), a study whose counts repeat an earlier one of the
-chunk is not solved again, and chunks run on ``workers`` processes. Every chunk
+chunk is not solved again, and chunks run on ``workers`` processes. Of the gain's interval only
+the lower end is solved (whether it lies above 0), unless the small-count calibration needs both. Every chunk
 draws from its own stream, spawned from ``seed`` by (design, chunk), so the plan does not
 depend on the number of workers.
 """
@@ -196,8 +197,12 @@ def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
     for j, row in enumerate(counts):
         key = row.tobytes()
         if key not in solved:
-            iv_v, iv_gain = likelihood_intervals(_cells(row), [votes, gain], alpha=alpha, warm=warm)
-            solved[key] = (iv_v.width, iv_gain.lower.value > 0)
+            cells = _cells(row)
+            reference = warm.npmle(cells)
+            (iv_v,) = likelihood_intervals(cells, [votes], alpha=alpha, reference=reference, warm=warm)
+            # certified iff the gain's interval lies above 0: only its lower end is needed
+            lower = likelihood_bound(cells, gain, "lower", alpha=alpha, reference=reference, warm=warm)
+            solved[key] = (iv_v.width, lower.value > 0)
         widths[j], certified[j] = solved[key]
     return widths, certified
 

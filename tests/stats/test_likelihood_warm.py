@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from certify import InputError
-from certify.likelihood import WarmStarts, cell_counts, likelihood_intervals, npmle
+from certify.likelihood import WarmStarts, cell_counts, likelihood_bound, likelihood_intervals, npmle
 
 #: The ends are optima verified by their certificates to CERT_TOL = 1e-10 (plus rounding); warm
 #: and cold solves stop at different points within that, so they agree to a little more.
@@ -37,7 +37,25 @@ def test_warm_started_sequence_gives_the_cold_ends(k, n):
         assert hot[0].reference.max_gradient <= 1e-6 * cells.n
 
 
+@pytest.mark.parametrize(("k", "n"), [(3, 200), (5, 150)])
+def test_warm_started_lower_bound_is_the_cold_intervals_end(k, n):
+    """A study plan asks for the gain's lower end alone, from the previous study's solutions: it
+    is the lower end of the cold interval, with the small-count threshold where that applies
+    (which needs both ends: at N = 150, K = 5 these data sets are on the lattice)."""
+    warm = WarmStarts()
+    small = []
+    for cells in _studies(k, n, 6, seed=10 + k):
+        hot = likelihood_bound(cells, "V3 - V1", "lower", warm=warm)
+        cold = likelihood_intervals(cells, ["V3 - V1"])[0]
+        small.append(cold.small_count)
+        assert hot.c == pytest.approx(cold.c, rel=AGREE)
+        assert hot.value == pytest.approx(cold.lower.value, abs=AGREE)
+    assert any(small) or k == 3
+
+
 def test_warm_must_be_warm_starts():
     cells = cell_counts([3] * 20, [0, 1, 2, 3] * 5)
     with pytest.raises(InputError, match="warm=dict must be a WarmStarts"):
         likelihood_intervals(cells, [3], warm={})
+    with pytest.raises(InputError, match="warm=dict must be a WarmStarts"):
+        likelihood_bound(cells, 3, "lower", warm={})
