@@ -43,7 +43,7 @@ Usage::
     python benchmarks/bench_width_floor.py [--K 5 10] [--bar 0.94] [--target 0.25]
         [--coverage benchmarks/likelihood_coverage_beyond.jsonl]
     python benchmarks/bench_width_floor.py --cone 3 5 10 [--draws 3000]
-    python benchmarks/bench_width_floor.py --constant 5:5.98 10:6.88 [--reps 100] [--workers 2]
+    python benchmarks/bench_width_floor.py --constant 5:6.19 10:6.88 [--reps 100] [--workers 2]
         [--out benchmarks/width_floor_constant.jsonl]
 """
 

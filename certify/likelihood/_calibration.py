@@ -54,10 +54,10 @@ Fubini its mean width is at least (1 - beta) |I(m)|. Where the identified set is
 projection's width (V_inf of a uniform q at K = 5, N = 8192: |I| = 0.444 against a width of
 0.50), no valid interval is 25 % narrower (``benchmarks/bench_width_floor.py``). A constant
 value (one chi-square value per K) must cover the boundary laws: at a constant q the 0.95
-quantile of the profile ratio of the true value grows with N (5.98 at K = 5, N = 8192), under
+quantile of the profile ratio of the true value grows with N (6.19 at K = 5, N = 8192), under
 the limit of the simple-hypothesis ratio at a point mass (the chi-bar-square of the tangent cone
-of the moment space, Shapiro 1985: 6.6-6.9 at K = 5, 7.7-8.1 at K = 10). The smallest such value
-the grid allows at K = 5 (5.98) makes intervals only 19 % narrower on average, since where the
+of the moment space, Shapiro 1985: 6.6-6.9 at K = 5, 7.6-8.0 at K = 10). The smallest such value
+the grid allows at K = 5 (6.19) makes intervals only 18 % narrower on average, since where the
 identified set is wide the level buys little (``bench_width_floor.py --constant``, ``--cone``).
 
 **Identification (L13).** If deg g = d <= K (one K; K_max for ragged counts, whose K_max-cells
