@@ -485,7 +485,9 @@ def _feasible_basis(T: Target, theta: np.ndarray, basis: list) -> list:
     weights unchanged, so that the exchange that follows never prices an artificial column.
     """
     m1 = len(theta)
-    basis, w, _, _ = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1], phase_one=True)
+    # a finite LP on the grid: the loosest tolerance decides whether artificial weight is left
+    basis, w, _, _ = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1], tol=EXCHANGE_TOLS[0],
+                              phase_one=True)
     if _artificial(basis, w):
         raise SolverError("exact", "infeasible", "moments are outside the moment space of [0, 1]")
     columns = _phi(T.grid, m1).T  # one column phi(x) per grid atom
