@@ -89,3 +89,12 @@ def sharp_value_mp(g, dg, theta, atoms, weights, y, side: str, dps: int = 50, ch
                 if 0 <= q <= 1:
                     worst = max(worst, sign * (g(q) - p(yy, q)))
         return value, worst
+
+
+def beta_moments(a, b, order: int) -> list:
+    """m_1..m_order of Beta(a, b), exactly: m_k = prod_{i<k} (a + i) / (a + b + i) (Fractions in, Fractions out)."""
+    out, m = [], 1
+    for k in range(order):
+        m = m * (a + k) / (a + b + k)
+        out.append(m)
+    return out

@@ -11,6 +11,7 @@ from certify import (
     InfeasibleMomentsError,
     InputError,
     ObjectiveError,
+    SolverError,
     one_call_three_vote_envelope,
     parse_objective,
     sharp_bound,
@@ -20,7 +21,7 @@ from certify import (
 )
 from certify._majority import majority_monomial_coefficients
 
-from ._reference import majority_mp, polynomial_mp, sharp_value_mp
+from ._reference import beta_moments, majority_mp, polynomial_mp, sharp_value_mp
 
 
 def test_three_vote_closed_form_on_dense_grid():
@@ -181,13 +182,8 @@ def test_ten_beta_moments_inside_the_moment_space(a, b):
     # columns' cost, so the first phase stopped with an artificial column in the basis.
     # Reference: HiGHS on a 4001-point grid in the Bernstein basis (cell probabilities,
     # well conditioned at degree 10): inner bounds within the grid's h^2 error.
-    a, b, order = Fraction(a), Fraction(b), 10
-    vals = []
-    for k in range(1, order + 1):
-        m = Fraction(1)
-        for i in range(k):
-            m *= (a + i) / (a + b + i)
-        vals.append(m)
+    order = 10
+    vals = beta_moments(Fraction(a), Fraction(b), order)
     obj = parse_objective("V101")
     bounds = sharp_bounds(obj, moments=[f"{v.numerator}/{v.denominator}" for v in vals])
     x = np.linspace(0.0, 1.0, 4001)
@@ -208,3 +204,18 @@ def test_ten_beta_moments_inside_the_moment_space(a, b):
     for bound in (bounds.lower, bounds.upper):
         assert len(bound.law.atoms) <= order + 1
         np.testing.assert_allclose(bound.law.moments(order), [float(v) for v in vals], atol=1e-10)
+
+
+@pytest.mark.parametrize("a, b", [("28/5", "39/10"), ("21/5", "27/5"), ("18/5", "47/10")])
+def test_twenty_beta_moments_give_a_valid_dual_or_an_error(a, b):
+    # At 20 moments the monomial coefficients of a dual reach 1e12; the relative acceptance rule
+    # alone took a dual failing by 3.2 (upper bound of V101 for Beta(5.6, 3.9)) as a sharp bound.
+    # Whatever a solve returns must hold to ACCEPT_MAX_VIOLATION; otherwise it must say it failed.
+    vals = [f"{m.numerator}/{m.denominator}" for m in beta_moments(Fraction(a), Fraction(b), 20)]
+    obj = parse_objective("V101")
+    try:
+        bounds = sharp_bounds(obj, moments=vals)
+    except SolverError:
+        return
+    scale = 1.0 + float(np.max(np.abs(obj.evaluate(np.linspace(0, 1, 1001)))))
+    assert max(bounds.lower.violation, bounds.upper.violation) <= 1e-4 * scale

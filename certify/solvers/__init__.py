@@ -35,7 +35,9 @@ returns a law and a polynomial p >= f of degree m that touch at the law's atoms
       result with two interior contacts (m = 2) is finished by bitangent_law, so every
       route to that pattern ends at the same law. Accepted (_exact._accept): the law
       has the moments to MOMENT_TOL with weights >= -WEIGHT_TOL, and max(f - p) on
-      [0, 1] <= ACCEPT_TOL (_contact.max_violation, a grid screen with Newton-refined
+      [0, 1] <= _contact.accept_tolerance: ACCEPT_TOL (scale + sum|p|), the rounding of
+      evaluating p, capped at ACCEPT_MAX_VIOLATION (scale) for the large coefficients of
+      high moment orders (_contact.max_violation, a grid screen with Newton-refined
       maxima). Faces skip it: their dual was accepted, to the tighter
       FACE_MAX_VIOLATION, when remembered, and face_weights checks their moments. A
       law with m + 1 well-separated contacts is remembered in the caller's Faces.

@@ -29,9 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._moments import snap_two_moments
-from ._contact import Target, cell_bounds, max_violation, rounding, target
+from ._contact import Target, accept_tolerance, cell_bounds, max_violation, rounding, target
 from ._exact import Faces, solve_exact
-from ._tolerances import ACCEPT_TOL, FINE_FACTOR
+from ._tolerances import FINE_FACTOR
 from ._two_moments import bitangent_law, endpoint_law, face_weights
 
 #: Rows per block of the (points x grid) residual matrix.
@@ -60,13 +60,13 @@ def _check(T: Target, Y: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, 
         valid[unsure] = v2
         for j in unsure[~v2 & ~i2]:
             viol, _ = max_violation(T, Y[j], contacts=contacts[j])
-            valid[j] = viol <= ACCEPT_TOL * (T.scale + np.sum(np.abs(Y[j])))
+            valid[j] = viol <= accept_tolerance(T, Y[j])
     return valid, worst
 
 
 def _check_on(T: Target, Y, contacts, X, F, F2, band2):
     """(valid, invalid, worst) of :func:`_check` on the samples (X, F = f(X), F2 = f''(X))."""
-    tol = ACCEPT_TOL * (T.scale + np.sum(np.abs(Y), axis=1))
+    tol = accept_tolerance(T, Y)
     reach = 2.0 * float(np.max(np.diff(X)))  # two of the widest cells
     valid = np.zeros(len(Y), bool)
     invalid = np.zeros(len(Y), bool)

@@ -20,7 +20,16 @@ import numpy as np
 from .._errors import SolverError
 from .._screen import CONTACT, POLICIES, Extrema, grid, grid_minima, polish
 from .._support import Support
-from ._tolerances import BAND_SLACK, CONTACT_DECIMALS, RECOVERY_MOMENT_TOL, RECOVERY_SUPPORT, ROUNDING, TANGENCY_TOL
+from ._tolerances import (
+    ACCEPT_MAX_VIOLATION,
+    ACCEPT_TOL,
+    BAND_SLACK,
+    CONTACT_DECIMALS,
+    RECOVERY_MOMENT_TOL,
+    RECOVERY_SUPPORT,
+    ROUNDING,
+    TANGENCY_TOL,
+)
 
 
 class Target:
@@ -306,6 +315,14 @@ def _screen(T: Target, c: tuple, r: np.ndarray, bound: np.ndarray, contacts) -> 
 def rounding(T: Target) -> float:
     """Size of rounding errors in sampled f - p: differences below it are not searched."""
     return ROUNDING * T.scale
+
+
+def accept_tolerance(T: Target, y: np.ndarray):
+    """The largest max(f - p) on [0, 1] at which a dual with coefficients ``y`` (one per row for
+    a batch) is accepted: the rounding of evaluating it, ACCEPT_TOL (T.scale + sum|y|), capped at
+    ACCEPT_MAX_VIOLATION T.scale (the one rule of every route)."""
+    rounding_bound = ACCEPT_TOL * (T.scale + np.sum(np.abs(np.asarray(y, dtype=float)), axis=-1))
+    return np.minimum(rounding_bound, ACCEPT_MAX_VIOLATION * T.scale)
 
 
 def max_violation(T: Target, y: np.ndarray, contacts=None) -> tuple[float, float]:
