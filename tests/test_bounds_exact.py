@@ -1,7 +1,6 @@
 """The exact engine against closed forms, 50-digit references and brute-force LPs."""
 
 from fractions import Fraction
-from math import comb
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ from certify import (
 )
 from certify._majority import majority_monomial_coefficients
 
-from ._reference import beta_moments, majority_mp, polynomial_mp, sharp_value_mp
+from ._reference import bernstein_grid_bounds, beta_moments, majority_mp, polynomial_mp, sharp_value_mp
 
 
 def test_three_vote_closed_form_on_dense_grid():
@@ -186,20 +185,12 @@ def test_ten_beta_moments_inside_the_moment_space(a, b):
     vals = beta_moments(Fraction(a), Fraction(b), order)
     obj = parse_objective("V101")
     bounds = sharp_bounds(obj, moments=[f"{v.numerator}/{v.denominator}" for v in vals])
-    x = np.linspace(0.0, 1.0, 4001)
-    cells = np.arange(order + 1)
-    kernel = np.array([[comb(order, s) * xi**s * (1 - xi) ** (order - s) for xi in x] for s in cells])
-    m = [Fraction(1)] + vals  # p_s = C(K, s) E[Q^s (1 - Q)^(K - s)]
-    p = [float(comb(order, s) * sum(comb(order - s, j) * (-1) ** j * m[s + j] for j in range(order - s + 1))) for s in cells]
-    gv = obj.evaluate(x)
-    lo = linprog(gv, A_eq=kernel, b_eq=p, bounds=(0, None), method="highs")
-    up = linprog(-gv, A_eq=kernel, b_eq=p, bounds=(0, None), method="highs")
-    assert lo.status == 0 and up.status == 0
+    lo, up = bernstein_grid_bounds(obj, vals)
     # each bound holds to its certificate's violation (the dual polynomial's coefficients reach
     # 3e5 in the monomial basis, so rounding leaves up to about 1e-5), and is sharp to 1e-5
-    assert bounds.lower.value - bounds.lower.violation <= lo.fun + 1e-7
-    assert bounds.upper.value + bounds.upper.violation >= -up.fun - 1e-7
-    assert abs(lo.fun - bounds.lower.value) <= 1e-5 and abs(bounds.upper.value - (-up.fun)) <= 1e-5
+    assert bounds.lower.value - bounds.lower.violation <= lo + 1e-7
+    assert bounds.upper.value + bounds.upper.violation >= up - 1e-7
+    assert abs(lo - bounds.lower.value) <= 1e-5 and abs(bounds.upper.value - up) <= 1e-5
     assert max(bounds.lower.violation, bounds.upper.violation) <= 1e-4
     for bound in (bounds.lower, bounds.upper):
         assert len(bound.law.atoms) <= order + 1
@@ -211,11 +202,18 @@ def test_twenty_beta_moments_give_a_valid_dual_or_an_error(a, b):
     # At 20 moments the monomial coefficients of a dual reach 1e12; the relative acceptance rule
     # alone took a dual failing by 3.2 (upper bound of V101 for Beta(5.6, 3.9)) as a sharp bound.
     # Whatever a solve returns must hold to ACCEPT_MAX_VIOLATION; otherwise it must say it failed.
-    vals = [f"{m.numerator}/{m.denominator}" for m in beta_moments(Fraction(a), Fraction(b), 20)]
+    moments = beta_moments(Fraction(a), Fraction(b), 20)
+    vals = [f"{m.numerator}/{m.denominator}" for m in moments]
     obj = parse_objective("V101")
     try:
         bounds = sharp_bounds(obj, moments=vals)
     except SolverError:
-        return
-    scale = 1.0 + float(np.max(np.abs(obj.evaluate(np.linspace(0, 1, 1001)))))
-    assert max(bounds.lower.violation, bounds.upper.violation) <= 1e-4 * scale
+        pass
+    else:
+        scale = 1.0 + float(np.max(np.abs(obj.evaluate(np.linspace(0, 1, 1001)))))
+        assert max(bounds.lower.violation, bounds.upper.violation) <= 1e-4 * scale
+    # V9 at the same moments is identified (degree 9 <= 20): E[V9] = sum_k c_k m_k exactly, and
+    # the solve must return that value on both sides
+    exact = float(sum(Fraction(c) * m for c, m in zip(majority_monomial_coefficients(4), [Fraction(1)] + moments)))
+    nine = sharp_bounds(vote_accuracy(9), moments=vals)
+    assert nine.lower.value == pytest.approx(exact, abs=1e-9) and nine.upper.value == pytest.approx(exact, abs=1e-9)

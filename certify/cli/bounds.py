@@ -141,7 +141,7 @@ def _print_text(data: dict) -> None:
     print(f"Sharp bounds over all laws on [0,1] with {desc}; method {data['method']}")
     rows = []
     for r in data["results"]:
-        label = votes_label(r["votes"]) if "votes" in r else r["objective"]
+        label = _label(r)
         if is_vote_limit(r.get("votes")):
             lo_law = "attained" if r["lower_attained"] else "infimum, approached only"
             up_law = "attained" if r["upper_attained"] else "supremum, approached only"
@@ -154,6 +154,11 @@ def _print_text(data: dict) -> None:
         _print_violation(r)
 
 
+def _label(r: dict) -> str:
+    """The row's name: its vote budget, or its objective."""
+    return votes_label(r["votes"]) if "votes" in r else r["objective"]
+
+
 def _print_violation(r: dict) -> None:
     """A note where a dual polynomial fails by more than the table's last digit (high moment
     orders, where its monomial coefficients are large): the bounds then hold only to about that,
@@ -161,8 +166,7 @@ def _print_violation(r: dict) -> None:
     lo_v, up_v = r.get("lower_violation", 0.0), r.get("upper_violation", 0.0)
     if max(lo_v, up_v) <= SHOWN_VIOLATION:
         return
-    label = votes_label(r["votes"]) if "votes" in r else r["objective"]
-    print(f"note: {label}: the dual polynomials fail by up to {max(lo_v, up_v):.1e} in double precision, so these "
+    print(f"note: {_label(r)}: the dual polynomials fail by up to {max(lo_v, up_v):.1e} in double precision, so these "
           f"bounds hold only to about that: lower >= {_fixed(r['lower_dual_value'] - lo_v)}, "
           f"upper <= {_fixed(r['upper_dual_value'] + up_v)}")
 

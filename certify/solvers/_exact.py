@@ -140,6 +140,17 @@ def _merge(atoms: np.ndarray, weights: np.ndarray, gap, grid: np.ndarray):
     return merge_close(atoms, weights, gap, MERGE_WEIGHT_FLOOR)
 
 
+def _basis_matrix(basis: list, m1: int) -> np.ndarray:
+    """The columns of a basis: phi(x) for an atom x, the unit vector e_i for the artificial ("art", i)."""
+    B = np.zeros((m1, m1))
+    for j, col in enumerate(basis):
+        if isinstance(col, tuple):
+            B[col[1], j] = 1.0
+        else:
+            B[:, j] = _phi(col, m1)[0]
+    return B
+
+
 def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = EXCHANGE_TOLS[-1],
              phase_one: bool = False):
     """Revised simplex over the columns phi(x), x on the grid or anywhere in [0, 1].
@@ -161,14 +172,12 @@ def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuou
     values = np.zeros_like(T.values) if phase_one else T.values
     cost: dict[float, float] = {}
     for it in range(max_iter):
-        B = np.zeros((m1, m1))
+        B = _basis_matrix(basis, m1)
         c = np.zeros(m1)
         for j, col in enumerate(basis):
             if isinstance(col, tuple):
-                B[col[1], j] = 1.0
                 c[j] = -big
             else:
-                B[:, j] = _phi(col, m1)[0]
                 if col not in cost:
                     cost[col] = 0.0 if phase_one else float(T(float(col)))
                 c[j] = cost[col]
@@ -495,8 +504,7 @@ def _feasible_basis(T: Target, theta: np.ndarray, basis: list) -> list:
         raise SolverError("exact", "infeasible", "moments are outside the moment space of [0, 1]")
     columns = _phi(T.grid, m1).T  # one column phi(x) per grid atom
     for j in [j for j, col in enumerate(basis) if isinstance(col, tuple)]:
-        B = np.column_stack([_phi(col, m1)[0] if not isinstance(col, tuple) else np.eye(m1)[col[1]] for col in basis])
-        row = np.linalg.solve(B, columns)[j]  # the entries of B^-1 phi(x) that a pivot on row j divides by
+        row = np.linalg.solve(_basis_matrix(basis, m1), columns)[j]  # the entries of B^-1 phi(x) that a pivot on row j divides by
         row[np.isin(T.grid, [col for col in basis if not isinstance(col, tuple)])] = 0.0
         basis = list(basis)
         basis[j] = float(T.grid[int(np.argmax(np.abs(row)))])
