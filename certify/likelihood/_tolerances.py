@@ -192,6 +192,10 @@ WARM_FLOOR = 1e-8
 WARM_MIX = 1e-3
 #: Newton / CNM alternations of the warm-started solver before it gives way to Brent's method.
 FAST_ROUNDS = 4
+#: Two Newton answers of the NPMLE's exchange rounds are the same support when their atoms agree
+#: to this: Newton converges to 1e-14 (NEWTON_TOL), so two runs that undo the same exchange
+#: land within rounding of each other, while a genuinely new support moves an atom by far more.
+SAME_SUPPORT_TOL = 1e-9
 
 # -- a latent law on a finite grid (:mod:`._finite`, the answer model) ------------------------
 
