@@ -106,8 +106,11 @@ NEWTON_TOL = 1e-14
 #: digits of the residual are then rounding, and every answer is still checked by the screen
 #: and the certificate.
 NEWTON_STALLED_TOL = 100 * NEWTON_TOL
-#: Halvings of Newton's line search (2^-40 ~ 1e-12 of a step changes nothing measurable).
-LINE_SEARCH_HALVINGS = 40
+#: Halvings of Newton's line search. A direction that needs a step below 2^-16 ~ 1.5e-5 of its
+#: length is no use: Newton then fails and the next start is tried. Measured on two data sets
+#: of every cell of the coverage grid (5 objectives each): 40 halvings spent 6 % more residual
+#: evaluations, mostly on starts that failed anyway, and every end agreed to 1.2e-14.
+LINE_SEARCH_HALVINGS = 16
 #: Relaxed (non-monotone) full Newton steps allowed before reverting to a line search: Newton's
 #: first steps from a warm start often raise the max-norm residual before converging fast.
 WATCHDOG_STEPS = 4
