@@ -37,12 +37,15 @@ __all__ = ["likelihood_bound", "likelihood_envelope", "likelihood_interval", "li
 
 
 def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upper"),
-              starts: WarmStarts | None = None) -> list[dict]:
+              starts: WarmStarts | None = None, wanted: Sequence[str] = ("lower", "upper")) -> list[dict]:
     """Both ends of every objective, each from the previous solution of its side (a warm start).
 
     Then the small-count calibration (:mod:`._calibration`): an identified
     objective whose estimate rests on cells with few expected examples gets the larger
     threshold, and both its ends are solved again at it.
+
+    ``wanted``: the ends that are returned; an end solved only for the small-count threshold
+    (which needs both) is not solved again at it unless wanted.
 
     ``starts``: solutions of a previous, similar data set (:class:`WarmStarts`); the first end
     of each side starts from there (the later ones from the previous objective, which is
@@ -82,7 +85,7 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
         drop = _small_count_drop(ctx, objectives[i], out[i]) if len(sides) == 2 else None
         if drop is None or drop <= ctx.c:
             continue
-        _resolve(ctx.set_drop(drop), targets[i], out[i], starts, "small-count")
+        _resolve(ctx.set_drop(drop), targets[i], out[i], starts, "small-count", wanted)
         out[i]["small_count"] = True
     for i in groups.get("face", []) if len(sides) == 2 else []:
         ctx.calibrate("face")  # the ends above are at the projection level, where the face is read
@@ -92,13 +95,14 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
     return out
 
 
-def _resolve(ctx: _Context, targets: dict, ends: dict, starts: WarmStarts | None, kind: str) -> None:
-    """Both ends of one objective again at the context's current c (``kind``: ``"small-count"`` or ``"face"``).
+def _resolve(ctx: _Context, targets: dict, ends: dict, starts: WarmStarts | None, kind: str,
+             sides: Sequence[str] = ("lower", "upper")) -> None:
+    """The ends of one objective again at the context's current c (``kind``: ``"small-count"`` or ``"face"``).
 
     Each end starts from the previous data set's solution of the same re-solve when ``starts``
     has one, else from this objective's end at the first threshold.
     """
-    for side in ("lower", "upper"):
+    for side in sides:
         tgt = targets[side]
         end = ends[side]
         key = (tgt.name, side, kind)
@@ -140,7 +144,7 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
     # alone (LatticeProblem.on_lattice), so elsewhere one side is enough
     small = (ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
              and LatticeProblem(ctx.cells, obj).on_lattice(ctx.reference))
-    return _all_ends(ctx, [obj], ("lower", "upper") if small else (side,), starts=warm)[0][side]
+    return _all_ends(ctx, [obj], ("lower", "upper") if small else (side,), starts=warm, wanted=(side,))[0][side]
 
 
 def _check_warm(warm) -> None:
