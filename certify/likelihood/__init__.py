@@ -17,6 +17,7 @@ Public names:
   -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`likelihood_envelope`
   (min of one objective, max of another, from one set); :func:`is_infinite_budget`;
   :class:`WarmStarts` (starts carried from one data set to the next, for simulation studies);
+  :func:`witness_below` (a law of the set that puts a lower end below a value, no end solved);
 * calibration: :func:`critical_value`, :func:`identified_df`;
 * a latent law on a finite grid of a model (the answer model of :mod:`certify.stats`):
   :class:`FiniteModel`, :func:`finite_interval` (floating point, not certified);
@@ -52,6 +53,7 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        on log lambda, each end the Lagrangian bound (L11).
 ``_warm``              :class:`WarmStarts`: the last NPMLE and ends of a sequence of similar data
                        sets, to start the next one's solves (a study plan's simulations).
+``_witness``           (L6): a law of C with E[g] below a value proves the lower end below it.
 ``_results``           :class:`LatentLaw`, :class:`LikelihoodEnd`, :class:`LikelihoodInterval`.
 ``_certificates``      ends -> version-2 certificates (:func:`certify_interval`, :func:`certified_intervals`,
                        :func:`certified_envelope`).
@@ -87,6 +89,7 @@ from ._profile import profile_drop
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import is_infinite_budget
 from ._warm import WarmStarts
+from ._witness import witness_below
 
 __all__ = [
     "CellCounts",
@@ -111,4 +114,5 @@ __all__ = [
     "log_likelihood",
     "npmle",
     "profile_drop",
+    "witness_below",
 ]

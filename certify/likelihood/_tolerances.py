@@ -200,6 +200,20 @@ FAST_ROUNDS = 4
 #: land within rounding of each other, while a genuinely new support moves an atom by far more.
 SAME_SUPPORT_TOL = 1e-9
 
+# -- witnesses (:mod:`._witness`) -------------------------------------------------------------
+
+#: A witness must have E[g] at least this far (times 1 + max |g|) below the value: 10x the
+#: certificate's tolerance CERT_TOL, so that the solved end would be below the value as well.
+WITNESS_MARGIN = 1e-9
+#: Shares s of pi-hat mixed into a candidate witness, (1 - s) w + s pi-hat: s = 0 is the
+#: candidate itself; l is concave along the segment, so a candidate just outside C (a previous
+#: data set's extremal law, the simulated truth) is pulled inside it at a cost in E[g] of s
+#: times the gap to E_pi-hat[g].
+WITNESS_MIX = (0.0, 0.25, 0.5, 0.75)
+#: A candidate witness given by the caller is a law when its weights sum to 1 within this (a law
+#: written out to 9 or more digits passes; its E[g] and l are then those of the law to that accuracy).
+WITNESS_WEIGHT_SUM_TOL = 1e-9
+
 # -- a latent law on a finite grid (:mod:`._finite`, the answer model) ------------------------
 
 #: Grid points offered to CNM per iteration: the lowest values of psi (psi is known at every

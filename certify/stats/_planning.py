@@ -30,7 +30,13 @@ S_i ~ Bin(K, q_i) example by example, at a cost independent of N.
 study's solvers start from the previous study's NPMLE and extremal laws
 (:class:`certify.likelihood.WarmStarts`), a study whose counts repeat an earlier one of the
 chunk is not solved again, and chunks run on ``workers`` processes. Of the gain's interval only
-the lower end is solved (whether it lies above 0), unless the small-count calibration needs both. Every chunk
+the lower end matters (whether it lies above 0), and it is not solved at all where a witness
+settles it (:func:`certify.likelihood.witness_below`): a law of the study's likelihood set whose
+gain is below 0 proves the end below 0. The candidates are the scenario law itself (the
+simulated truth, in the set in about 1 - alpha of the studies) and the last such law of the
+chunk, each also mixed with the study's pi-hat; the decision is the one the solved end gives
+(the test compares them study by study). Otherwise only the lower end is solved, and after a
+small-count threshold (which needs both ends at the chi-square level) only it again. Every chunk
 draws from its own stream, spawned from ``seed`` by (design, chunk), so the plan does not
 depend on the number of workers.
 """
@@ -47,7 +53,7 @@ from .._bernstein import bernstein_basis
 from .._errors import InputError
 from .._numbers import float_or_nan
 from .._objective import vote_gain
-from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle
+from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle, witness_below
 
 __all__ = ["DEFAULT_PLAN_REPS", "PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
 
@@ -187,22 +193,32 @@ def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
 
     A module-level function of plain arguments: a worker process runs it from a pickled task.
     """
-    p, examples, studies, (votes, gain), alpha, seed = task
+    p, examples, studies, (votes, gain), alpha, seed, truth = task
     counts = simulate_counts(p, examples, studies, np.random.default_rng(seed))
     warm = WarmStarts()  # one per chunk: the studies of one design look alike
     widths, certified = np.empty(studies), np.zeros(studies, dtype=bool)
     # a study is its K + 1 counts: one that repeats an earlier study of the chunk (common
     # with few calls) has the same intervals, and is not solved again
     solved: dict[bytes, tuple[float, bool]] = {}
+    # laws that may prove the gain's lower end below 0 (module docstring): the scenario law
+    # and the last law of the chunk that did
+    witnesses = [truth]
     for j, row in enumerate(counts):
         key = row.tobytes()
         if key not in solved:
             cells = _cells(row)
             reference = warm.npmle(cells)
             (iv_v,) = likelihood_intervals(cells, [votes], alpha=alpha, reference=reference, warm=warm)
-            # certified iff the gain's interval lies above 0: only its lower end is needed
-            lower = likelihood_bound(cells, gain, "lower", alpha=alpha, reference=reference, warm=warm)
-            solved[key] = (iv_v.width, lower.value > 0)
+            # certified iff the gain's interval lies above 0: only its lower end is needed, and
+            # not even that where a law of the likelihood set has a gain below 0
+            below = witness_below(cells, gain, 0.0, witnesses + [reference], alpha=alpha, reference=reference)
+            if below is None:
+                lower = likelihood_bound(cells, gain, "lower", alpha=alpha, reference=reference, warm=warm)
+                if lower.value <= 0:
+                    below = lower.law()
+            if below is not None:
+                witnesses = [below, truth]
+            solved[key] = (iv_v.width, below is None)
         widths[j], certified[j] = solved[key]
     return widths, certified
 
@@ -259,7 +275,8 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         p = cell_probabilities(*laws[name], k)
         for c, start in enumerate(range(0, reps, CHUNK)):
             owner.append(d)
-            tasks.append((p, n, min(CHUNK, reps - start), [votes, gain], float(alpha), np.random.SeedSequence(seed, spawn_key=(d, c))))
+            tasks.append((p, n, min(CHUNK, reps - start), [votes, gain], float(alpha), np.random.SeedSequence(seed, spawn_key=(d, c)),
+                          laws[name]))
     out: list = [None] * len(tasks)
     done, total = 0, len(designs) * reps
 
