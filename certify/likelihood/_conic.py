@@ -151,9 +151,9 @@ def conic_npmle_start(prob: _Problem) -> _Law | None:
     Flat: D = 0 on all of [0, 1] (the frequencies are a point inside the moment space, the
     saturated NPMLE). Every law with those cell probabilities is then an NPMLE, and which one is
     reported matters downstream: a study plan simulates more calls than the pilot's from it, so
-    its higher moments set the plan's numbers. CNM from the empirical law keeps choosing the law
-    it chose before this start existed (measured: the start's least-squares law moved a plan's
-    probabilities by 0.02 and its widths by 0.002 where K exceeds the pilot's calls).
+    its higher moments set the plan's numbers. :mod:`._npmle` chooses it (the law on the grid
+    {S/K} where it exists, else CNM's), not this start's least-squares law (measured: that law
+    moved a plan's probabilities by 0.02 and its widths by 0.002 where K exceeds the pilot's calls).
     """
     if not _applies(prob):
         return None

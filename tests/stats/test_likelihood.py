@@ -12,6 +12,7 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
+import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
@@ -331,6 +332,59 @@ def test_npmle_edge_cases():
     # mass at an endpoint together with an interior atom
     mixed = npmle(cell_counts([3] * 60, [3] * 30 + [1] * 10 + [2] * 10 + [0] * 2 + [3] * 8))
     assert 1.0 in mixed.atoms and mixed.max_gradient <= npmle_tol(60)
+
+
+def _grid_law_exactly(counts):
+    """The signed measure on {S/K} with cell probabilities n_S / N, in exact rationals (sympy)."""
+    k = len(counts) - 1
+    n = sum(counts)
+    b = sympy.Matrix(k + 1, k + 1, lambda s, j: sympy.binomial(k, s) * sympy.Rational(j, k) ** s
+                     * (1 - sympy.Rational(j, k)) ** (k - s))
+    return b.LUsolve(sympy.Matrix([sympy.Rational(c, n) for c in counts]))
+
+
+def _grid_mixture_counts(weights):
+    """The fewest examples whose frequencies are exactly those of the law sum_j w_j delta_{j/K}
+    (K = len - 1): N is the least common denominator of the cell probabilities."""
+    k = len(weights) - 1
+    f = [sum(sympy.Rational(w) * sympy.binomial(k, s) * sympy.Rational(j, k) ** s * (1 - sympy.Rational(j, k)) ** (k - s)
+             for j, w in enumerate(weights)) for s in range(k + 1)]
+    n = sympy.ilcm(*[x.q for x in f])
+    return tuple(int(x * n) for x in f)
+
+
+@pytest.mark.parametrize("counts", [
+    (10, 25, 40, 25),  # its grid measure has a zero weight at q = 1
+    _grid_mixture_counts(["1/10", "3/10", "2/5", "1/5"]),
+    _grid_mixture_counts(["1/20", "1/4", "1/5", "1/4", "1/5", "1/20"]),
+    _grid_mixture_counts(["0", "1/6", "1/3", "0", "1/3", "1/6", "0"]),
+])
+def test_saturated_npmle_is_the_law_on_the_grid_of_the_cells(counts):
+    # frequencies inside the moment space whose grid measure is a law: pi-hat is that law (the
+    # canonical choice among the many NPMLEs), with l(pi-hat) = sum n log(n / N) (Gibbs)
+    k, n = len(counts) - 1, sum(counts)
+    exact = _grid_law_exactly(counts)
+    assert all(w >= 0 for w in exact)  # the cases are chosen so
+    cells = cell_counts(np.full(n, k), np.repeat(np.arange(k + 1), counts))
+    got = npmle(cells)
+    want = [(j / k, float(w)) for j, w in enumerate(exact) if w > 0]
+    assert got.atoms == pytest.approx([a for a, _ in want], abs=1e-15)
+    assert got.weights == pytest.approx([w for _, w in want], abs=1e-12)
+    assert got.loglik == pytest.approx(sum(c * math.log(c / n) for c in counts), abs=1e-9)
+    assert got.max_gradient <= npmle_tol(n)
+
+
+def test_saturated_npmle_where_the_grid_measure_is_not_a_law():
+    # (1, 3, 4, 2)/10 at K = 3 are the cell probabilities of a law (the NPMLE attains the
+    # saturated maximum) but need negative weights on the grid {0, 1/3, 2/3, 1}: the usual path
+    # chooses, and its answer is an NPMLE with D <= tolerance at that maximum
+    counts = (10, 30, 40, 20)
+    assert any(w < 0 for w in _grid_law_exactly(counts))
+    cells = cell_counts(np.full(100, 3), np.repeat(np.arange(4), counts))
+    got = npmle(cells)
+    assert got.max_gradient <= npmle_tol(100)
+    assert got.loglik == pytest.approx(sum(c * math.log(c / 100) for c in counts), abs=1e-6)
+    assert not set(got.atoms) <= {0.0, 1 / 3, 2 / 3, 1.0}
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
