@@ -70,6 +70,8 @@ def witness_below(cells, objective, value: float, laws, *, alpha: float = 0.05,
     -------
     Law or None
     """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+        raise InputError(f"value={value!r} must be a finite number")
     obj = _objective(objective)
     if not isinstance(obj, Objective):
         raise InputError(f"objective={objective!r}: a witness is for polynomial objectives, not {obj.name}")

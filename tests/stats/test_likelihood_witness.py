@@ -99,3 +99,9 @@ def test_bad_witness_inputs(objective, laws, message):
     cells = _data(3, 50, 0, hard=0.2)
     with pytest.raises(InputError, match=message):
         witness_below(cells, objective, 0.5, laws)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "0.5", True, None])
+def test_bad_witness_value(value):
+    with pytest.raises(InputError, match="must be a finite number"):
+        witness_below(_data(3, 50, 0, hard=0.2), "V3", value, [((0.5,), (1.0,))])
