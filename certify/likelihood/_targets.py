@@ -164,6 +164,12 @@ def _target(obj: Objective | VoteLimit | PassLimit, side: str, mirror: _Target |
             return _Target(obj.name, [_Piece(0.0, 0.0, None, 0.0), _Piece(0.0, 1.0, None, 1.0)], 0, sign, (0.0, 1.0))
         # sup P(Q > 0) = -inf E[-(usc envelope 1{q >= 0} = 1)]: 1, by definition
         return _Target(obj.name, [_Piece(0.0, 1.0, None, -1.0)], 0, sign, (0.0, 1.0), jump=0.0)
+    if not obj.majority and len(set(obj.bernstein)) <= 1:
+        # a constant polynomial (all Bernstein coefficients equal): E_pi[g] is that constant for
+        # every law, so its ends are too, with no search (as pass@inf's upper end); solved as a
+        # polynomial, the lambda = 0 test needed a full NPMLE and failed at K = 2000
+        value = float(obj.bernstein[0]) if obj.bernstein else 0.0
+        return _Target(obj.name, [_Piece(0.0, 1.0, None, sign * value)], 0, sign, (value, value))
     g = obj if sign > 0 else obj.scaled(-1, name=f"-({obj.name})")
     return _Target(obj.name, [_Piece(0.0, 1.0, g)], obj.degree, sign, _range(obj), mirror=mirror)
 

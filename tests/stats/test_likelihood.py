@@ -18,11 +18,14 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from certify import InputError, SolverError, endpoint_bounds, sharp_bounds
+from certify._objective import Objective
+from certify.certificates import verify
 from certify.readers import bits_from_array
 from certify.likelihood import _ends, _newton, _npmle, _problem, _targets
 from certify.likelihood import (
     CellCounts,
     cell_counts,
+    certified_intervals,
     critical_value,
     gradient_function,
     identified_df,
@@ -776,6 +779,22 @@ def test_degenerate_data_give_exact_intervals():
     for iv in (right, wrong):
         for end in (iv.lower, iv.upper):
             assert abs(end.value - end.certified) <= 1e-12
+
+
+@pytest.mark.parametrize("k", [10, 2000])
+def test_constant_objectives_are_their_constant(k):
+    # E_pi[g] = c for every law: both ends are c, with lambda = 0 and no search. Solved as a
+    # polynomial, K = 2000 raised "infeasible" (the lambda = 0 test's restricted NPMLE) and
+    # K = 1000 took 16 s
+    rng = np.random.default_rng(0)
+    cells = cell_counts(np.full(50, k), rng.binomial(k, rng.beta(2, 2, 50)))
+    objectives = ["3", "-1/2", "0", Objective.from_coefficients([0.25, 0, 0])]
+    for iv, want in zip(likelihood_intervals(cells, objectives), (3.0, -0.5, 0.0, 0.25)):
+        for end in (iv.lower, iv.upper):
+            assert end.value == want and end.certified == want and end.lam == 0.0
+    if k == 10:
+        for _, *certificates in certified_intervals(cells, ["3", "V3"]):
+            assert all(verify(cert).ok for cert in certificates)
 
 
 def test_lambda_zero_when_argmin_law_is_in_the_set():
