@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from .._errors import SolverError
 from ._problem import _Problem, _Screen
 from ._targets import _Law, _Target
 from ._tolerances import (
@@ -80,12 +81,33 @@ def duality_gap(tgt: _Target, lam: float, law: _Law, bm: np.ndarray, u: np.ndarr
     return mean - float(scr.psi[best]), mean, best
 
 
-def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_iter: int = CNM_MAX_ITER):
+class WorkBudget:
+    """Iterations of the simplex QP that one solve may still spend (every input costs bounded work).
+
+    Created by a caller whose CNM calls have no other bound that matters (the fallback of one
+    end, the lambda = 0 test) and passed to :func:`cnm`; when it runs out, :class:`SolverError`.
+    """
+
+    def __init__(self, limit: int, what: str):
+        self.left, self.limit, self.what = int(limit), int(limit), what
+
+    def spend(self, iterations: int) -> None:
+        self.left -= iterations
+        if self.left < 0:
+            raise SolverError("likelihood", "work limit",
+                              f"{self.what}: the constrained Newton method spent its {self.limit:,} quadratic-program "
+                              f"iterations without converging (seen at K = 1000 calls with V101); use fewer calls per "
+                              f"example (certify analyze --calls) or a smaller budget of votes")
+
+
+def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_iter: int = CNM_MAX_ITER,
+        budget: WorkBudget | None = None):
     """Constrained Newton method: add every local minimum of psi below its mean, reweight.
 
     Minimizes F(w) = E g / lam - l on a growing support. Returns (law, gap, screen) where
     gap = E_pi psi - min psi >= F(pi) - min F (times lam), eq. (L8). Use
-    :func:`._newton.merge` on the law before Newton's method.
+    :func:`._newton.merge` on the law before Newton's method. ``budget``: the QP iterations
+    it may spend (:class:`WorkBudget`), or no limit beyond ``max_iter``.
     """
     law = law.copy()
     last_f = math.inf
@@ -110,7 +132,7 @@ def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_ite
         if big > QP_SCALE_LIMIT:  # the same model divided by big^2: A'A cannot overflow
             a, lin = a / big, lin / big / big
         qmat = a.T @ a
-        wq = _simplex_qp(qmat, lin, new.weights)
+        wq = _simplex_qp(qmat, lin, new.weights, budget)
         d = wq - new.weights
         slope = float((gnew / lam - h) @ d)
         f0 = float(gnew @ new.weights) / lam - prob.loglik(p)
@@ -165,7 +187,7 @@ def _exchange(law: _Law, scr: _Screen, a: float) -> _Law:
                 np.concatenate([law.piece, scr.piece[add]]))
 
 
-def _simplex_qp(qmat: np.ndarray, lin: np.ndarray, w0: np.ndarray) -> np.ndarray:
+def _simplex_qp(qmat: np.ndarray, lin: np.ndarray, w0: np.ndarray, budget: WorkBudget | None = None) -> np.ndarray:
     """min 1/2 w'Qw + lin'w over the simplex for a positive semidefinite Q (primal active set).
 
     Q = A'A is singular whenever there are more atoms than cells. On the current face
@@ -179,6 +201,8 @@ def _simplex_qp(qmat: np.ndarray, lin: np.ndarray, w0: np.ndarray) -> np.ndarray
     w = w0.copy()
     free = w > 0
     for _ in range(QP_ITER_PER_ATOM * (m + 1)):
+        if budget is not None:
+            budget.spend(1)
         fidx = np.flatnonzero(free)
         f = len(fidx)
         grad = qmat @ w + lin

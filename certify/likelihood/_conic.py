@@ -40,7 +40,7 @@ from scipy import optimize, sparse
 
 from ._problem import _Problem
 from ._targets import _Law, _Target
-from ._tolerances import CONIC_GRID, CONIC_MAX_CELLS, CONIC_ZERO_TOL
+from ._tolerances import CONIC_GRID, CONIC_MAX_CELLS, CONIC_ZERO_TOL, NNLS_ITER_PER_COLUMN
 
 __all__ = ["conic_end_start", "conic_npmle_start"]
 
@@ -125,7 +125,10 @@ def _law_from(prob: _Problem, values: np.ndarray, grid: np.ndarray, p_target: np
     if len(idx) == 0:
         return None
     atoms = grid[idx]
-    w, _ = optimize.nnls(prob.kernel(atoms) / p_target[:, None], np.ones(len(p_target)))  # relative misfit per cell
+    try:
+        w, _ = optimize.nnls(prob.kernel(atoms) / p_target[:, None], np.ones(len(p_target)), maxiter=NNLS_ITER_PER_COLUMN * len(atoms))  # relative misfit per cell
+    except RuntimeError:  # scipy's iteration limit (seen at K = 1000, N = 50): no start, the other routes run
+        return None
     keep = w > 0
     if not keep.any():
         return None

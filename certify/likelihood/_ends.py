@@ -49,7 +49,7 @@ from scipy import optimize
 
 from .._errors import SolverError
 from ._calibration import _Context
-from ._cnm import _exchange, cnm
+from ._cnm import WorkBudget, _exchange, cnm
 from ._conic import conic_end_start
 from ._newton import merge, newton
 from ._npmle import npmle_gap
@@ -67,6 +67,7 @@ from ._tolerances import (
     CERT_RTOL,
     CERT_TOL,
     CNM_SUPPORT_ITER,
+    CNM_WORK_LIMIT,
     EXTRAPOLATION_RATIO,
     FAST_ROUNDS,
     INNER_LOOSE_GAP,
@@ -160,8 +161,9 @@ def _best_on(prob: _Problem, pieces: list[tuple[float, float]], gap_tols, level:
         init_atoms += pts
         init_piece += [k] * len(pts)
     law = _Law(init_atoms, np.full(len(init_atoms), 1.0 / len(init_atoms)), init_piece)
+    budget = WorkBudget(CNM_WORK_LIMIT, "the restricted NPMLE of the lambda = 0 test")
     for gap_tol in gap_tols:
-        law, gap, _ = cnm(prob, zero, 1.0, law, gap_tol)
+        law, gap, _ = cnm(prob, zero, 1.0, law, gap_tol, budget=budget)
         ll = prob.loglik(prob.probabilities(law))
         if level is not None and (ll >= level or ll + gap < level):
             break
@@ -348,7 +350,7 @@ def _fast(ctx: _Context, tgt: _Target, law: _Law, lam: float, cnm_first: bool = 
     return None, law, lam
 
 
-def _inner(prob: _Problem, tgt: _Target, lam: float, law: _Law, ref: _Law) -> _Law:
+def _inner(prob: _Problem, tgt: _Target, lam: float, law: _Law, ref: _Law, budget: WorkBudget) -> _Law:
     """Solve min E g - lam l (eq. (L7)) to a tight duality gap.
 
     Newton on (L9) at fixed lambda from the previous solution (Brent's steps in lambda are
@@ -365,11 +367,11 @@ def _inner(prob: _Problem, tgt: _Target, lam: float, law: _Law, ref: _Law) -> _L
     got = newton(prob, tgt, merge(prob, law, tgt, lam), lam)
     if got is not None and _checked(prob, tgt, *got) is not None:
         return got.law
-    law, gap, _ = cnm(prob, tgt, lam, law, INNER_LOOSE_GAP * spsi)
+    law, gap, _ = cnm(prob, tgt, lam, law, INNER_LOOSE_GAP * spsi, budget=budget)
     got = newton(prob, tgt, merge(prob, law, tgt, lam), lam)
     if got is not None and _checked(prob, tgt, *got) is not None:
         return got.law
-    law, gap, _ = cnm(prob, tgt, lam, law, INNER_TIGHT_GAP * spsi)
+    law, gap, _ = cnm(prob, tgt, lam, law, INNER_TIGHT_GAP * spsi, budget=budget)
     return law
 
 
@@ -378,11 +380,12 @@ def _robust(ctx: _Context, tgt: _Target, lam0: float):
     prob = ctx.prob
     ref = _pieces_law(ctx.ref_law, tgt)
     state = {"law": ref}
+    budget = WorkBudget(CNM_WORK_LIMIT, f"{tgt.name}, Brent's method on log lambda")
     cache: dict[float, tuple[_Law, float]] = {}
 
     def phi(t: float) -> float:
         if t not in cache:  # memoized: Brent re-evaluates the bracket ends
-            law = _inner(prob, tgt, math.exp(t), state["law"], ref)
+            law = _inner(prob, tgt, math.exp(t), state["law"], ref, budget)
             state["law"] = law
             cache[t] = (law, prob.loglik(prob.probabilities(law)) - ctx.level)
         return cache[t][1]

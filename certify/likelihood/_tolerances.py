@@ -87,6 +87,12 @@ QP_SCALE_LIMIT = 1e100
 #: Active-set iterations of the simplex QP per atom (each frees or fixes one weight; the
 #: method terminates in finitely many, far fewer in practice).
 QP_ITER_PER_ATOM = 20
+#: Work limit: QP iterations that the fallback of one end (Brent's method on log lambda, its
+#: CNM inner solves) or the lambda = 0 test's restricted NPMLE may spend in all, before a
+#: SolverError. An iteration costs 0.1-0.5 ms; the whole grid of the coverage benchmark never
+#: came near it, while V101's lower end from K = 1000 calls (N = 50, q ~ Beta(2, 8)), whose
+#: multiplier is about 1e-11 and whose QPs cycle at their cap, ran for over ten minutes.
+CNM_WORK_LIMIT = 50_000
 #: Weight given to each atom added by a vertex-exchange step before Newton re-weights: small
 #: enough to stay near the current law (its cell probabilities change by at most ~1 %), large
 #: enough that Newton does not drop the atom at once.
@@ -254,6 +260,10 @@ CONIC_MAX_CELLS = 64
 #: is a candidate atom of the start: Clarabel's answer is accurate to about 1e-7, its small
 #: atoms' zeros less so, and a candidate too many gets weight 0 from the least squares.
 CONIC_ZERO_TOL = 1e-3
+#: Iterations of scipy's NNLS per candidate atom of a conic start (scipy's default is 3): at
+#: K = 1000 the kernel columns differ by hundreds of orders of magnitude relative to the cell
+#: probabilities, and 3 per column ran out (the start was lost and the end fell to Brent's method).
+NNLS_ITER_PER_COLUMN = 30
 
 # -- small-count calibration (:mod:`._calibration`, eq. (S1)) --------------------------------
 

@@ -797,6 +797,23 @@ def test_constant_objectives_are_their_constant(k):
             assert all(verify(cert).ok for cert in certificates)
 
 
+def test_a_tiny_multiplier_at_a_thousand_calls_ends_in_bounded_work():
+    # V101's lower end from K = 1000 calls of 50 examples with q ~ Beta(2, 8): the multiplier is
+    # about 1e-11, Newton fails from every start, and the fallback's QPs cycle at their cap. It
+    # raised scipy's RuntimeError from the conic start's NNLS (a crash), and with that caught ran
+    # for over ten minutes; now the work limit ends it with a SolverError, or it is solved
+    rng = np.random.default_rng(1)
+    q = rng.beta(2, 8, 50)
+    rng.random(50), rng.beta(2, 8, 50), rng.beta(8, 2, 50)  # the draws of the case as found
+    cells = cell_counts(np.full(50, 1000), rng.binomial(1000, q))
+    try:
+        end = likelihood_bound(cells, 101, "lower")
+    except SolverError as exc:
+        assert exc.status == "work limit" and "--calls" in str(exc)
+    else:
+        assert 0.0 <= end.value <= 1e-6 and abs(end.value - end.certified) <= 1e-10
+
+
 def test_lambda_zero_when_argmin_law_is_in_the_set():
     # two examples; a point mass at the interior minimizer of V5 - V1 is likely enough
     cells = cell_counts([3, 1], [0, 1])
