@@ -312,8 +312,10 @@ def _kkt(prob: _Problem, tgt, law, lam, a, level, lo, hi, gscale, jacobian, mean
     size = m + f + 1 + (1 if level is not None else 0)
     jac = np.zeros((size, size))
     # n / p^2 as (n / p) (1 / p): p * p underflows when a cell is nearly impossible (K in
-    # the thousands), while u = n / p and e / p stay finite
-    jac[: m + f, : m + f] = lam * (tmat.T @ (u[:, None] * (e / p[:, None])))
+    # the thousands), while u = n / p and e / p stay finite. Where even that overflows (a start
+    # far from the answer), the step is not finite and Newton gives up on this start: no warning
+    with np.errstate(over="ignore", invalid="ignore"):
+        jac[: m + f, : m + f] = lam * (tmat.T @ (u[:, None] * (e / p[:, None])))
     h2 = u @ b2
     cols = m + np.arange(f)
     jac[free, cols] += g1[free] - lam * h1[free]
