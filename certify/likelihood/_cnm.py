@@ -96,8 +96,8 @@ class WorkBudget:
         if self.left < 0:
             raise SolverError("likelihood", "work limit",
                               f"{self.what}: the constrained Newton method spent its {self.limit:,} quadratic-program "
-                              f"iterations without converging (seen at K = 1000 calls with V101); use fewer calls per "
-                              f"example (certify analyze --calls) or a smaller budget of votes")
+                              f"iterations without converging; use fewer calls per example (certify analyze --calls) "
+                              f"or a smaller budget of votes")
 
 
 def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_iter: int = CNM_MAX_ITER,

@@ -74,6 +74,8 @@ from ._tolerances import (
     INNER_TIGHT_GAP,
     LAMBDA_GUESS_SD_FLOOR,
     LEVEL_RTOL,
+    NEAR_MIN_LAMBDA,
+    NEAR_MIN_TOL,
     POLISH_MARGIN,
     SCREEN_TOL,
     START_GAP,
@@ -271,7 +273,10 @@ def _solve_end(ctx: _Context, tgt: _Target, warm: _EndState | None, same_data: b
     if got[0] is not None:
         return got
     lam = got[2] if 0 < got[2] < math.inf else _lambda_guess(ctx, tgt)
-    return (*_robust(ctx, tgt, lam), None)
+    try:
+        return (*_robust(ctx, tgt, lam), None)
+    except _NearMinimum as near:  # within NEAR_MIN_TOL of min g: reported as min g, lambda = 0
+        return near.law, 0.0, None
 
 
 def _lambda_guess(ctx: _Context, tgt: _Target) -> float:
@@ -375,19 +380,46 @@ def _inner(prob: _Problem, tgt: _Target, lam: float, law: _Law, ref: _Law, budge
     return law
 
 
+class _NearMinimum(Exception):
+    """A law of the set with E[g] within NEAR_MIN_TOL of min g: the search stops (:func:`_robust`)."""
+
+    def __init__(self, law: _Law):
+        super().__init__()
+        self.law = law
+
+
 def _robust(ctx: _Context, tgt: _Target, lam0: float):
-    """Brent's method on t = log lam for l(pi_lam) = level (monotone in lam), with inner solves."""
+    """Brent's method on t = log lam for l(pi_lam) = level (monotone in lam), with inner solves.
+
+    An inner solution at a multiplier below NEAR_MIN_LAMBDA whose E[g] is within NEAR_MIN_TOL of
+    min g ends the search with lambda = 0 when it is inside the set, or when its mixture with
+    pi-hat that reaches the level still is that close: :func:`_finish` reports min g, its
+    certified bound (smaller multipliers make every inner solve slower, while the end is
+    already that close to min g).
+    """
     prob = ctx.prob
     ref = _pieces_law(ctx.ref_law, tgt)
     state = {"law": ref}
     budget = WorkBudget(CNM_WORK_LIMIT, f"{tgt.name}, Brent's method on log lambda")
     cache: dict[float, tuple[_Law, float]] = {}
+    floor = float(prob.screen(tgt, 0.0, np.zeros(prob.cells.size)).psi.min()) + NEAR_MIN_TOL * max(1.0, tgt.scale())
+
+    def mean(law: _Law) -> float:
+        return float(law.weights @ tgt.jet(law.atoms, law.piece, (0,))[0])
 
     def phi(t: float) -> float:
         if t not in cache:  # memoized: Brent re-evaluates the bracket ends
             law = _inner(prob, tgt, math.exp(t), state["law"], ref, budget)
             state["law"] = law
             cache[t] = (law, prob.loglik(prob.probabilities(law)) - ctx.level)
+            if math.exp(t) <= NEAR_MIN_LAMBDA and mean(law) <= floor:
+                if cache[t][1] >= 0:
+                    raise _NearMinimum(law)
+                # outside the set but near min g: the mixture with pi-hat (inside) that reaches the
+                # level may still be near min g (l is concave along the segment)
+                mixed = _mixed_to_level(prob, ctx.level, law, ref)
+                if mean(mixed) <= floor:
+                    raise _NearMinimum(mixed)
         return cache[t][1]
 
     t0 = math.log(lam0)
@@ -477,7 +509,9 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
     if not (np.all(law.weights >= 0) and abs(law.weights.sum() - 1.0) <= WEIGHT_SUM_TOL):
         raise SolverError("likelihood", "invalid law", f"weights {law.weights} ({tgt.name}, {side})")
     p = prob.probabilities(law)
-    u = prob.n / p
+    # with lambda = 0, psi = g: h does not enter (and n / p may overflow where pi* is far from a cell)
+    with np.errstate(divide="ignore"):
+        u = prob.n / p if lam > 0 else np.zeros(prob.cells.size)
     ll = prob.loglik(p)
     if scr is None:
         scr = prob.screen(tgt, lam, u)
@@ -487,8 +521,13 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
     # a constant has E_pi[g] = that constant for every law, exactly (not the weights' rounded sum)
     value = float(law.weights @ g_at) if tgt.constant is None else tgt.constant
     b = ctx.level - ll + prob.N
-    certified = a + lam * b
+    certified = a + lam * b if lam > 0 else a  # lambda = 0: the bound is a alone, whatever b
     allowed = CERT_TOL * max(1.0, tgt.scale()) + CERT_RTOL * lam * prob.N
+    attained = True
+    if lam == 0 and allowed < value - certified <= NEAR_MIN_TOL * max(1.0, tgt.scale()):
+        # a law of the set within NEAR_MIN_TOL of min g (_robust): the end reported is min g,
+        # its certified bound, which pi* does not attain (conservative by value - certified)
+        value, attained = certified, False
     if not abs(value - certified) <= allowed:
         raise SolverError(
             "likelihood", "not converged",
@@ -499,9 +538,8 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
     shortfall = LEVEL_RTOL * max(1.0, abs(ctx.level)) + (npmle_gap(prob) if lam == 0 else 0.0)
     if not ll >= ctx.level - shortfall:
         raise SolverError("likelihood", "infeasible", f"{tgt.name} {side}: l(pi*) = {ll!r} < level {ctx.level!r}")
-    attained = True
     if tgt.jump is not None:  # the envelope differs from g at the jump: an atom there does not attain it
-        attained = not bool(np.any((law.atoms == tgt.jump) & (law.weights > ATTAINED_WEIGHT_TOL)))
+        attained = attained and not bool(np.any((law.atoms == tgt.jump) & (law.weights > ATTAINED_WEIGHT_TOL)))
     s = tgt.sign
     return LikelihoodEnd(
         objective=tgt.name,

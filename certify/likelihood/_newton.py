@@ -312,19 +312,19 @@ def _kkt(prob: _Problem, tgt, law, lam, a, level, lo, hi, gscale, jacobian, mean
     size = m + f + 1 + (1 if level is not None else 0)
     jac = np.zeros((size, size))
     # n / p^2 as (n / p) (1 / p): p * p underflows when a cell is nearly impossible (K in
-    # the thousands), while u = n / p and e / p stay finite. Where even that overflows (a start
+    # the thousands), while u = n / p and e / p stay finite. Where even these overflow (a start
     # far from the answer), the step is not finite and Newton gives up on this start: no warning
     with np.errstate(over="ignore", invalid="ignore"):
         jac[: m + f, : m + f] = lam * (tmat.T @ (u[:, None] * (e / p[:, None])))
-    h2 = u @ b2
-    cols = m + np.arange(f)
-    jac[free, cols] += g1[free] - lam * h1[free]
-    jac[cols, cols] += g2[free] - lam * h2[free]
-    jac[m + f, :m] = 1.0
-    jac[:m, -1] = -1.0  # d/da
-    if level is not None:
-        # t = log lam: d psi / dt = -lam h
-        jac[:m, -2] = -lam * h0
-        jac[m: m + f, -2] = -lam * h1[free]
-        jac[m + f + 1, : m + f] = u @ e
+        h2 = u @ b2
+        cols = m + np.arange(f)
+        jac[free, cols] += g1[free] - lam * h1[free]
+        jac[cols, cols] += g2[free] - lam * h2[free]
+        jac[m + f, :m] = 1.0
+        jac[:m, -1] = -1.0  # d/da
+        if level is not None:
+            # t = log lam: d psi / dt = -lam h
+            jac[:m, -2] = -lam * h0
+            jac[m: m + f, -2] = -lam * h1[free]
+            jac[m + f + 1, : m + f] = u @ e
     return r, jac, sc, free

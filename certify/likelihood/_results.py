@@ -92,7 +92,10 @@ class LikelihoodEnd:
     attained : bool
         Whether pi* itself has E[g] = value. False only for V_inf when pi* has an atom at
         the jump q = 1/2: the extreme is then approached by moving that atom to 1/2 -+ eps;
-        and for the upper end of pass@inf when pi* (pi-hat) has an atom at 0, which moves to eps.
+        for the upper end of pass@inf when pi* (pi-hat) has an atom at 0, which moves to eps;
+        and where the search stopped at a law of the set with E[g] within NEAR_MIN_TOL (1e-6) of
+        min g (max g for an upper end): the end is then that certified bound, lam = 0, and pi*
+        is within 1e-6 of it (conservative by at most that).
     """
 
     objective: str

@@ -89,10 +89,21 @@ QP_SCALE_LIMIT = 1e100
 QP_ITER_PER_ATOM = 20
 #: Work limit: QP iterations that the fallback of one end (Brent's method on log lambda, its
 #: CNM inner solves) or the lambda = 0 test's restricted NPMLE may spend in all, before a
-#: SolverError. An iteration costs 0.1-0.5 ms; the whole grid of the coverage benchmark never
-#: came near it, while V101's lower end from K = 1000 calls (N = 50, q ~ Beta(2, 8)), whose
-#: multiplier is about 1e-11 and whose QPs cycle at their cap, ran for over ten minutes.
+#: SolverError. An iteration costs 0.1-0.5 ms, so the limit is 10-20 s. The grid of the coverage
+#: benchmark never came near it; V101's lower end from K = 1000 calls (N = 50, q ~ Beta(2, 8)),
+#: whose multiplier is about 1e-11 and whose QPs cycle at their cap, ran for over ten minutes
+#: before it (and is now solved by the NEAR_MIN_TOL rule below).
 CNM_WORK_LIMIT = 50_000
+#: A law of the set whose E[g] is within NEAR_MIN_TOL (times max(1, max |g|)) of min g, found by
+#: an inner solve at a multiplier below NEAR_MIN_LAMBDA, ends the search for a lower end (of max g
+#: for an upper end): the end is reported as min g with lambda = 0, a certified bound that is
+#: conservative by at most NEAR_MIN_TOL (:func:`._ends._robust`). V101's lower end from 500 or more
+#: calls of skewed data has a multiplier below 1e-7, where every inner solve of Brent's method
+#: costs thousands of QP iterations, while its value is already below 1e-6. The multiplier bound
+#: keeps ends with an ordinary multiplier exact (V_inf's upper end just below its switch to 1 has
+#: lambda = 0.029 and lies 3e-7 below 1).
+NEAR_MIN_TOL = 1e-6
+NEAR_MIN_LAMBDA = 1e-6
 #: Weight given to each atom added by a vertex-exchange step before Newton re-weights: small
 #: enough to stay near the current law (its cell probabilities change by at most ~1 %), large
 #: enough that Newton does not drop the atom at once.

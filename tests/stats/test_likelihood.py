@@ -21,11 +21,12 @@ from certify import InputError, SolverError, endpoint_bounds, sharp_bounds
 from certify._objective import Objective
 from certify.certificates import verify
 from certify.readers import bits_from_array
-from certify.likelihood import _ends, _newton, _npmle, _problem, _targets
+from certify.likelihood import _cnm, _ends, _newton, _npmle, _problem, _targets
 from certify.likelihood import (
     CellCounts,
     cell_counts,
     certified_intervals,
+    certify_interval,
     critical_value,
     gradient_function,
     identified_df,
@@ -797,21 +798,54 @@ def test_constant_objectives_are_their_constant(k):
             assert all(verify(cert).ok for cert in certificates)
 
 
-def test_a_tiny_multiplier_at_a_thousand_calls_ends_in_bounded_work():
-    # V101's lower end from K = 1000 calls of 50 examples with q ~ Beta(2, 8): the multiplier is
-    # about 1e-11, Newton fails from every start, and the fallback's QPs cycle at their cap. It
-    # raised scipy's RuntimeError from the conic start's NNLS (a crash), and with that caught ran
-    # for over ten minutes; now the work limit ends it with a SolverError, or it is solved
+def test_v101_from_a_thousand_calls_of_skewed_data_is_solved_and_certified():
+    # V101 from K = 1000 calls of 50 examples with q ~ Beta(2, 8): scipy's NNLS raised a
+    # RuntimeError out of the conic start; with that caught, Brent's method on log lambda ran for
+    # over ten minutes (multiplier about 1e-11); and the small-count quantile was infinite
+    # (a path law at an extreme of the coefficients), which crashed the re-solve. Now: the search
+    # stops at a law of the set within NEAR_MIN_TOL of min g, the infinite quantile falls back to
+    # the projection value, and both ends are certified to CERT_TOL (the work limit, which ended
+    # the search in between, is not reached)
     rng = np.random.default_rng(1)
     q = rng.beta(2, 8, 50)
     rng.random(50), rng.beta(2, 8, 50), rng.beta(8, 2, 50)  # the draws of the case as found
     cells = cell_counts(np.full(50, 1000), rng.binomial(1000, q))
-    try:
-        end = likelihood_bound(cells, 101, "lower")
-    except SolverError as exc:
-        assert exc.status == "work limit" and "--calls" in str(exc)
-    else:
-        assert 0.0 <= end.value <= 1e-6 and abs(end.value - end.certified) <= 1e-10
+    iv = likelihood_interval(cells, 101)
+    # the projection value in its F-form with one residual degree (n = 50 < dim = 1000)
+    assert iv.small_count and iv.c == pytest.approx(25 * math.log(1 + 1000 * stats.f.ppf(0.95, 1000, 1)), rel=1e-9)
+    assert 0.0 <= iv.lower.value <= 1e-6 and iv.lower.lam == 0.0
+    for end in (iv.lower, iv.upper):
+        assert abs(end.value - end.certified) <= 1e-10
+
+
+def test_the_work_budget_ends_cnm_with_a_solver_error():
+    rng = np.random.default_rng(3)
+    cells = cell_counts(np.full(200, 10), rng.binomial(10, rng.beta(2, 3, 200)))
+    prob = _problem._Problem(cells)
+    start = _npmle._initial_law(prob)
+    _, gap, _ = _cnm.cnm(prob, _targets._zero_target(), 1.0, start, 1e-12)  # no budget: no error
+    assert gap < 1e-6
+    with pytest.raises(SolverError, match="spent its 3 quadratic-program iterations") as err:
+        _cnm.cnm(prob, _targets._zero_target(), 1.0, start, 1e-12, budget=_cnm.WorkBudget(3, "a test"))
+    assert err.value.status == "work limit"
+
+
+def test_a_lower_end_within_the_near_min_tolerance_is_min_g():
+    # V101 from K = 500 calls of 50 examples with q ~ Beta(2, 8) (identified: the small-count
+    # calibration): Newton fails from every start and the multiplier falls below 1e-8, where each
+    # inner solve costs thousands of QP iterations (the work limit ended it). The search stops at
+    # a law of the set whose E[V101] is below 1e-6: the end is min V101 = 0, certified, and the law
+    # is reported as not attaining it
+    rng = np.random.default_rng(5)
+    cells = cell_counts(np.full(50, 500), rng.binomial(500, rng.beta(2, 8, 50)))
+    iv = likelihood_interval(cells, 101)
+    end = iv.lower
+    assert end.value == 0.0 and end.certified == 0.0 and end.lam == 0.0 and not end.attained
+    law_value = float(np.dot(end.weights, stats.binom.sf(50, 101, np.array(end.atoms))))
+    assert 0.0 < law_value <= 1e-6
+    assert log_likelihood(cells, end.atoms, end.weights) >= iv.reference.loglik - iv.c - 1e-9
+    lower, _ = certify_interval(cells, 101, iv)
+    assert verify(lower).ok
 
 
 def test_lambda_zero_when_argmin_law_is_in_the_set():
