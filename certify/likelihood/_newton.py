@@ -289,7 +289,10 @@ def _kkt(prob: _Problem, tgt, law, lam, a, level, lo, hi, gscale, jacobian, mean
     p = bm @ w
     if not np.all(p > 0):
         return None
-    u = prob.n / p
+    with np.errstate(over="ignore"):
+        u = prob.n / p
+    if not np.all(np.isfinite(u)):  # a cell probability below n / 1e308: this start is far off
+        return None
     g0, g1, g2 = tgt.jet(atoms, law.piece)
     free = free_atoms(atoms, lo, hi)
     h0, h1 = u @ bm, u @ b1
