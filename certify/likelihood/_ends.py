@@ -36,7 +36,11 @@ a = min g (b then plays no role). This is decided before any Lagrangian solve, b
 log-likelihood of a law on {g <= min g + ARGMIN_TOL} (bounded above first through max_x B_c(x),
 attained at x = S_c/K_c); the near-minimal set rather than argmin g because V_101 is below
 1e-13 on a whole interval, where the exact multiplier would be astronomically small -- the
-reported value then exceeds its certificate min g by at most ARGMIN_TOL.
+reported value then exceeds its certificate min g by at most ARGMIN_TOL. Where Brent's method
+reaches multipliers below NEAR_MIN_LAMBDA with a law of C (or its mixture with pi-hat at the
+level) whose E[g] is within NEAR_MIN_TOL of min g, the end is min g, lambda = 0, its certified
+bound, conservative by at most NEAR_MIN_TOL (V101 from hundreds of calls of data far below 1/2:
+the exact multiplier is 1e-8 to 1e-11, and each inner solve there costs thousands of QP steps).
 For V_inf the same holds on the closed pieces of its envelopes (eq. (L12), :mod:`._targets`).
 """
 
