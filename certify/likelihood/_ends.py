@@ -203,7 +203,8 @@ def _lambda_zero(ctx: _Context, tgt: _Target):
     # to the same gap), and deciding otherwise leaves a window of c, 1e-6 wide at N = 1000, in
     # which neither this test nor the Lagrangian finds the end (l(pi_lambda) > level down to
     # lambda = e^-85: the inner solves are not that accurate) -- min g is a bound in any case
-    if not ll + gap >= ctx.level:
+    # (only a converged solve's gap: an unconverged one's could admit a law far below the level)
+    if not (ll >= ctx.level or (gap <= npmle_gap(prob) and ll + gap >= ctx.level)):
         return None
     # map the atoms back to the pieces of the target (a point piece lies in some target piece)
     return _pieces_law(law, tgt), gmin
