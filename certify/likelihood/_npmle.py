@@ -97,6 +97,12 @@ def npmle_gap(prob: _Problem) -> float:
     return NPMLE_GRADIENT_TOL + NPMLE_GRADIENT_RTOL * prob.N
 
 
+def _screened_npmle(prob: _Problem, zero, law: _Law):
+    """(screen of D at ``law``, whether ``law`` passes the check (L5): max D <= npmle_gap)."""
+    found = prob.screen(zero, 1.0, prob.n / prob.probabilities(law))
+    return found, -float(found.psi.min()) - prob.N <= npmle_gap(prob)
+
+
 def _newton_rounds(prob: _Problem, zero, law: _Law):
     """Newton on the merged support of ``law``; where it converges on too few atoms (D > 0
     somewhere), one vertex-exchange step adds the maxima of D and Newton runs again, up to
@@ -106,15 +112,14 @@ def _newton_rounds(prob: _Problem, zero, law: _Law):
     it has set the added atoms' weights to 0 again, and another exchange from there would
     repeat the round.
     """
-    tol = npmle_gap(prob)
     start, before = merge(prob, law, zero, 1.0), None
     for i in range(FAST_ROUNDS):
         polished = newton(prob, zero, start, 1.0)
         if polished is None or not np.all(polished.law.weights > 0):
             return None
         cand = polished.law
-        found = prob.screen(zero, 1.0, prob.n / prob.probabilities(cand))
-        if -float(found.psi.min()) - prob.N <= tol:
+        found, ok = _screened_npmle(prob, zero, cand)
+        if ok:
             return cand, found
         if before is not None and len(cand.atoms) == len(before) and np.allclose(cand.atoms, before, rtol=0.0, atol=SAME_SUPPORT_TOL):
             return None
@@ -157,9 +162,8 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
     got = None
     saturated = _saturated_law(prob)
     if saturated is not None:  # checked like any other answer; it passes up to rounding
-        found = prob.screen(zero, 1.0, prob.n / prob.probabilities(saturated))
-        if -float(found.psi.min()) - prob.N <= tol:
-            got = saturated, found
+        found, ok = _screened_npmle(prob, zero, saturated)
+        got = (saturated, found) if ok else None
     if got is None and start is not None:
         start = _warm_law(prob, start)
         got = _newton_rounds(prob, zero, start)
@@ -183,8 +187,8 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
         else:
             polished = newton(prob, zero, law, 1.0, fixed=True)
             if polished is not None and np.all(polished.law.weights > 0):
-                found = prob.screen(zero, 1.0, prob.n / prob.probabilities(polished.law))
-                if -float(found.psi.min()) - prob.N <= tol:
+                found, ok = _screened_npmle(prob, zero, polished.law)
+                if ok:
                     law, scr = polished.law, found
     # CNM finishes what Newton left (gap = max D: E_pi psi = -N for g = 0, lambda = 1). Its
     # first step screens the law it is given and returns it if the gap is met, so a law
