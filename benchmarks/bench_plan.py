@@ -10,7 +10,9 @@ of 3 votes over one call:
    commit SAME_DRAWS on, the old path simulates the same studies, and with as many studies per
    design on both paths the two plans are compared row by row (the error column).
 2. **New path** -- ``plan_study`` of this checkout, one worker, on the same designs and studies
-   per design. Both are timed in CPU seconds of the process (the machine may be shared, and
+   per design, the V3 width solved in a quarter of them (the default plan's DEFAULT_WIDTH_REPS of
+   DEFAULT_PLAN_REPS; the mean widths then differ from the old path's by Monte Carlo error, printed
+   in units of the new standard error). Both are timed in CPU seconds of the process (the machine may be shared, and
    wall time then measures the neighbours), and reported as studies per CPU second.
 3. **Default plan** -- ``plan_study`` with the CLI's defaults (designs 200/1000/4000 examples x
    2/5/10 calls, DEFAULT_PLAN_REPS studies per design and scenario) on ``--workers`` processes:
@@ -47,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certify.cli.plan import DEFAULT_WORKERS  # noqa: E402
-from certify.stats import DEFAULT_PLAN_REPS, plan_study  # noqa: E402
+from certify.stats import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, plan_study  # noqa: E402
 from certify.readers import bits_from_array  # noqa: E402
 
 #: The code before the fast plan (main at the time): the old path of the comparison.
@@ -123,8 +125,10 @@ def cpu_seconds() -> float:
 
 
 def time_new(bits, reps: int, workers: int) -> dict:
+    """The new path; the widths from the default plan's share of the studies (a quarter)."""
+    width_reps = max(2, round(reps * DEFAULT_WIDTH_REPS / DEFAULT_PLAN_REPS))
     cpu, wall = cpu_seconds(), time.perf_counter()
-    plan = plan_study(bits, VOTES, examples=EXAMPLES, calls=CALLS, reps=reps, seed=0, workers=workers)
+    plan = plan_study(bits, VOTES, examples=EXAMPLES, calls=CALLS, reps=reps, width_reps=width_reps, seed=0, workers=workers)
     return {"cpu": cpu_seconds() - cpu, "wall": time.perf_counter() - wall, "studies": len(plan.rows) * reps,
             "se": max(r.se_certified for r in plan.rows), "plan": plan}
 
@@ -159,17 +163,22 @@ def main() -> None:
         # differ only by what the solvers changed (before it, by Monte Carlo error)
         rows = np.array([[r.p_certified, r.mean_width] for r in new["plan"].rows])
         diff = np.abs(rows - np.array(old["rows"]))
-        print(f"largest difference, new - old plan: P(certified) {diff[:, 0].max():.3g}, mean width {diff[:, 1].max():.3g}")
+        # the new mean width is over a quarter of the studies: it differs by Monte Carlo error
+        z = diff[:, 1] / np.array([r.se_width for r in new["plan"].rows])
+        print(f"largest difference, new - old plan: P(certified) {diff[:, 0].max():.3g}, mean width {diff[:, 1].max():.3g} "
+              f"(the new one from {new['plan'].rows[0].width_reps} of {new_reps} studies: at most {z.max():.2f} of its "
+              f"standard errors)")
     if args.quick:
         return
     full = time_new(bits, DEFAULT_PLAN_REPS, args.workers)
     print(f"\ndefault plan ({DEFAULT_PLAN_REPS} studies per design, {full['studies']} studies, {args.workers} workers): "
           f"{full['wall']:.1f} s wall, {full['cpu']:.1f} CPU s ({full['studies'] / full['cpu']:.2f} studies per CPU s), "
           f"largest Monte Carlo SE {full['se']:.4f}; load average {os.getloadavg()[0]:.1f} at the end")
-    print("\n| scenario | examples | calls | P(certified) | SE | mean width of V3 |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("\n| scenario | examples | calls | P(certified) | SE | mean width of V3 | SE |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for r in full["plan"].rows:
-        print(f"| {r.scenario} | {r.examples} | {r.calls} | {r.p_certified:.3f} | {r.se_certified:.3f} | {r.mean_width:.4f} |")
+        print(f"| {r.scenario} | {r.examples} | {r.calls} | {r.p_certified:.3f} | {r.se_certified:.3f} | {r.mean_width:.4f} "
+              f"| {r.se_width:.4f} |")
 
 
 if __name__ == "__main__":

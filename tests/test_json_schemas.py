@@ -29,7 +29,7 @@ from .fuzz_inputs import GENUINE_LIKELIHOOD
 
 SCHEMAS = {p.name: json.loads(p.read_text()) for p in sorted(SCHEMA_DIR.glob("*.json"))}
 REGISTRY = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in SCHEMAS.values())
-OUTPUTS = ("bounds-v1.json", "region-v1.json", "complete-v1.json", "analyze-v2.json", "report-v1.json", "plan-v2.json")
+OUTPUTS = ("bounds-v1.json", "region-v1.json", "complete-v1.json", "analyze-v2.json", "report-v1.json", "plan-v3.json")
 
 
 def _reject_constant(token: str):
@@ -305,7 +305,7 @@ def plan_doc(tmp_path_factory) -> dict:
 
 
 def test_plan_json_validates_and_marks_designs_beyond_the_pilot(plan_doc):
-    assert_valid(plan_doc, "plan-v2.json")
+    assert_valid(plan_doc, "plan-v3.json")
     assert plan_doc["pilot_calls"] == 5
     assert [(r["calls"], r["beyond_pilot"]) for r in plan_doc["rows"]] == [(3, False), (6, True)] * 2
 
@@ -314,7 +314,7 @@ def test_plan_json_validates_and_marks_designs_beyond_the_pilot(plan_doc):
 def documents(analyze_likelihood, report_doc, plan_doc):
     """One valid document per output."""
     return {
-        "plan-v2.json": plan_doc,
+        "plan-v3.json": plan_doc,
         "bounds-v1.json": cli_json("bounds", "--mu", "0.7", "--rho", "0.2", "--votes", "3", "inf")[1],
         "region-v1.json": cli_json("region", "--mu-hat", "0.7", "--rho-hat", "0.2", "--n", "100", "--votes", "3")[1],
         "complete-v1.json": cli_json("complete", "--mu", "0.7", "--rho", "0.2")[1],
@@ -338,9 +338,9 @@ MUTATION_SITES = [
     ("report-v1.json", ("reports", "ds/p1", "budgets", 0, "sharp_lower")),
     ("report-v1.json", ("mixtures", 0, "best", 0, "mixture", "mu")),
     ("report-v1.json", ("optima", 0, "lower")),
-    ("plan-v2.json", ("pilot_calls",)),
-    ("plan-v2.json", ("rows", 1, "p_certified")),
-    ("plan-v2.json", ("scenarios", "npmle", "gain")),
+    ("plan-v3.json", ("pilot_calls",)),
+    ("plan-v3.json", ("rows", 1, "p_certified")),
+    ("plan-v3.json", ("scenarios", "npmle", "gain")),
 ]
 
 

@@ -30,7 +30,8 @@
   :func:`verdict_budgets`, :func:`two_call_view` (the two-call report held by an analysis, solving
   nothing again); the intervals it solved, ``AnalysisReport.likelihood``, are what
   :func:`certify.likelihood.certify_interval` turns into exact certificates;
-* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies per design);
+* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies per design, the width from
+  :data:`DEFAULT_WIDTH_REPS` of them);
 * the answer model (plurality beyond the recorded calls from the recorded wrong answers;
   model-based, never certified): :func:`plurality_model` -> :class:`ModelEstimate`,
   :func:`answer_patterns`, :func:`pattern_kernel`, :func:`model_plurality`;
@@ -98,7 +99,7 @@ from ._report import (
     two_call_view,
     verdict_budgets,
 )
-from ._planning import DEFAULT_PLAN_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
+from ._planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 # repeated-call aggregates over recorded answers: plurality vote and pass@k
 from .._aggregate_bounds import PASS_INF, pass_at_k_coefficients, pass_at_k_objective, plurality_bounds, plurality_upper_coefficients
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
@@ -110,6 +111,7 @@ from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_
 __all__ = [
     "COMPLETION_METHODS",
     "DEFAULT_PLAN_REPS",
+    "DEFAULT_WIDTH_REPS",
     "METHODS",
     "PLAN_SCHEMA_VERSION",
     "REPORT_SCHEMA_VERSION",

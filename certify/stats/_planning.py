@@ -13,10 +13,17 @@ scenarios for the truth:
 
 For each scenario and each design (N examples, K calls per example) the study is
 simulated ``reps`` times; each simulated study gets the same likelihood-ratio intervals
-:func:`certify.stats.analyze` reports, and the plan records the mean width of the V_k
-interval and the fraction of studies whose gain interval lies above 0 (the probability of
-certifying that k votes beat one call), with its Monte Carlo standard error
-sqrt(p (1 - p) / reps) <= 1 / (2 sqrt(reps)). These are simulation estimates under the
+:func:`certify.stats.analyze` reports, and the plan records the fraction of studies whose gain
+interval lies above 0 (the probability of certifying that k votes beat one call), with its
+Monte Carlo standard error sqrt(p (1 - p) / reps) <= 1 / (2 sqrt(reps)), and the mean width of
+the V_k interval over ``width_reps`` of the studies (spread evenly over the ``reps``; all of
+them when ``width_reps >= reps``), with its Monte Carlo standard error s / sqrt(width_reps),
+s the widths' sample standard deviation. The probability is the decision a study is planned
+for and needs every study (its standard error is largest at 1/2); a width varies little from
+one study to the next (s is a few per cent of the mean in the designs of
+``benchmarks/bench_plan.py``), so a quarter of the studies give its mean to a fraction of a
+percentage point, and the V_k interval (both ends, and its small-count threshold where that
+applies) is about half of a study's work. These are simulation estimates under the
 conditional-i.i.d. model, not guarantees; the pilot's own uncertainty enters only
 through the two scenarios.
 
@@ -55,15 +62,19 @@ from .._numbers import float_or_nan
 from .._objective import vote_gain
 from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle, witness_below
 
-__all__ = ["DEFAULT_PLAN_REPS", "PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
+__all__ = ["DEFAULT_PLAN_REPS", "DEFAULT_WIDTH_REPS", "PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
 
-PLAN_SCHEMA_VERSION = "2"
+PLAN_SCHEMA_VERSION = "3"
 
 #: Scenario names, in the order they are reported.
 SCENARIOS = ("npmle", "least-favourable")
 #: Simulated studies per default design: the Monte Carlo standard error of a probability is
 #: then at most 1 / (2 sqrt(400)) = 0.025.
 DEFAULT_PLAN_REPS = 400
+#: Studies per default design whose V_k interval is solved for the mean width (module docstring):
+#: with widths spread by a few per cent of their mean, 100 give that mean to a few tenths of a
+#: per cent of itself, while the probability needs all DEFAULT_PLAN_REPS.
+DEFAULT_WIDTH_REPS = 100
 #: Studies per chunk (one task of a worker, one step of the progress report). Within a chunk
 #: each study starts from the previous one's solutions, so a chunk pays one cold start; 25
 #: keeps that to 4 % of the studies while leaving tens of chunks per design to balance two workers.
@@ -81,32 +92,39 @@ class PlanRow:
     examples, calls : int
         N and K of the simulated study.
     mean_width : float
-        Mean width of the 1 - alpha interval of V_k over the replicates.
+        Mean width of the 1 - alpha interval of V_k over ``width_reps`` of the replicates.
+    se_width : float
+        Monte Carlo standard error of ``mean_width``.
     p_certified : float
         Fraction of replicates whose interval of V_k - V_1 lies above 0.
     se_certified : float
         Monte Carlo standard error of ``p_certified``.
     reps : int
         Simulated studies of the design.
+    width_reps : int
+        Those of them whose V_k interval was solved (module docstring).
     """
 
     scenario: str
     examples: int
     calls: int
     mean_width: float
+    se_width: float
     p_certified: float
     se_certified: float
     reps: int
+    width_reps: int
 
     def to_dict(self) -> dict:
         return {"scenario": self.scenario, "examples": self.examples, "calls": self.calls,
-                "mean_width": self.mean_width, "p_certified": self.p_certified,
-                "se_certified": self.se_certified, "reps": self.reps}
+                "mean_width": self.mean_width, "se_width": self.se_width, "p_certified": self.p_certified,
+                "se_certified": self.se_certified, "reps": self.reps, "width_reps": self.width_reps}
 
     @classmethod
     def from_dict(cls, d: dict) -> "PlanRow":
         return cls(str(d["scenario"]), int(d["examples"]), int(d["calls"]), float_or_nan(d["mean_width"]),
-                   float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]), int(d["reps"]))
+                   float_or_nan(d["se_width"]), float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]),
+                   int(d["reps"]), int(d["width_reps"]))
 
 
 @dataclass(frozen=True)
@@ -188,27 +206,41 @@ def _cells(counts: np.ndarray) -> CellCounts:
     return CellCounts(np.full(len(s), len(counts) - 1), s, counts[s])
 
 
+def width_studies(first: int, studies: int, reps: int, width_reps: int) -> np.ndarray:
+    """Which of the studies first .. first + studies - 1 of a design get their V_k interval solved.
+
+    Study i (0 <= i < reps) does when floor((i + 1) m / reps) > floor(i m / reps), m =
+    min(width_reps, reps): exactly m of the reps, spread evenly, chosen before any study is drawn
+    (so the mean width is an unbiased estimate of the mean over all studies).
+    """
+    m = min(int(width_reps), int(reps))
+    i = np.arange(first, first + studies)
+    return (i + 1) * m // reps > i * m // reps
+
+
 def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """Widths of the V_k interval and whether the gain was certified, for one chunk of studies.
+    """Widths of the V_k interval (of the studies that get one) and whether the gain was
+    certified (of every study), for one chunk of studies.
 
     A module-level function of plain arguments: a worker process runs it from a pickled task.
     """
-    p, examples, studies, (votes, gain), alpha, seed, truth = task
+    p, examples, studies, (votes, gain), alpha, seed, truth, with_width = task
     counts = simulate_counts(p, examples, studies, np.random.default_rng(seed))
     warm = WarmStarts()  # one per chunk: the studies of one design look alike
-    widths, certified = np.empty(studies), np.zeros(studies, dtype=bool)
+    widths, certified = [], np.zeros(studies, dtype=bool)
     # a study is its K + 1 counts: one that repeats an earlier study of the chunk (common
     # with few calls) has the same intervals, and is not solved again
-    solved: dict[bytes, tuple[float, bool]] = {}
+    decided: dict[bytes, bool] = {}
+    width_of: dict[bytes, float] = {}
     # laws that may prove the gain's lower end below 0 (module docstring): the scenario law
     # and the last law of the chunk that did
     witnesses = [truth]
     for j, row in enumerate(counts):
         key = row.tobytes()
-        if key not in solved:
+        cells = reference = None
+        if key not in decided:
             cells = _cells(row)
             reference = warm.npmle(cells)
-            (iv_v,) = likelihood_intervals(cells, [votes], alpha=alpha, reference=reference, warm=warm)
             # certified iff the gain's interval lies above 0: only its lower end is needed, and
             # not even that where a law of the likelihood set has a gain below 0
             below = witness_below(cells, gain, 0.0, witnesses + [reference], alpha=alpha, reference=reference)
@@ -218,13 +250,22 @@ def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
                     below = lower.law()
             if below is not None:
                 witnesses = [below, truth]
-            solved[key] = (iv_v.width, below is None)
-        widths[j], certified[j] = solved[key]
-    return widths, certified
+            decided[key] = below is None
+        certified[j] = decided[key]
+        if with_width[j]:
+            if key not in width_of:
+                if cells is None:
+                    cells = _cells(row)
+                    reference = warm.npmle(cells)
+                (iv_v,) = likelihood_intervals(cells, [votes], alpha=alpha, reference=reference, warm=warm)
+                width_of[key] = iv_v.width
+            widths.append(width_of[key])
+    return np.asarray(widths, dtype=float), certified
 
 
 def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 1000, 2000), calls=(2, 3, 5, 10),
-               reps: int = DEFAULT_PLAN_REPS, seed: int = 0, workers: int = 1, progress=None) -> StudyPlan:
+               reps: int = DEFAULT_PLAN_REPS, width_reps: int = DEFAULT_WIDTH_REPS, seed: int = 0, workers: int = 1,
+               progress=None) -> StudyPlan:
     """Simulated width and probability of certifying a gain, per design (module docstring).
 
     Parameters
@@ -240,6 +281,9 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     reps : int
         Simulated studies per design and scenario (>= 10); the Monte Carlo standard error of
         each probability is at most 1 / (2 sqrt(reps)).
+    width_reps : int
+        Of those, the studies whose V_k interval is solved for the mean width (>= 2; all of them
+        when >= reps), spread evenly (:func:`width_studies`).
     seed : int
         Seed of NumPy's PCG64: the plan is reproducible, whatever ``workers``.
     workers : int
@@ -258,6 +302,8 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     examples = _positive_ints(examples, "examples", 2)
     calls = _positive_ints(calls, "calls", 2)
     (reps,) = _positive_ints([reps], "reps", 10)
+    (width_reps,) = _positive_ints([width_reps], "width_reps", 2)
+    width_reps = min(width_reps, reps)
     (workers,) = _positive_ints([workers], "workers", 1)
     cells = pilot if isinstance(pilot, CellCounts) else CellCounts.from_bits(pilot)
     gain = vote_gain(votes)
@@ -275,15 +321,16 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         p = cell_probabilities(*laws[name], k)
         for c, start in enumerate(range(0, reps, CHUNK)):
             owner.append(d)
-            tasks.append((p, n, min(CHUNK, reps - start), [votes, gain], float(alpha), np.random.SeedSequence(seed, spawn_key=(d, c)),
-                          laws[name]))
+            studies = min(CHUNK, reps - start)
+            tasks.append((p, n, studies, [votes, gain], float(alpha), np.random.SeedSequence(seed, spawn_key=(d, c)),
+                          laws[name], width_studies(start, studies, reps, width_reps)))
     out: list = [None] * len(tasks)
     done, total = 0, len(designs) * reps
 
     def record(i: int, chunk: tuple[np.ndarray, np.ndarray]) -> None:
         nonlocal done
         out[i] = chunk
-        done += len(chunk[0])
+        done += len(chunk[1])
         if progress is not None:
             progress(done, total)
 
@@ -300,5 +347,6 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         mine = [out[i] for i in range(len(tasks)) if owner[i] == d]  # in task order: the sums are reproducible
         widths = np.concatenate([ch[0] for ch in mine])
         p_hat = float(np.concatenate([ch[1] for ch in mine]).mean())
-        rows.append(PlanRow(name, n, k, float(widths.mean()), p_hat, math.sqrt(p_hat * (1 - p_hat) / reps), reps))
+        rows.append(PlanRow(name, n, k, float(widths.mean()), float(widths.std(ddof=1) / math.sqrt(len(widths))), p_hat,
+                            math.sqrt(p_hat * (1 - p_hat) / reps), reps, len(widths)))
     return StudyPlan(int(votes), float(alpha), cells.n, cells.max_calls, scenarios, tuple(rows), int(seed))

@@ -72,8 +72,8 @@ def test_cli_plan_json_and_errors(tmp_path, capsys, gaining_pilot):
         f"e{i}," + ",".join(str(int(x)) for x in row) + "\n" for i, row in enumerate(gaining_pilot.bits)))
     assert main(["plan", str(path), "--votes", "3", "--examples", "60", "--calls", "3", "--reps", "10", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["schema_version"] == "2" and len(data["rows"]) == 2 and data["pilot_calls"] == 5
-    assert data["$schema"] == "certify/schemas/plan-v2.json" and not any(r["beyond_pilot"] for r in data["rows"])
+    assert data["schema_version"] == "3" and len(data["rows"]) == 2 and data["pilot_calls"] == 5
+    assert data["$schema"] == "certify/schemas/plan-v3.json" and not any(r["beyond_pilot"] for r in data["rows"])
     assert {r["scenario"] for r in data["rows"]} == {"npmle", "least-favourable"}
     assert main(["plan", str(path), "--votes", "1"]) == 2
     err = capsys.readouterr().err
@@ -141,8 +141,8 @@ def test_cli_plan_text_is_silent_on_a_non_terminal(tmp_path, capsys, gaining_pil
                  "--workers", "1"]) == 0
     out, err = capsys.readouterr()
     assert err == ""  # no progress report into a log or a pipe
-    assert "standard error <= 0.125" in out  # 1 / (2 sqrt(16))
-    assert out.count(" +- ") == 2
+    assert "the width from 16 of them" in out and "<= 0.125 for the probability" in out  # 1 / (2 sqrt(16))
+    assert out.count(" +- ") == 4  # width and probability, two rows
     assert "beyond the pilot" not in out  # 3 calls: within the pilot's 5
 
 
@@ -154,3 +154,26 @@ def test_cli_plan_says_when_designs_need_moments_the_pilot_does_not_identify(tmp
                  "--workers", "1"]) == 0
     out, _ = capsys.readouterr()
     assert "designs with 5 calls use moments beyond the pilot's 3 calls" in out
+
+
+@pytest.mark.parametrize(("reps", "width_reps"), [(400, 100), (30, 7), (10, 10), (50, 80), (37, 2)])
+def test_width_studies_are_exactly_width_reps_spread_over_the_chunks(reps, width_reps):
+    from certify.stats._planning import CHUNK, width_studies
+
+    chunks = [width_studies(start, min(CHUNK, reps - start), reps, width_reps) for start in range(0, reps, CHUNK)]
+    chosen = np.flatnonzero(np.concatenate(chunks))
+    m = min(width_reps, reps)
+    assert len(chosen) == m and chosen[-1] == reps - 1
+    # evenly spread: consecutive chosen studies are floor(reps / m) or ceil(reps / m) apart
+    assert set(np.diff(chosen)) <= {reps // m, -(-reps // m)}
+
+
+def test_the_mean_width_of_a_subset_estimates_the_mean_of_all(gaining_pilot):
+    kwargs = dict(examples=(150,), calls=(3,), reps=40, seed=6)
+    every = plan_study(gaining_pilot, 3, width_reps=40, **kwargs)
+    part = plan_study(gaining_pilot, 3, width_reps=10, **kwargs)
+    for a, b in zip(every.rows, part.rows):
+        # the same studies, so the same decisions; the widths of the 10 are 10 of the 40
+        assert (a.p_certified, a.reps, a.width_reps, b.width_reps) == (b.p_certified, 40, 40, 10)
+        assert a.se_width < b.se_width and abs(a.mean_width - b.mean_width) <= 4 * b.se_width
+        assert 0 < b.se_width < 0.05 * b.mean_width
