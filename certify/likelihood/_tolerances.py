@@ -293,8 +293,10 @@ VALUE_SNAP = 1e-12
 #: leaves the bracket is a bisection, and 2^-80 of the bracket is exact enough.
 SATURATED_NEWTON_STEPS = 80
 #: A row has converged when Newton moves t by at most this fraction of its initial bracket;
-#: W is stationary in t at the root (dW/dt = -2 phi = 0), so its error is second order.
-SATURATED_STEP_TOL = 1e-14
+#: W is stationary in t at the root (dW/dt = -2 phi = 0), so its error is second order: against
+#: 1e-14, W moved by at most 7e-14 on 2000 draws at K = 10, N = 200 (the quantile not at all),
+#: with one or two Newton steps fewer (20 % of the ratio's time).
+SATURATED_STEP_TOL = 1e-8
 #: Floor of N + t (a_S - v) in the saturated ratio: a cell at its barrier has 0 there; an empty
 #: one must contribute 0 (not 0 * inf) and one with examples a huge term of the right sign.
 DENOMINATOR_FLOOR = 1e-300
