@@ -33,7 +33,8 @@ the examples are i.i.d. with P(S = s) = p_s(pi) = E_pi[Bin(s; K, Q)] (eq. (L2)),
 are one multinomial draw (n_0, ..., n_K) ~ Mult(N, p(pi)): the same law as drawing q_i ~ pi and
 S_i ~ Bin(K, q_i) example by example, at a cost independent of N.
 
-**Cost.** The studies of one design are solved in chunks of CHUNK studies; within a chunk each
+**Cost.** The V_k interval is solved only in the ``width_reps`` studies that report a width
+(above); every study decides its gain. The studies of one design are solved in chunks of CHUNK studies; within a chunk each
 study's solvers start from the previous study's NPMLE and extremal laws
 (:class:`certify.likelihood.WarmStarts`), a study whose counts repeat an earlier one of the
 chunk is not solved again, and chunks run on ``workers`` processes. Of the gain's interval only
