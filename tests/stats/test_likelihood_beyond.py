@@ -115,8 +115,10 @@ def test_pass_inf_upper_end_is_one_by_definition():
     moved = np.array(ref.atoms)
     moved[0] = 1e-9
     assert loglik(cells, moved, ref.weights) >= level and positive(moved) @ np.asarray(ref.weights) == pytest.approx(1.0)
-    # no atom at 0 in pi-hat: pi-hat itself attains the upper end
-    assert likelihood_interval(simulated_cells(4, 300, 3), PASS_INF).upper.attained
+    # no example without a correct call: an atom at 0 would add nothing to any observed cell, so
+    # pi-hat has none (whatever the machine's rounding) and itself attains the upper end
+    none_at_zero = cell_counts([4] * 300, np.repeat(np.arange(1, 5), [43, 62, 85, 110]))
+    assert likelihood_interval(none_at_zero, PASS_INF).upper.attained
 
 
 def test_pass_inf_on_degenerate_data():
@@ -163,11 +165,12 @@ def test_one_long_example_beside_short_ones():
 # -- reported ends lie in the range of g -------------------------------------------------------
 
 def test_reported_ends_lie_in_the_range_of_the_objective():
-    """V_inf's upper end summed to 1 + 1 ulp (weights one ulp over 1): it is reported as 1, a bound no
-    law can exceed; the certificate keeps its own exact value, at or above 1."""
+    """V_inf's upper end summed to 1 + 1 ulp (weights one ulp over 1, on the AVX2 machine where it was
+    found; on others the rounding differs): it is reported as 1, a bound no law can exceed; the
+    certificate keeps its own exact value, at or above 1."""
     cells = cell_counts([5] * 102, np.repeat(np.arange(6), [2, 1, 6, 9, 21, 63]))
     (iv, _, upper) = certified_intervals(cells, ["inf"])[0]
-    assert iv.upper.value == 1.0 and sum(iv.upper.weights) > 1.0
+    assert iv.upper.value == 1.0 and sum(iv.upper.weights) >= 1.0 - 1e-15
     assert upper.bound >= 1
     ranges = {"V3": (0.0, 1.0), "V5 - V1": (-1.0, 1.0), "2*q - 3": (-3.0, -1.0), "1 - (1-q)**8": (0.0, 1.0),
               "inf": (0.0, 1.0), "pass_inf": (0.0, 1.0)}
