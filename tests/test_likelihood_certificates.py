@@ -325,6 +325,11 @@ def _tampered(cert, edit):
 
 
 E9, E6 = Fraction(1, 10**9), Fraction(1, 10**6)
+#: A relative change of g that a nearly tight certificate cannot absorb: the cvxpy grid optimum
+#: leaves psi above a at its atoms by up to ~5e-6 g on an AVX-512 machine (a lowering by 2e-6
+#: still verified there, truly: psi' >= a held), by less than 1e-6 on the AVX2 machine where the
+#: cases were written.
+E4 = Fraction(1, 10**4)
 #: Expected outcome of a tamper that changes the mathematics: one of the two proof checks fails.
 PROOF = "lagrangian_sign or bound"
 
@@ -374,7 +379,7 @@ LOWER_TAMPERS = {
     "side unknown": (lambda d: d.update(side="both"), "structure"),
     "objective changed (V5 -> V7)": (lambda d: d["objective"]["majority"][0].update(n=3, votes=7) or d["objective"].update(degree=7, name="V7"), PROOF),
     "objective changed, name kept": (lambda d: d["objective"]["majority"][0].update(n=3, votes=7) or d["objective"].update(degree=7), "objective_name"),
-    "objective coefficient lowered": (_renamed(_scale(("objective", "majority", 0, "coefficient"), 1 - E6)), "lagrangian_sign"),
+    "objective coefficient lowered": (_renamed(_scale(("objective", "majority", 0, "coefficient"), 1 - E4)), "lagrangian_sign"),
     "objective coefficient raised (g larger, true)": (_renamed(_scale(("objective", "majority", 0, "coefficient"), 1 + E6)), None),
     "objective coefficient lowered, name kept": (_scale(("objective", "majority", 0, "coefficient"), 1 - E6), "objective_name"),
     "objective minus a constant": (lambda d: d["objective"].update(bernstein=[["-1/1000000", -1e-06]], name="V5 - 1/1000000"), "lagrangian_sign"),
