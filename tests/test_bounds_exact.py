@@ -217,3 +217,15 @@ def test_twenty_beta_moments_give_a_valid_dual_or_an_error(a, b):
     exact = float(sum(Fraction(c) * m for c, m in zip(majority_monomial_coefficients(4), [Fraction(1)] + moments)))
     nine = sharp_bounds(vote_accuracy(9), moments=vals)
     assert nine.lower.value == pytest.approx(exact, abs=1e-9) and nine.upper.value == pytest.approx(exact, abs=1e-9)
+
+
+@pytest.mark.parametrize("x", [0.5, 0.3, 1 / 3, 0.9, 0.0, 1.0])
+def test_a_point_mass_of_any_order_sits_exactly_at_its_mean(x):
+    # moments x, x^2, x^3, x^4 (a singular Hankel matrix): the one law is the point mass at x with
+    # weight 1, exactly, so both bounds are g(x) to the last bit; found as a root of the Hankel
+    # null vector it was 0.5 + 2 ulp on an AVX-512 machine, and V3 0.5000000000000004
+    moments = [x, x * x, x * x * x, x * x * x * x]
+    b = sharp_bounds(3, moments=moments)
+    for bound in (b.lower, b.upper):
+        assert tuple(bound.law.atoms) == (x,) and tuple(bound.law.weights) == (1.0,)
+        assert bound.value == float(vote_accuracy(3)(x))
