@@ -14,7 +14,10 @@ of 3 votes over one call:
    DEFAULT_PLAN_REPS; the mean widths then differ from the old path's by Monte Carlo error, printed
    in units of the new standard error). Both are timed in CPU seconds of the process (the machine may be shared, and
    wall time then measures the neighbours), and reported as studies per CPU second.
-3. **Default plan** -- ``plan_study`` with the CLI's defaults (designs 200/1000/4000 examples x
+3. **Per design** (``--per-design``) -- each design alone (both scenarios), one process under
+   cProfile: CPU ms per study (the profiler's overhead included) and the share of that time
+   spent in the small-count thresholds (``small_count_drop``), which the plan does not change.
+4. **Default plan** -- ``plan_study`` with the CLI's defaults (designs 200/1000/4000 examples x
    2/5/10 calls, DEFAULT_PLAN_REPS studies per design and scenario) on ``--workers`` processes:
    wall time, CPU time of all processes, and the largest Monte Carlo standard error.
 
@@ -23,6 +26,7 @@ Usage::
     python benchmarks/bench_plan.py              # full run (old path 10 studies per design)
     python benchmarks/bench_plan.py --quick      # fewer studies; no default plan
     python benchmarks/bench_plan.py --old 06e0308 --old-reps 50   # against a later commit, same studies
+    python benchmarks/bench_plan.py --per-design                   # and where each design's time goes
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import cProfile  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import pstats  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -133,6 +139,29 @@ def time_new(bits, reps: int, workers: int) -> dict:
             "se": max(r.se_certified for r in plan.rows), "plan": plan}
 
 
+def per_design(bits, reps: int) -> None:
+    """CPU ms per study of each design (both scenarios, one process, under cProfile) and the
+    share of it in the small-count thresholds."""
+    print(f"\nper design ({reps} studies per scenario, widths from {max(2, reps // 4)}; one process under cProfile, "
+          "its overhead included)\n")
+    print("| examples | calls | ms per study | small-count thresholds |")
+    print("|---:|---:|---:|---:|")
+    total = small_total = 0.0
+    for n in EXAMPLES:
+        for k in CALLS:
+            prof = cProfile.Profile()
+            cpu = time.process_time()
+            prof.enable()
+            plan_study(bits, VOTES, examples=(n,), calls=(k,), reps=reps, width_reps=max(2, reps // 4), seed=0)
+            prof.disable()
+            cpu = time.process_time() - cpu
+            # cumulative time of the threshold function (key: file, line, name)
+            small = sum(row[3] for key, row in pstats.Stats(prof).stats.items() if key[2] == "small_count_drop")
+            total, small_total = total + cpu, small_total + small
+            print(f"| {n} | {k} | {1e3 * cpu / (2 * reps):.1f} | {100 * small / cpu:.0f} % |")
+    print(f"\nall designs: {total:.1f} CPU s, of which small-count thresholds {small_total:.1f} s ({100 * small_total / total:.0f} %)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="10 studies per design for both paths; no default plan")
@@ -141,6 +170,7 @@ def main() -> None:
     ap.add_argument("--old", default=OLD_COMMIT,
                     help=f"commit of the old path (default {OLD_COMMIT}; from {SAME_DRAWS} on the studies are the same "
                          "draws, and the plans are compared row by row)")
+    ap.add_argument("--per-design", action="store_true", help="also time each design alone (100 studies per scenario)")
     ap.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help=f"workers of the default plan (default {DEFAULT_WORKERS})")
     args = ap.parse_args()
     new_reps = 10 if args.quick else args.new_reps
@@ -168,6 +198,8 @@ def main() -> None:
         print(f"largest difference, new - old plan: P(certified) {diff[:, 0].max():.3g}, mean width {diff[:, 1].max():.3g} "
               f"(the new one from {new['plan'].rows[0].width_reps} of {new_reps} studies: at most {z.max():.2f} of its "
               f"standard errors)")
+    if args.per_design:
+        per_design(bits, 100)
     if args.quick:
         return
     full = time_new(bits, DEFAULT_PLAN_REPS, args.workers)
