@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     level = f"{100 * (1 - plan.alpha):g}%"
     print(f"Plan for certifying that {plan.votes} votes beat one call ({level}), from a pilot of {plan.pilot_examples} "
-          f"examples; {reps} simulated studies per design, the width from {min(width_reps, reps)} of them (Monte Carlo, "
+          f"examples; {reps} simulated studies per design, the width from {plan.rows[0].width_reps} of them (Monte Carlo, "
           f"not a guarantee; standard errors after +-, <= {0.5 / math.sqrt(reps):.3f} for the probability)")
     for name, sc in plan.scenarios.items():
         print(f"  scenario {name}: true gain V{plan.votes} - V1 = {percentage_points(sc['gain'])} pp")

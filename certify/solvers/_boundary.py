@@ -77,11 +77,10 @@ def unique_law(theta: np.ndarray) -> Support | None:
         w, res = optimize.nnls(A, theta)
         if res <= BOUNDARY_RESIDUAL:
             keep = w > BOUNDARY_WEIGHT_FLOOR
-            if np.count_nonzero(keep) == 1 and len(theta) > 1:
-                # a point mass sits at its mean with weight 1, exactly; the root of the null
-                # vector carries rounding (0.5 came out as 0.5 + 2 ulp on an AVX-512 machine,
-                # and V3 of a point mass at 1/2 as 0.5000000000000004)
-                # (theta = (m_0, m_1, ...): the mass m_0 at m_1 / m_0)
+            if np.count_nonzero(keep) == 1:
+                # a point mass: all of m_0 at the mean m_1 / m_0, exactly (theta = (m_0, m_1, ...)).
+                # The root of the null vector carries rounding: 0.5 came out as 0.5 + 2 ulp on an
+                # AVX-512 machine, and V3 of that point mass as 0.5000000000000004
                 return Support(np.array([float(theta[1] / theta[0])]), np.array([float(theta[0])]))
             return Support(pts[keep], w[keep])
     return None

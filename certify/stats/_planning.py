@@ -34,8 +34,8 @@ are one multinomial draw (n_0, ..., n_K) ~ Mult(N, p(pi)): the same law as drawi
 S_i ~ Bin(K, q_i) example by example, at a cost independent of N.
 
 **Cost.** The V_k interval is solved only in the ``width_reps`` studies that report a width
-(above); every study decides its gain. The studies of one design are solved in chunks of CHUNK studies; within a chunk each
-study's solvers start from the previous study's NPMLE and extremal laws
+(above); every study decides its gain. The studies of one design are solved in chunks of CHUNK
+studies; within a chunk each study's solvers start from the previous study's NPMLE and extremal laws
 (:class:`certify.likelihood.WarmStarts`), a study whose counts repeat an earlier one of the
 chunk is not solved again, and chunks run on ``workers`` processes. Of the gain's interval only
 the lower end matters (whether it lies above 0), and it is not solved at all where a witness
@@ -304,7 +304,6 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     calls = _positive_ints(calls, "calls", 2)
     (reps,) = _positive_ints([reps], "reps", 10)
     (width_reps,) = _positive_ints([width_reps], "width_reps", 2)
-    width_reps = min(width_reps, reps)
     (workers,) = _positive_ints([workers], "workers", 1)
     cells = pilot if isinstance(pilot, CellCounts) else CellCounts.from_bits(pilot)
     gain = vote_gain(votes)
