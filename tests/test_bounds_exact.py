@@ -229,3 +229,19 @@ def test_a_point_mass_of_any_order_sits_exactly_at_its_mean(x):
     for bound in (b.lower, b.upper):
         assert tuple(bound.law.atoms) == (x,) and tuple(bound.law.weights) == (1.0,)
         assert bound.value == float(vote_accuracy(3)(x))
+
+
+@pytest.mark.parametrize("order", [12, 14, 16])
+def test_moments_of_the_uniform_law_are_never_called_infeasible(order):
+    # m_k = 1 / (k + 1) are the moments of the uniform law, strictly inside the moment space at
+    # every order (its Hankel matrices are Hilbert matrices, positive definite), yet from order 14
+    # on the floating-point exchange finds no feasible basis and called them "outside the moment
+    # space". A solve may fail at such an order, but it must not blame the moments.
+    vals = [f"1/{k + 1}" for k in range(1, order + 1)]
+    try:
+        bounds = sharp_bounds(parse_objective("V101"), moments=vals)
+    except SolverError as err:
+        assert err.status != "infeasible" and "inside the moment space" in str(err)
+    else:
+        for bound in (bounds.lower, bounds.upper):
+            np.testing.assert_allclose(bound.law.moments(order), [1 / (k + 1) for k in range(1, order + 1)], atol=1e-8)
