@@ -16,7 +16,7 @@ from scipy import optimize, stats
 from certify.certificates import verify
 from certify.likelihood import cell_counts, likelihood_bound, likelihood_intervals
 from certify.likelihood import certified_intervals, critical_value
-from certify.likelihood._calibration import on_lattice, saturated_ratio
+from certify.likelihood._calibration import on_lattice, saturated_ratio, small_count_drop
 
 # mass near 0 and 1 (rho about 0.97): the three-vote gain rests on the cells S = 1, 2
 NEAR_0_1 = [(0.75, 40.0, 0.2), (0.25, 0.2, 40.0)]
@@ -147,6 +147,22 @@ def test_small_count_ends_have_certificates_that_verify():
     for cert, end in ((lower, iv.lower), (upper, iv.upper)):
         assert verify(cert).ok
         assert float(cert.bound) == pytest.approx(end.value, abs=1e-9)
+
+
+def test_an_unreachable_value_falls_back_to_the_projection_value():
+    # A path law whose value a . p lies within VALUE_SNAP of max a while it keeps mass on a cell
+    # just below the maximum (here a_1 = 1 - 1e-11): the saturated ratio of most of its draws is
+    # +inf (they hold examples in a cell that a . p = v excludes), so its 0.95 quantile is infinite
+    # and the threshold is the projection value chi2_K (F-form), as documented; seen at K = 1000
+    # with V101, where no data set of a test reaches it on every machine
+    coef = np.array([0.0, 1.0 - 1e-11, 1.0])
+    p_hat, p_upper = np.array([0.02, 0.1, 0.88]), np.array([0.0, 0.05, 0.95])
+    counts = np.array([4, 20, 176])
+    assert on_lattice(200, coef, p_hat)
+    # a draw of p_upper with an example at S = 1 cannot reach its value: W = inf
+    assert saturated_ratio(np.array([[0, 10, 190]]), coef, float(coef @ p_upper))[0] == np.inf
+    c = small_count_drop(counts, coef, p_hat, p_hat, p_upper, 0.05)
+    assert c == critical_value(0.05, 2, n=200, dim=2)
 
 
 def test_on_lattice_reads_the_variance_share():
