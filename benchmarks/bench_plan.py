@@ -14,9 +14,10 @@ of 3 votes over one call:
    DEFAULT_PLAN_REPS; the mean widths then differ from the old path's by Monte Carlo error, printed
    in units of the new standard error). Both are timed in CPU seconds of the process (the machine may be shared, and
    wall time then measures the neighbours), and reported as studies per CPU second.
-3. **Per design** (``--per-design``) -- each design alone (both scenarios), one process under
-   cProfile: CPU ms per study (the profiler's overhead included) and the share of that time
-   spent in the small-count thresholds (``small_count_drop``), which the plan does not change.
+3. **Per design** (``--per-design [REPS]``) -- each design alone (both scenarios), one process:
+   CPU ms per study and the shares of that time spent in the NPMLE and in the small-count
+   thresholds (``small_count_drop``, the saturated ratios among them), which the plan does not
+   change: their calibration is that of the identified objectives' intervals.
 4. **Default plan** -- ``plan_study`` with the CLI's defaults (designs 200/1000/4000 examples x
    2/5/10 calls, DEFAULT_PLAN_REPS studies per design and scenario) on ``--workers`` processes:
    wall time, CPU time of all processes, and the largest Monte Carlo standard error.
@@ -27,6 +28,7 @@ Usage::
     python benchmarks/bench_plan.py --quick      # fewer studies; no default plan
     python benchmarks/bench_plan.py --old 06e0308 --old-reps 50   # against a later commit, same studies
     python benchmarks/bench_plan.py --per-design                   # and where each design's time goes
+    python benchmarks/bench_plan.py --quick --per-design 400       # at the default plan's 400 studies
 """
 
 from __future__ import annotations
@@ -37,16 +39,16 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
-import cProfile  # noqa: E402
+import collections  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-import pstats  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tarfile  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -55,6 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certify.cli.plan import DEFAULT_WORKERS  # noqa: E402
+from certify.likelihood import WarmStarts, _calibration  # noqa: E402
 from certify.stats import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, plan_study  # noqa: E402
 from certify.readers import bits_from_array  # noqa: E402
 
@@ -144,27 +147,52 @@ def time_new(bits, reps: int, workers: int) -> dict:
             "se": max(r.se_certified for r in plan.rows), "plan": plan}
 
 
+@contextmanager
+def timed(owner, name: str, clock: collections.Counter, label: str):
+    """Count the CPU seconds spent in ``owner.name`` under ``clock[label]`` while the block runs.
+
+    The plan calls these functions through their modules' globals, so replacing the attribute
+    times every call; no profiler runs, whose overhead per Python call would shift the shares
+    towards the solvers' Python code (under cProfile the thresholds read 24 % instead of 34 %).
+    """
+    inner = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            clock[label] += time.process_time() - start
+
+    setattr(owner, name, wrapper)
+    try:
+        yield
+    finally:
+        setattr(owner, name, inner)
+
+
 def per_design(bits, reps: int) -> None:
-    """CPU ms per study of each design (both scenarios, one process, under cProfile) and the
-    share of it in the small-count thresholds."""
-    print(f"\nper design ({reps} studies per scenario, widths from {width_share(reps)}; one process under cProfile, "
-          "its overhead included)\n")
-    print("| examples | calls | ms per study | small-count thresholds |")
-    print("|---:|---:|---:|---:|")
-    total = small_total = 0.0
+    """CPU ms per study of each design (both scenarios, one process) and the shares of the NPMLE
+    and of the small-count thresholds, the saturated ratios among them."""
+    print(f"\nper design ({reps} studies per scenario, widths from {width_share(reps)}; one process)\n")
+    print("| examples | calls | ms per study | NPMLE | small-count thresholds | of which saturated ratios |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    totals = collections.Counter()
     for n in EXAMPLES:
         for k in CALLS:
-            prof = cProfile.Profile()
-            cpu = time.process_time()
-            prof.enable()
-            plan_study(bits, VOTES, examples=(n,), calls=(k,), reps=reps, width_reps=width_share(reps), seed=0)
-            prof.disable()
-            cpu = time.process_time() - cpu
-            # cumulative time of the threshold function (key: file, line, name)
-            small = sum(row[3] for key, row in pstats.Stats(prof).stats.items() if key[2] == "small_count_drop")
-            total, small_total = total + cpu, small_total + small
-            print(f"| {n} | {k} | {1e3 * cpu / (2 * reps):.1f} | {100 * small / cpu:.0f} % |")
-    print(f"\nall designs: {total:.1f} CPU s, of which small-count thresholds {small_total:.1f} s ({100 * small_total / total:.0f} %)")
+            clock = collections.Counter()
+            with timed(WarmStarts, "npmle", clock, "npmle"), timed(_calibration, "small_count_drop", clock, "thresholds"), \
+                    timed(_calibration, "saturated_ratio", clock, "ratios"):
+                cpu = time.process_time()
+                plan_study(bits, VOTES, examples=(n,), calls=(k,), reps=reps, width_reps=width_share(reps), seed=0)
+                clock["all"] = time.process_time() - cpu
+            totals.update(clock)
+            print(f"| {n} | {k} | {1e3 * clock['all'] / (2 * reps):.1f} | {100 * clock['npmle'] / clock['all']:.0f} % "
+                  f"| {100 * clock['thresholds'] / clock['all']:.0f} % | {100 * clock['ratios'] / clock['all']:.0f} % |")
+    share = {key: 100 * totals[key] / totals["all"] for key in ("npmle", "thresholds", "ratios")}
+    print(f"\nall designs: {totals['all']:.1f} CPU s; the NPMLE {totals['npmle']:.1f} s ({share['npmle']:.0f} %), the "
+          f"small-count thresholds {totals['thresholds']:.1f} s ({share['thresholds']:.0f} %: their multinomial draws and "
+          f"quantiles {totals['thresholds'] - totals['ratios']:.1f} s, saturated ratios {totals['ratios']:.1f} s)")
 
 
 def main() -> None:
@@ -175,7 +203,8 @@ def main() -> None:
     ap.add_argument("--old", default=OLD_COMMIT,
                     help=f"commit of the old path (default {OLD_COMMIT}; from {SAME_DRAWS} on the studies are the same "
                          "draws, and the plans are compared row by row)")
-    ap.add_argument("--per-design", action="store_true", help="also time each design alone (100 studies per scenario)")
+    ap.add_argument("--per-design", type=int, nargs="?", const=100, default=0, metavar="REPS",
+                    help="also time each design alone, REPS studies per scenario (default 100)")
     ap.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help=f"workers of the default plan (default {DEFAULT_WORKERS})")
     args = ap.parse_args()
     new_reps = 10 if args.quick else args.new_reps
@@ -206,7 +235,7 @@ def main() -> None:
               f"(at most {100 * rel.max():.1f} % of the width; the new one from {new['plan'].rows[0].width_reps} of "
               f"{new_reps} studies)")
     if args.per_design:
-        per_design(bits, 100)
+        per_design(bits, args.per_design)
     if args.quick:
         return
     full = time_new(bits, DEFAULT_PLAN_REPS, args.workers)
