@@ -81,14 +81,15 @@ def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
     try:
         sol = solve(obj, theta, sign, **options)
     except SolverError as err:
-        # the floating-point exchange calls moments infeasible when it finds no basis; at high
-        # order (uniform moments from order 14 on) that is the monomial basis's conditioning, not
-        # the moments: the claim stands only where the exact Hankel test agrees
+        # a solver calls moments infeasible when it finds no law with them in floating point; at
+        # high order (the uniform law's from order 14 on) that is the monomial basis's conditioning
+        # (or, for the grid, atoms between its points), not the moments: the claim stands only
+        # where the exact Hankel test agrees
         if err.status == "infeasible" and is_interior(mom.exact):
             raise SolverError(err.solver, "failed in double precision",
-                              f"the {len(mom.exact)} moments are inside the moment space of [0, 1] (checked exactly), but the "
-                              f"floating-point exchange found no feasible law for them: at this order the monomial moments "
-                              f"are too ill-conditioned for double precision; use fewer moments") from None
+                              f"the {len(mom.exact)} moments are inside the moment space of [0, 1] (checked exactly), but "
+                              f"the solver found no law with them in floating point: the monomial moments are too "
+                              f"ill-conditioned at this order; use fewer moments") from None
         raise
     # plain floats from here on: a law has a handful of atoms
     pairs = sorted(zip(np.asarray(sol.atoms, dtype=float).tolist(), np.asarray(sol.weights, dtype=float).tolist()))
