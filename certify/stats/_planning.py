@@ -238,7 +238,6 @@ def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
     witnesses = [truth]
     for j, row in enumerate(counts):
         key = row.tobytes()
-        cells = reference = None
         if key not in decided:
             cells = _cells(row)
             reference = warm.npmle(cells)
@@ -252,14 +251,13 @@ def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
             if below is not None:
                 witnesses = [below, truth]
             decided[key] = below is None
-        certified[j] = decided[key]
-        if with_width[j]:
-            if key not in width_of:
-                if cells is None:
-                    cells = _cells(row)
-                    reference = warm.npmle(cells)
+            # the width of a repeated study is its first occurrence's: solved there when any
+            # occurrence of it is chosen, so its NPMLE is never computed twice
+            if with_width[j:][np.all(counts[j:] == row, axis=1)].any():
                 (iv_v,) = likelihood_intervals(cells, [votes], alpha=alpha, reference=reference, warm=warm)
                 width_of[key] = iv_v.width
+        certified[j] = decided[key]
+        if with_width[j]:
             widths.append(width_of[key])
     return np.asarray(widths, dtype=float), certified
 

@@ -162,7 +162,8 @@ def test_an_unreachable_value_falls_back_to_the_projection_value():
     # a draw of p_upper with an example at S = 1 cannot reach its value: W = inf
     assert saturated_ratio(np.array([[0, 10, 190]]), coef, float(coef @ p_upper))[0] == np.inf
     c = small_count_drop(counts, coef, p_hat, p_hat, p_upper, 0.05)
-    assert c == critical_value(0.05, 2, n=200, dim=2)
+    # the projection value chi2_2 in its F-form, from scipy: (N / 2) log(1 + 2 F_{2, N-2, 0.95} / (N - 2))
+    assert c == pytest.approx(100 * np.log1p(2 * stats.f.ppf(0.95, 2, 198) / 198), rel=1e-12)
 
 
 def test_on_lattice_reads_the_variance_share():
