@@ -129,6 +129,10 @@ def _law_from(prob: _Problem, values: np.ndarray, grid: np.ndarray, p_target: np
         w, _ = optimize.nnls(prob.kernel(atoms) / p_target[:, None], np.ones(len(p_target)), maxiter=NNLS_ITER_PER_COLUMN * len(atoms))  # relative misfit per cell
     except RuntimeError:  # scipy's iteration limit (seen at K = 1000, N = 50): no start, the other routes run
         return None
+    if not np.all(np.isfinite(w)):
+        # scipy's NNLS returned NaN and infinite weights for finite columns (SciPy 1.17, V101's
+        # upper end from K = 1000 calls of 50 examples): no start, rather than a law of NaN weights
+        return None
     keep = w > 0
     if not keep.any():
         return None

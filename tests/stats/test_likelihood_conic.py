@@ -128,3 +128,20 @@ def test_neighbouring_grid_atoms_are_joined_at_their_weighted_mean():
     joined, total = _joined(idx, atoms, weights)
     np.testing.assert_allclose(total, [0.4, 0.2, 0.4])
     np.testing.assert_allclose(joined, [(0.3 / 128) / 0.4, 5 / 128, (0.9 + 1.0 + 2.2) / 128 / 0.4])
+
+
+def test_a_start_never_has_weights_that_are_not_finite():
+    # V101's upper end from K = 1000 calls of 50 examples (q ~ Beta(2, 8), the data of
+    # tests/stats/test_likelihood.py's K = 1000 case): SciPy 1.17's NNLS returned NaN and
+    # infinite weights for the start's candidate atoms, and the start was a law of NaN weights
+    rng = np.random.default_rng(1)
+    q = rng.beta(2, 8, 50)
+    rng.random(50), rng.beta(2, 8, 50), rng.beta(8, 2, 50)
+    cells = cell_counts(np.full(50, 1000), rng.binomial(1000, q))
+    ctx = _Context(cells, 0.05, False, None, None)
+    obj = _objective(101)
+    for side in ("lower", "upper"):
+        got = conic_end_start(ctx.prob, _target(obj, side), ctx.level)
+        if got is not None:
+            law, lam, _ = got
+            assert np.all(np.isfinite(law.weights)) and np.all(law.weights > 0) and np.isfinite(lam)
