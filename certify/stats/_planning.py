@@ -228,38 +228,34 @@ def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
     p, examples, studies, (votes, gain), alpha, seed, truth, with_width = task
     counts = simulate_counts(p, examples, studies, np.random.default_rng(seed))
     warm = WarmStarts()  # one per chunk: the studies of one design look alike
-    widths, certified = [], np.zeros(studies, dtype=bool)
-    # a study is its K + 1 counts: one that repeats an earlier study of the chunk (common
-    # with few calls) has the same intervals, and is not solved again
-    decided: dict[bytes, bool] = {}
-    width_of: dict[bytes, float] = {}
+    # a study is its K + 1 counts: one that repeats an earlier study of the chunk (common with
+    # few calls) has the same intervals, and is solved once, at its first occurrence; its width
+    # is solved there when any of its occurrences is chosen for one
+    _, first, which = np.unique(counts, axis=0, return_index=True, return_inverse=True)
+    which = which.reshape(-1)
+    wanted = np.zeros(len(first), dtype=bool)
+    np.logical_or.at(wanted, which, with_width)
+    certified, width = np.zeros(len(first), dtype=bool), np.full(len(first), np.nan)
     # laws that may prove the gain's lower end below 0 (module docstring): the scenario law
     # and the last law of the chunk that did
     witnesses = [truth]
-    for j, row in enumerate(counts):
-        key = row.tobytes()
-        if key not in decided:
-            cells = _cells(row)
-            reference = warm.npmle(cells)
-            # certified iff the gain's interval lies above 0: only its lower end is needed, and
-            # not even that where a law of the likelihood set has a gain below 0
-            below = witness_below(cells, gain, 0.0, witnesses + [reference], alpha=alpha, reference=reference)
-            if below is None:
-                lower = likelihood_bound(cells, gain, "lower", alpha=alpha, reference=reference, warm=warm)
-                if lower.value <= 0:
-                    below = lower.law()
-            if below is not None:
-                witnesses = [below, truth]
-            decided[key] = below is None
-            # the width of a repeated study is its first occurrence's: solved there when any
-            # occurrence of it is chosen, so its NPMLE is never computed twice
-            if with_width[j:][np.all(counts[j:] == row, axis=1)].any():
-                (iv_v,) = likelihood_intervals(cells, [votes], alpha=alpha, reference=reference, warm=warm)
-                width_of[key] = iv_v.width
-        certified[j] = decided[key]
-        if with_width[j]:
-            widths.append(width_of[key])
-    return np.asarray(widths, dtype=float), certified
+    for u in np.argsort(first):  # in the order the studies were drawn: each warm-starts the next
+        cells = _cells(counts[first[u]])
+        reference = warm.npmle(cells)
+        # certified iff the gain's interval lies above 0: only its lower end is needed, and
+        # not even that where a law of the likelihood set has a gain below 0
+        below = witness_below(cells, gain, 0.0, witnesses + [reference], alpha=alpha, reference=reference)
+        if below is None:
+            lower = likelihood_bound(cells, gain, "lower", alpha=alpha, reference=reference, warm=warm)
+            if lower.value <= 0:
+                below = lower.law()
+        if below is not None:
+            witnesses = [below, truth]
+        certified[u] = below is None
+        if wanted[u]:
+            (iv_v,) = likelihood_intervals(cells, [votes], alpha=alpha, reference=reference, warm=warm)
+            width[u] = iv_v.width
+    return width[which[with_width]], certified[which]
 
 
 def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 1000, 2000), calls=(2, 3, 5, 10),
