@@ -42,7 +42,9 @@ def register(subparsers) -> None:
 
     rp = sub.add_parser("report", help="tables, figures and certificates of a run store (Markdown, CSV, LaTeX)")
     rp.add_argument("store", help="SQLite run store (or any file `certify analyze` reads)")
-    rp.add_argument("-o", "--out", required=True, help="report directory (files inside are replaced)")
+    rp.add_argument("-o", "--out", required=True,
+                    help="report directory: new, empty or an earlier report, which is replaced whole "
+                    "(written beside it, then renamed into place)")
     rp.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
     rp.add_argument("--step", type=float, default=0.05, help="mixture weight-grid step (default 0.05)")
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -66,7 +68,8 @@ def _run(args) -> int:
 def _status(args) -> int:
     from ..experiment import RunStore, status
 
-    with RunStore(args.store) as store:
+    # Read only: a store on read-only media is read as it is, and nothing is ever written.
+    with RunStore(args.store, read_only=True) as store:
         rows = status(store)
         name = store.meta("experiment") or "?"
         serving = store.serving_records()
@@ -89,7 +92,7 @@ def _status(args) -> int:
 def _export(args) -> int:
     from ..experiment import RunStore, export_bits
 
-    with RunStore(args.store) as store:
+    with RunStore(args.store, read_only=True) as store:
         n = export_bits(store, args.output, fmt=args.format, layout=args.layout, force=args.force)
     print(f"wrote {n} rows to {args.output}", file=sys.stderr)
     return 0

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from ._backends import CallRequest, CallResult, make_backend
 from ._backends._embedded import choice_probability, draw_answer, load_model, resolve_model_path
-from ._config import BackendConfig, DatasetConfig, ExperimentConfig, PolicyConfig, load_config
+from ._config import (MAX_EMBEDDED_N_CTX, BackendConfig, DatasetConfig, ExperimentConfig, PolicyConfig,
+                      check_embedded_capacity, load_config)
 from ._datasets import Example, draw_examples, load_population, normalize
 from ._errors import BackendError, DatasetError, EndpointError, StoreError, StoreInUseError
 from ._export import StatusRow, export_bits, status
@@ -41,6 +42,7 @@ from ._store import CallRecord, LatentRecord, RunStore
 __all__ = [
     "ANSWER_SCHEMA",
     "INSTRUCTION_PREFIX",
+    "MAX_EMBEDDED_N_CTX",
     "TASKS",
     "YES_NO",
     "BackendConfig",
@@ -66,6 +68,7 @@ __all__ = [
     "answer_schema",
     "build_prompt",
     "call_seed",
+    "check_embedded_capacity",
     "choice_probability",
     "draw_answer",
     "draw_examples",

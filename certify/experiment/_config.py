@@ -8,6 +8,7 @@ key (``policies[2].temperature``), the value, and the rule broken.
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
@@ -21,11 +22,14 @@ __all__ = [
     "BACKEND_KINDS",
     "BUILTIN_TASKS",
     "DEFAULT_EMBEDDED_MODEL",
+    "MAX_EMBEDDED_N_CTX",
     "BackendConfig",
     "DatasetConfig",
     "ExperimentConfig",
     "PolicyConfig",
+    "check_embedded_capacity",
     "load_config",
+    "machine_memory",
 ]
 
 BACKEND_KINDS = ("ollama", "openai", "embedded")
@@ -70,6 +74,19 @@ def _int_in(lo: int, hi: int):
 
 #: Seeds are stored in SQLite's signed 64-bit integers.
 _MAX_SEED = 2**63 - 1
+
+#: Largest context of the embedded model (``n_ctx``, ``serve-ollama --n-ctx``): Gemma 3 270M's
+#: training context. Within it, :func:`check_embedded_capacity` asks the machine's memory.
+MAX_EMBEDDED_N_CTX = 32768
+#: Address space llama-cpp-python reserves per context token, in one block, for next-token
+#: logits: the embedded model decodes a prompt in one batch of ``n_ctx`` tokens, and Gemma's
+#: vocabulary has 262,144 tokens of 4 bytes (1 MiB per token; 32 GiB at ``n_ctx = 32768``).
+EMBEDDED_LOGITS_BYTES = 262144 * 4
+#: Resident memory of one embedded model instance: 320 MiB, plus 24 KiB per context token
+#: (Gemma 3 270M Q4_K_M, one instance more in a process measured 340 MB at ``n_ctx = 2048``,
+#: one alone 555 MB at 8192 and 732 MB at 16384 with Python's own).
+EMBEDDED_INSTANCE_BYTES = 320 << 20
+EMBEDDED_CONTEXT_BYTES = 24 << 10
 
 
 def _urls(v) -> bool:
@@ -210,7 +227,8 @@ class BackendConfig:
     mode : str
         ``embedded`` only: ``choice`` or ``generate``.
     n_ctx : int
-        ``embedded`` context length in tokens.
+        ``embedded`` context length in tokens, from 256 to :data:`MAX_EMBEDDED_N_CTX`
+        and within the machine's memory (:func:`check_embedded_capacity`).
     n_threads : int
         ``embedded`` CPU threads; 0 lets llama.cpp choose.
     """
@@ -227,7 +245,7 @@ class BackendConfig:
     api_key: str = _rule(_text, "a string", "")
     response_format: str = _rule(lambda v: v in ("auto", *RESPONSE_FORMATS), "auto, json_schema, json_object or text", "auto")
     mode: str = _rule(lambda v: v in ("choice", "generate"), "choice or generate", "generate")
-    n_ctx: int = _rule(_int_in(256, 131072), "an integer from 256 to 131072", 2048)
+    n_ctx: int = _rule(_int_in(256, MAX_EMBEDDED_N_CTX), f"an integer from 256 to {MAX_EMBEDDED_N_CTX}", 2048)
     n_threads: int = _rule(_int_in(0, 1024), "an integer from 0 to 1024", 0)
 
     def to_dict(self) -> dict:
@@ -241,6 +259,7 @@ class BackendConfig:
         """Validate a table; ``kind`` defaults to ``name``, local endpoints are the default."""
         cfg = _read_named(cls, d, where, "kind", BACKEND_KINDS)
         if cfg.kind == "embedded":
+            check_embedded_capacity(cfg.n_ctx, 1, f"{where}.n_ctx", "instances")
             if cfg.concurrency != 1:
                 raise InputError(f"{where}.concurrency = {cfg.concurrency}: must be 1 for the embedded backend")
             if cfg.endpoints:
@@ -421,6 +440,77 @@ def _unique(where: str, names: list[str]) -> None:
         if n in seen:
             raise InputError(f"{where}[{i}].name = {n!r}: names must be unique")
         seen.add(n)
+
+
+def machine_memory() -> int | None:
+    """Bytes of memory this process may use: the physical memory, or the cgroup's limit if lower.
+
+    ``None`` where the system does not tell (then nothing is refused for want of memory).
+    """
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+    try:  # a container's limit (cgroup v2); "max" means none
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        limit = "max"
+    return min(total, int(limit)) if limit.isdigit() else total
+
+
+def _cores() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def check_embedded_capacity(n_ctx: int, instances: int, n_ctx_name: str, instances_name: str) -> None:
+    """Refuse a context length or a number of model instances the machine cannot hold.
+
+    Checked before any model is loaded, so that a value within the documented range that
+    this machine cannot hold is one line instead of a memory error while loading:
+
+    * ``n_ctx`` from 256 to :data:`MAX_EMBEDDED_N_CTX`, and ``n_ctx`` x
+      :data:`EMBEDDED_LOGITS_BYTES` (the logits block llama-cpp-python reserves) within the
+      machine's memory (:func:`machine_memory`);
+    * ``instances`` (``serve-ollama --instances``) from 1 to the CPU cores this process may
+      use (each instance computes on at least one), and ``instances`` x
+      (:data:`EMBEDDED_INSTANCE_BYTES` + ``n_ctx`` x :data:`EMBEDDED_CONTEXT_BYTES`) within
+      the machine's memory.
+
+    Parameters
+    ----------
+    n_ctx, instances : int
+        The values asked for.
+    n_ctx_name, instances_name : str
+        How the messages name them (``backends.embedded.n_ctx``, ``--instances``).
+
+    Raises
+    ------
+    InputError
+        One line naming the value and the rule it breaks.
+    """
+    if not _is_int(n_ctx) or not 256 <= n_ctx <= MAX_EMBEDDED_N_CTX:
+        raise InputError(f"{n_ctx_name} = {n_ctx!r}: must be an integer from 256 to {MAX_EMBEDDED_N_CTX}")
+    cores = _cores()
+    if not _is_int(instances) or not 1 <= instances <= max(cores, 1):
+        raise InputError(f"{instances_name} = {instances!r}: must be an integer from 1 to {cores}, the CPU cores this "
+                         "process may use (each model instance computes on at least one)")
+    memory = machine_memory()
+    if memory is None:
+        return
+    gib = f"{memory / 2**30:.1f} GiB"
+    if n_ctx * EMBEDDED_LOGITS_BYTES > memory:
+        most = memory // EMBEDDED_LOGITS_BYTES
+        raise InputError(f"{n_ctx_name} = {n_ctx}: must be at most {most} on this machine ({gib} of memory): "
+                         f"llama-cpp-python reserves {EMBEDDED_LOGITS_BYTES >> 20} MiB of logits per context token "
+                         "for Gemma's vocabulary")
+    each = EMBEDDED_INSTANCE_BYTES + n_ctx * EMBEDDED_CONTEXT_BYTES
+    if instances * each > memory:
+        raise InputError(f"{instances_name} = {instances}: must be at most {memory // each} on this machine "
+                         f"({gib} of memory): each model instance needs about {each >> 20} MiB at n_ctx {n_ctx}")
 
 
 #: Largest config file read. A config lists datasets, policies and backends in a few

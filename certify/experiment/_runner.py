@@ -13,6 +13,7 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ from .._extras import require
 from ._backends import Backend, CallRequest, CallResult, Latent, check_requirements, make_backend
 from ._config import ExperimentConfig, PolicyConfig
 from ._datasets import Example, draw_examples
-from ._errors import BackendError
+from ._errors import BackendError, StoreError
 from ._io import file_sha256
 from ._protocol import TASKS, YES_NO, build_prompt, call_seed, parse_answer
 from ._store import CallRecord, LatentRecord, RunStore, writer_lock
@@ -67,36 +68,65 @@ class RunSummary:
         return {"recorded": self.recorded, "skipped": self.skipped, "invalid": self.invalid, "seconds": self.seconds}
 
 
-def _plan(cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Example]]):
-    """Pending jobs grouped by (backend name, endpoints), plus the count already done."""
-    groups: dict[tuple, list[_Job]] = {}
-    skipped = 0
+#: Calls whose recorded state is read from the store at once while the pending calls are
+#: generated: the examples of one chunk are asked for in one query per policy, so memory
+#: holds the calls of a chunk, never the whole plan (10**6 examples x 1000 repeats).
+_PLAN_CHUNK_CALLS = 1 << 16
+#: Example ids per store query (SQLite allows 32766 parameters per statement).
+_PLAN_MAX_EXAMPLES = 512
+
+
+def _groups(cfg: ExperimentConfig) -> dict[tuple, list[PolicyConfig]]:
+    """The policies by (backend name, endpoints): each group is driven by one backend."""
+    groups: dict[tuple, list[PolicyConfig]] = {}
+    for p in cfg.policies:
+        groups.setdefault((p.backend, p.endpoints), []).append(p)
+    return groups
+
+
+def _count_done(cfg: ExperimentConfig, store: RunStore, policies: list[PolicyConfig]) -> int:
+    """Calls of ``policies`` the store already holds (counted in SQL: nothing is loaded)."""
+    return sum(store.count_completed(ds.name, p.name, cfg.repeats) for ds in cfg.datasets for p in policies)
+
+
+def _pending(cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Example]],
+             policies: list[PolicyConfig]) -> Iterator[_Job]:
+    """The calls of ``policies`` the store lacks, generated lazily, example by example.
+
+    Ordered example-major (example, then policy, then repeat), so that the embedded
+    ``choice`` backend reads each prompt once for all policies of a model. The store is
+    read a chunk of examples at a time: memory holds one chunk's recorded calls, however
+    many examples and repeats the config asks for.
+    """
+    per_example = max(1, len(policies) * cfg.repeats)
+    size = max(1, min(_PLAN_MAX_EXAMPLES, _PLAN_CHUNK_CALLS // per_example))
     for ds in cfg.datasets:
         task = TASKS[ds.task]
-        done = {p.name: store.completed(ds.name, p.name) for p in cfg.policies}
-        # A recorded p_yes gives the whole law of a Yes/No task only; an example of a task
-        # with more answers is read again on resume (its logits do not depend on what ran before).
-        known = {p.name: store.latents(ds.name, p.name) if task.answers == YES_NO else {} for p in cfg.policies}
-        for example in draws[ds.name]:
-            prompt = build_prompt(task, example.fields)
-            for p in cfg.policies:
-                key = (p.backend, p.endpoints)
-                for r in range(cfg.repeats):
-                    if (example.example_id, r) in done[p.name]:
-                        skipped += 1
-                        continue
-                    req = CallRequest(
-                        model=p.model,
-                        prompt=prompt,
-                        seed=call_seed(p.seed_base, p.name, example.example_id, r),
-                        temperature=float(p.temperature),
-                        top_p=float(p.top_p),
-                        num_predict=p.num_predict,
-                        answers=task.answers,
-                        known_p_yes=known[p.name].get(example.example_id),
-                    )
-                    groups.setdefault(key, []).append(_Job(ds.name, p, example, r, req))
-    return groups, skipped
+        examples = draws[ds.name]
+        for start in range(0, len(examples), size):
+            chunk = examples[start:start + size]
+            ids = [e.example_id for e in chunk]
+            done = {p.name: store.completed(ds.name, p.name, ids) for p in policies}
+            # A recorded p_yes gives the whole law of a Yes/No task only; an example of a task
+            # with more answers is read again on resume (its logits do not depend on what ran before).
+            known = {p.name: store.latents(ds.name, p.name, ids) if task.answers == YES_NO else {} for p in policies}
+            for example in chunk:
+                prompt = build_prompt(task, example.fields)
+                for p in policies:
+                    for r in range(cfg.repeats):
+                        if (example.example_id, r) in done[p.name]:
+                            continue
+                        req = CallRequest(
+                            model=p.model,
+                            prompt=prompt,
+                            seed=call_seed(p.seed_base, p.name, example.example_id, r),
+                            temperature=float(p.temperature),
+                            top_p=float(p.top_p),
+                            num_predict=p.num_predict,
+                            answers=task.answers,
+                            known_p_yes=known[p.name].get(example.example_id),
+                        )
+                        yield _Job(ds.name, p, example, r, req)
 
 
 def _records(job: _Job, result: CallResult) -> tuple[CallRecord, LatentRecord | None]:
@@ -147,11 +177,15 @@ def _latent_columns(lat: Latent, answers: tuple[str, ...], label: str) -> tuple[
     return q, q, lat.logits[k], float(top + np.log(np.exp(others - top).sum()))
 
 
-def _worker(backend: Backend, endpoint: str, jobs: queue.Queue, out: queue.Queue, stop: threading.Event):
-    while not stop.is_set():
+def _worker(backend: Backend, endpoint: str, jobs: queue.Queue, out: queue.Queue, halt: threading.Event,
+            stop: threading.Event):
+    """Make the calls of ``jobs`` until a ``None`` end mark, an error, ``halt`` (the drive) or ``stop`` (the run)."""
+    while not (halt.is_set() or stop.is_set()):
         try:
-            job = jobs.get_nowait()
+            job = jobs.get(timeout=0.1)
         except queue.Empty:
+            continue  # the main thread is still generating calls
+        if job is None:
             return
         try:
             out.put((job, backend.call(job.request, endpoint)))
@@ -182,38 +216,63 @@ class _Progress:
             self.bar.close()
 
 
-def _drive(backend: Backend, jobs: list[_Job], store: RunStore, progress: _Progress, stop: threading.Event, counts: dict):
-    """Run ``jobs`` on ``backend``'s worker slots, saving results batch by batch."""
+def _drive(backend: Backend, jobs: Iterator[_Job], store: RunStore, progress: _Progress, stop: threading.Event,
+           counts: dict):
+    """Run ``jobs`` on ``backend``'s worker slots, saving results batch by batch.
+
+    The main thread hands the workers at most two calls per slot ahead of what it has
+    recorded, taking them from ``jobs`` as it goes: the plan is never held whole. ``stop``
+    is the run's: set from outside, it stops this drive; set here when the drive ends on an
+    error or an interrupt, so that the run stops (a backend's retry waits end at once).
+    """
     todo: queue.Queue = queue.Queue()
-    for job in jobs:
-        todo.put(job)
     results: queue.Queue = queue.Queue()
-    workers = [
-        threading.Thread(target=_worker, args=(backend, ep, todo, results, stop), daemon=True)
-        for ep in backend.slots()
-    ]
+    halt = threading.Event()  # this drive is over: its workers return
+    slots = backend.slots()
+    workers = [threading.Thread(target=_worker, args=(backend, ep, todo, results, halt, stop), daemon=True)
+               for ep in slots]
     for w in workers:
         w.start()
     error: BaseException | None = None
-    remaining = len(jobs)
+    ahead = 2 * len(slots)
+    waiting = 0  # calls handed to the workers and not yet recorded
+    exhausted = finished = store_failed = False
     try:
-        while remaining and error is None:
+        while error is None and not stop.is_set():
+            while not exhausted and waiting < ahead:
+                job = next(jobs, None)
+                if job is None:
+                    exhausted = True
+                    for _ in workers:
+                        todo.put(None)  # one end mark per worker
+                else:
+                    todo.put(job)
+                    waiting += 1
+            if exhausted and not waiting:
+                break
             try:
                 batch = [results.get(timeout=0.2)]
             except queue.Empty:
                 if not any(w.is_alive() for w in workers) and results.empty():
                     break
                 continue
-            error = _record_batch(batch, results, store, progress, counts)
-            remaining -= len(batch)
+            try:
+                error = _record_batch(batch, results, store, progress, counts)
+            except StoreError:
+                store_failed = True  # no second attempt on a store that refused a write
+                raise
+            waiting -= len(batch)
+        finished = error is None and not stop.is_set()
     finally:
         # Error or Ctrl-C: no new calls start; the calls in flight finish (bounded wait)
         # and are recorded too, and no worker is left inside the model when it is freed.
-        stop.set()
+        if not finished:
+            stop.set()
+        halt.set()
         deadline = time.monotonic() + _DRAIN_SECONDS
         for w in workers:
             w.join(max(0.0, deadline - time.monotonic()))
-        if not results.empty():
+        if not store_failed and not results.empty():
             _record_batch([], results, store, progress, counts)
     if error is not None:
         raise error
@@ -294,26 +353,30 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading
             store.bind_draw(ds.name, ds.task, ds.draw_file, file_sha256(ds.draw_file),
                             [(e.example_id, e.label) for e in examples])
             draws[ds.name] = examples
-        groups, skipped = _plan(cfg, store, draws)
+        # Counted in SQL and generated lazily (_pending): the plan is never held whole.
+        examples = sum(len(draws[ds.name]) for ds in cfg.datasets)
+        done = {key: _count_done(cfg, store, policies) for key, policies in _groups(cfg).items()}
+        groups = {key: policies for key, policies in _groups(cfg).items()
+                  if done[key] < examples * len(policies) * cfg.repeats}
+        skipped = sum(done.values())
         counts = {"recorded": 0, "invalid": 0}
         backends = {}
         try:
             # Check every backend before the first call: a long run must not fail late on a typo.
-            for (name, endpoints), jobs in groups.items():
+            for (name, endpoints), policies in groups.items():
                 backend = make_backend(cfg.backend(name), endpoints, stop)
                 backends[(name, endpoints)] = backend
-                models = {j.policy.model for j in jobs}
+                models = {p.model for p in policies}
                 backend.check(models)
                 # Settled once per run and group, before any call, so all its calls agree.
-                policies = {j.policy.name: j.policy.model for j in jobs}
-                facts = backend.negotiate(models, store.serving(sorted(policies)), warn)
-                for name, model in sorted(policies.items()):
-                    if model in facts:
-                        store.bind_serving(name, facts[model])
-            bar = _Progress(sum(len(j) for j in groups.values()), progress)
+                facts = backend.negotiate(models, store.serving(sorted(p.name for p in policies)), warn)
+                for p in sorted(policies, key=lambda p: p.name):
+                    if p.model in facts:
+                        store.bind_serving(p.name, facts[p.model])
+            bar = _Progress(examples * len(cfg.policies) * cfg.repeats - skipped, progress)
             try:
-                for key, jobs in groups.items():
-                    _drive(backends[key], jobs, store, bar, stop, counts)
+                for key, policies in groups.items():
+                    _drive(backends[key], _pending(cfg, store, draws, policies), store, bar, stop, counts)
             finally:
                 bar.close()
         finally:

@@ -9,6 +9,7 @@ package for the schema.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -174,6 +175,17 @@ class RunStore:
         The SQLite file.
     create : bool
         Create the file if absent; otherwise a missing file is an :class:`InputError`.
+    read_only : bool
+        Open without writing anything (statistics, status, export). An existing store
+        (``create=False``) that cannot be written, on read-only media or in a folder that
+        is not the caller's to write, is opened this way too; a complete store on
+        read-only media is read as it is (see :meth:`_open_read_only`).
+
+    Raises
+    ------
+    StoreError
+        The system refused a write (``database or disk is full``): one line, the calls
+        committed before are intact. Writes to a store opened read-only fail the same way.
     """
 
     def __init__(self, path: str | Path, create: bool = False, read_only: bool = False):
@@ -185,15 +197,16 @@ class RunStore:
         # database, nothing in it to lose) becomes a new store.
         if create and not read_only and self.path.exists() and self.path.stat().st_size > 0:
             self._check_existing()
+        # An existing store that cannot be written (read-only media, a folder not ours) is
+        # opened to be read: status, export and report only read it.
+        read_only = read_only or (not create and not _writable(self.path))
         # SQLite creates -wal and -shm beside a WAL store even for a read-only connection, and
         # only a writer removes them: those this reader made are removed again by close().
         self._made = [] if not read_only else [f for f in _sidecars(self.path) if not f.exists()]
         try:
             if read_only:
                 # statistics only read: a file that is not a store must come back unchanged
-                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                           isolation_level=None, check_same_thread=False)
-                self._db.execute("PRAGMA busy_timeout = 10000")
+                version = self._open_read_only()
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE.
@@ -202,8 +215,10 @@ class RunStore:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = FULL")
                 self._db.executescript(_SCHEMA)
-            version = self.meta("schema_version")
+                version = self.meta("schema_version")
         except sqlite3.DatabaseError as exc:
+            if _out_of_space(exc):
+                raise self._write_failed(exc) from None
             raise self._unusable(exc) from None
         if version is None and read_only:
             raise self._unusable("no schema version")
@@ -211,6 +226,35 @@ class RunStore:
             self.set_meta({"schema_version": str(SCHEMA_VERSION), "created_at": str(time.time())})
         elif version != str(SCHEMA_VERSION):
             raise StoreError(f"store {str(self.path)!r}: schema version {version}, this certify reads {SCHEMA_VERSION}")
+
+    def _open_read_only(self) -> str | None:
+        """Connect without writing anything and return the schema version.
+
+        SQLite reads a WAL store through its -shm index, which it must be able to create
+        beside the store: on read-only media (a folder that cannot be written) that open
+        fails. A store whose write-ahead log is absent or empty holds every committed call
+        in its main file, and nothing can change it there, so it is then opened as
+        ``immutable`` (no -shm, no locks). A non-empty log holds calls the main file lacks:
+        reading without it would lose them, so such a store is refused with what to do.
+        """
+        uri = self.path.resolve().as_uri()
+        self._db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA busy_timeout = 10000")
+        try:
+            return self.meta("schema_version")
+        except sqlite3.OperationalError:
+            if _writable(self.path):
+                raise  # not a read-only medium: the error is the file's own
+        self._db.close()
+        wal = _sidecars(self.path)[0]
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"store {str(self.path)!r}: its write-ahead log {wal.name!r} holds calls not yet merged into the "
+                f"store, and its folder cannot be written; open it once where it can be written (copy the store "
+                f"with {wal.name!r}) to merge them"
+            )
+        self._db = sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+        return self.meta("schema_version")
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by SQLite).
@@ -327,18 +371,37 @@ class RunStore:
         return doc
 
     # -- calls ----------------------------------------------------------------
-    def completed(self, dataset: str, policy: str) -> set[tuple[str, int]]:
-        """(example_id, repeat) of every recorded call of a (dataset, policy)."""
-        rows = self._db.execute(
-            "SELECT example_id, repeat FROM calls WHERE dataset = ? AND policy = ?", (dataset, policy)
-        )
+    def completed(self, dataset: str, policy: str, example_ids: list[str] | None = None) -> set[tuple[str, int]]:
+        """(example_id, repeat) of every recorded call of a (dataset, policy), or of its ``example_ids`` only.
+
+        A run asks for a chunk of examples at a time (at most a few hundred ids, one query),
+        so that it never loads every recorded call of a large store.
+        """
+        rows = self._select("example_id, repeat", "calls", dataset, policy, example_ids)
         return {(r[0], r[1]) for r in rows}
 
-    def latents(self, dataset: str, policy: str) -> dict[str, float]:
-        """Recorded ``p_yes`` by example id (choice mode), reused on resume."""
-        rows = self._db.execute(
-            "SELECT example_id, p_yes FROM latent WHERE dataset = ? AND policy = ?", (dataset, policy)
+    def _select(self, columns: str, table: str, dataset: str, policy: str, example_ids: list[str] | None):
+        """Rows of ``columns`` of ``table`` for a (dataset, policy), of ``example_ids`` only if given (one query).
+
+        ``columns`` and ``table`` are this module's own constants, never user input.
+        """
+        sql = f"SELECT {columns} FROM {table} WHERE dataset = ? AND policy = ?"
+        if example_ids is None:
+            return self._db.execute(sql, (dataset, policy))
+        return self._db.execute(f"{sql} AND example_id IN ({', '.join('?' * len(example_ids))})",
+                                (dataset, policy, *example_ids))
+
+    def count_completed(self, dataset: str, policy: str, repeats: int) -> int:
+        """Recorded calls of a (dataset, policy) with a repeat below ``repeats`` and an example of the draw."""
+        ((n,),) = self.query(
+            """SELECT COUNT(*) FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
+               WHERE c.dataset = ? AND c.policy = ? AND c.repeat < ?""", (dataset, policy, repeats)
         )
+        return n
+
+    def latents(self, dataset: str, policy: str, example_ids: list[str] | None = None) -> dict[str, float]:
+        """Recorded ``p_yes`` by example id (choice mode), reused on resume; of ``example_ids`` only if given."""
+        rows = self._select("example_id, p_yes", "latent", dataset, policy, example_ids)
         return dict(rows.fetchall())
 
     def save(self, calls: list[CallRecord], latents: list[LatentRecord] = ()) -> list[CallRecord]:
@@ -406,8 +469,19 @@ class RunStore:
         """The one message for a file that cannot be read as a run store."""
         return NotAStoreError(f"store {str(self.path)!r}: not a usable SQLite run store ({why})")
 
+    def _write_failed(self, exc: BaseException) -> StoreError:
+        """The one message for a write the system refused (disk full, read-only, I/O error).
+
+        SQLite rolls the failed transaction back: every call committed before it is intact.
+        """
+        why = getattr(exc, "strerror", None) or str(exc)
+        return StoreError(
+            f"store {str(self.path)!r}: cannot write ({why}); every call recorded before is kept, "
+            "and the same command run again resumes from there"
+        )
+
     def _transaction(self):
-        return _Transaction(self._db)
+        return _Transaction(self)
 
 
 def _insert_sql(rec_type, table: str) -> str:
@@ -424,9 +498,38 @@ def _sidecars(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
 
+def _lock_path(store: str | Path) -> Path:
+    """The writer lock file of a store: ``<store>.lock`` beside the file the path names.
+
+    Symbolic links (of the store or of a folder on its way) and ``..`` are resolved first, so
+    that every name of one store locks one file. A store that does not exist yet resolves
+    like one that does (a dangling link names the file it will create).
+    """
+    real = Path(os.path.realpath(store))
+    return real.with_name(real.name + ".lock")
+
+
+def _writable(store: Path) -> bool:
+    """Whether the store and its folder can be written (SQLite writes -wal and -shm beside it)."""
+    return os.access(store.parent, os.W_OK) and (not store.exists() or os.access(store, os.W_OK))
+
+
+def _out_of_space(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed because the system refused a write (disk full, I/O error)."""
+    return getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_FULL", "SQLITE_IOERR"))
+
+
+#: ``errno`` values of a write the system refused for want of space (or of a failing disk).
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EIO)
+
+
+def _lock_failed(store: Path, lock: Path, exc: OSError) -> StoreError:
+    return StoreError(f"store {str(store)!r}: cannot write its lock file {str(lock)!r} ({exc.strerror or exc})")
+
+
 def _writer_active(store: Path) -> bool:
     """Whether a run holds the store's writer lock now (:func:`writer_lock`); never creates the lock file."""
-    lock = store.with_name(store.name + ".lock")
+    lock = _lock_path(store)
     if fcntl is None or not lock.exists():
         return False
     try:
@@ -455,15 +558,25 @@ def writer_lock(store: str | Path):
     (unlinking it would let a second process lock a fresh file while the first
     still holds the old one). Readers (``status``, ``export``) take no lock.
 
+    The lock file sits beside the store's real path (:func:`_lock_path`): a store
+    reached through a symbolic link, or through a linked folder, is the same store.
+
     Raises
     ------
     StoreInUseError
         Another process holds the lock (the message names its pid).
+    StoreError
+        The system refused to write the lock file (a full disk).
     """
     path = Path(store)
-    lock = path.with_name(path.name + ".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    lock = _lock_path(path)
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in _NO_SPACE:
+            raise  # a path the system refuses (no such folder, a name too long): the caller's input
+        raise _lock_failed(path, lock, exc) from None
     try:
         if fcntl is not None:
             try:
@@ -473,8 +586,11 @@ def writer_lock(store: str | Path):
                 raise StoreInUseError(
                     f"store {str(path)!r} is in use by process {holder}: one run per store (wait for it or stop it)"
                 ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError as exc:
+            raise _lock_failed(path, lock, exc) from None
         try:
             yield
         finally:
@@ -484,13 +600,36 @@ def writer_lock(store: str | Path):
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception (including Ctrl-C)."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception (including Ctrl-C).
 
-    def __init__(self, db: sqlite3.Connection):
-        self._db = db
+    A write the system refuses (``database or disk is full``, a read-only store, an I/O
+    error) becomes one :class:`StoreError`. SQLite may already have rolled the transaction
+    back itself (it does on a full disk), so ROLLBACK is sent only to an open one.
+    """
+
+    def __init__(self, store: RunStore):
+        self._store = store
+        self._db = store._db
 
     def __enter__(self):
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise self._store._write_failed(exc) from None
 
     def __exit__(self, exc_type, exc, tb):
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        failed = exc if exc_type is not None and issubclass(exc_type, sqlite3.OperationalError) else None
+        if exc_type is None:
+            try:
+                self._db.execute("COMMIT")
+                return False
+            except sqlite3.OperationalError as commit_exc:
+                failed = commit_exc
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.OperationalError:
+                pass  # SQLite ended it already; what failed first is what is reported
+        if failed is not None:
+            raise self._store._write_failed(failed) from None
+        return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._errors import BackendError
 from .._protocol import answer_schema
 from . import CallRequest, CallResult
-from ._http import HttpBackend
+from ._http import MAX_REASON_CHARS, HttpBackend, reply_count, reply_text
 
 __all__ = ["OllamaBackend"]
 
@@ -22,10 +22,13 @@ class OllamaBackend(HttpBackend):
             reply = self.get_json(endpoint, "/api/tags")
             if reply is None:
                 raise BackendError(f"{endpoint} is not an Ollama server (no /api/tags)")
-            tags = [m for m in reply.get("models") or [] if isinstance(m, dict)]
-            have = {m.get("model") or m.get("name") for m in tags} | {m.get("name") for m in tags}
+            listed = reply.get("models") or []
+            if not isinstance(listed, list):
+                raise BackendError(f"{endpoint}/api/tags: reply field models is not a list")
+            tags = [m for m in listed if isinstance(m, dict)]
+            have = {n for m in tags for n in (m.get("model"), m.get("name")) if isinstance(n, str)}
             # Ollama treats "name" and "name:latest" as the same model.
-            have |= {h.removesuffix(":latest") for h in have if h}
+            have |= {h.removesuffix(":latest") for h in have}
             for model in sorted(models):
                 if model not in have and model.removesuffix(":latest") not in have:
                     raise BackendError(f"model {model!r} not found on {endpoint}; pull it first (ollama pull {model})")
@@ -44,15 +47,27 @@ class OllamaBackend(HttpBackend):
             "stream": False,
             "keep_alive": self.cfg.keep_alive,
         }
-        body, latency, attempts = self.post(endpoint, "/api/generate", payload)
-        if "response" not in body:
-            raise BackendError(f"{endpoint}/api/generate: reply has no 'response' field: {str(body)[:120]}")
+        (text, prompt_tokens, completion_tokens, stop), latency, attempts = self.post(
+            endpoint, "/api/generate", payload, read=_read_generate)
         return CallResult(
-            raw_output=str(body["response"]),
+            raw_output=text,
             latency_s=latency,
-            prompt_tokens=body.get("prompt_eval_count"),
-            completion_tokens=body.get("eval_count"),
-            stop_reason=body.get("done_reason"),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            stop_reason=stop,
             endpoint=endpoint,
             attempts=attempts,
         )
+
+
+def _read_generate(body: dict) -> tuple[str, int | None, int | None, str | None]:
+    """``(response, prompt_eval_count, eval_count, done_reason)`` of an ``/api/generate`` reply, checked.
+
+    Raises
+    ------
+    BadReply
+        ``response`` missing or not a string of Unicode text, a count that is not an
+        integer from 0 to ``MAX_TOKEN_COUNT``, or a ``done_reason`` that is not a short string.
+    """
+    return (reply_text(body, "response"), reply_count(body, "prompt_eval_count"), reply_count(body, "eval_count"),
+            reply_text(body, "done_reason", optional=True, max_chars=MAX_REASON_CHARS))

@@ -24,7 +24,7 @@ from .._errors import BackendError, RequestRejected
 from .._protocol import TASKS, YES_NO, answer_schema, build_prompt
 from .._store import UNKNOWN
 from . import CallRequest, CallResult
-from ._http import HttpBackend
+from ._http import MAX_REASON_CHARS, BadReply, HttpBackend, reply_count, reply_object, reply_text
 
 __all__ = ["CHAT_TEMPLATES", "FALLBACK_CHAT_TEMPLATE", "OpenAIBackend", "RESPONSE_FORMATS"]
 
@@ -72,7 +72,10 @@ class OpenAIBackend(HttpBackend):
             reply = self.get_json(endpoint, "/models")
             if reply is None:
                 continue  # some compatible servers do not list models; the first call will tell
-            have = {m.get("id") for m in reply.get("data") or [] if isinstance(m, dict)}
+            listed = reply.get("data") or []
+            if not isinstance(listed, list):
+                raise BackendError(f"{endpoint}/models: reply field data is not a list")
+            have = {m.get("id") for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)}
             missing = sorted(models - have)
             if missing:
                 raise BackendError(f"model {missing[0]!r} not served by {endpoint} (it serves {', '.join(sorted(map(str, have)))})")
@@ -153,9 +156,9 @@ class OpenAIBackend(HttpBackend):
         """One one-token chat completion in format ``fmt``; its prompt token count (if reported)."""
         payload = {"model": model, "messages": [{"role": "user", "content": _PROBE_PROMPT}],
                    "temperature": 0.0, "max_tokens": 1, "seed": 0, **self._response_format(fmt)}
-        body, _, _ = self.post(endpoint, "/chat/completions", payload, final=_mentions_response_format)
-        count = (body.get("usage") or {}).get("prompt_tokens")
-        return count if isinstance(count, int) else None
+        count, _, _ = self.post(endpoint, "/chat/completions", payload, final=_mentions_response_format,
+                                read=_read_prompt_tokens)
+        return count
 
     def _chat_template(self, endpoint: str, model: str, prompt_tokens: int | None) -> str:
         """The template whose rendering of the probe prompt has ``prompt_tokens`` tokens, or ``unknown``.
@@ -198,19 +201,47 @@ class OpenAIBackend(HttpBackend):
             "seed": request.seed,
             **self._response_format(self.response_format, request.answers),
         }
-        body, latency, attempts = self.post(endpoint, "/chat/completions", payload)
-        try:
-            choice = body["choices"][0]
-            text = choice["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise BackendError(f"{endpoint}/chat/completions: reply has no choices[0].message: {str(body)[:120]}") from None
-        usage = body.get("usage") or {}
+        (text, prompt_tokens, completion_tokens, stop), latency, attempts = self.post(
+            endpoint, "/chat/completions", payload, read=_read_completion)
         return CallResult(
-            raw_output=text if isinstance(text, str) else "",
+            raw_output=text,
             latency_s=latency,
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-            stop_reason=choice.get("finish_reason"),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            stop_reason=stop,
             endpoint=endpoint,
             attempts=attempts,
         )
+
+
+def _read_prompt_tokens(body: dict) -> int | None:
+    """``usage.prompt_tokens`` of a chat completion (``None`` if not reported), checked."""
+    usage = reply_object(body, "usage", optional=True)
+    return reply_count(usage, "prompt_tokens", "usage") if usage is not None else None
+
+
+def _read_completion(body: dict) -> tuple[str, int | None, int | None, str | None]:
+    """``(content, prompt_tokens, completion_tokens, finish_reason)`` of a chat completion, checked.
+
+    A ``null`` content (a server that generated nothing) is the empty output, recorded as
+    an invalid answer; content of any other type than a string is refused, not read as empty.
+
+    Raises
+    ------
+    BadReply
+        No ``choices[0].message``, a content that is not a string of Unicode text, a count
+        that is not an integer from 0 to ``MAX_TOKEN_COUNT``, or a ``finish_reason`` that
+        is not a short string.
+    """
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise BadReply("reply has no choices[0]" if choices is None or choices == [] else
+                       "reply field choices is not a list")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise BadReply("reply field choices[0] is not an object")
+    message = reply_object(choice, "message", "choices[0]")
+    text = reply_text(message, "content", "choices[0].message", null="")
+    stop = reply_text(choice, "finish_reason", "choices[0]", optional=True, max_chars=MAX_REASON_CHARS)
+    usage = reply_object(body, "usage", optional=True) or {}
+    return text, reply_count(usage, "prompt_tokens", "usage"), reply_count(usage, "completion_tokens", "usage"), stop
