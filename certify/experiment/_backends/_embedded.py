@@ -34,10 +34,12 @@ from .._config import DEFAULT_EMBEDDED_MODEL
 from .._errors import BackendError, InputError
 from .._protocol import PREFIX_SEPARATOR, answer_schema
 from . import Backend, CallRequest, CallResult, Latent
+from ._grammar import SchemaError, checked_schema, grammar_text
 
 __all__ = [
     "EmbeddedBackend",
     "EmbeddedModel",
+    "GRAMMAR_CACHE_SIZE",
     "LLAMA_CPP_SUPPORTED",
     "check_llama_cpp_version",
     "choice_probability",
@@ -55,6 +57,11 @@ CACHE_ENV = "CERTIFY_MODEL_CACHE"
 #: The upper end is the release ``pyproject.toml`` pins and the suite tests; move it
 #: with the pin (README, "Moving a pin forward").
 LLAMA_CPP_SUPPORTED = ((0, 3, 16), (0, 3, 36))
+
+#: Grammars a model keeps (least recently used dropped first). Each is at most
+#: ``_grammar.MAX_GRAMMAR_CHARS`` characters: a server meets any number of distinct
+#: schemas, an experiment one per task.
+GRAMMAR_CACHE_SIZE = 16
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
@@ -235,11 +242,13 @@ class EmbeddedModel:
         from llama_cpp import Llama, LlamaGrammar
         from llama_cpp.llama_chat_format import format_gemma
 
+        self._llama_cpp = llama_cpp
         self._logits_at = llama_cpp.llama_get_logits_ith
         self.path = Path(path)
+        self.n_ctx = n_ctx
         self._format = format_gemma
         self._grammar_cls = LlamaGrammar
-        self._grammars: dict[str, object] = {}
+        self._grammars: OrderedDict[str, object] = OrderedDict()
         self.lock = threading.Lock()
         try:
             # n_batch = n_ctx: a prompt is always decoded in one batch, so its logits do
@@ -276,6 +285,54 @@ class EmbeddedModel:
         """Tokens of ``text`` (special tokens such as ``<start_of_turn>`` parsed)."""
         return self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=True)
 
+    def check_fits(self, n_tokens: int) -> None:
+        """Refuse a prompt of ``n_tokens`` that leaves no room in the context for an answer token.
+
+        A longer prompt makes llama-cpp-python raise, and one longer than the batch makes
+        llama.cpp abort the process, so it is refused before it is decoded.
+
+        Raises
+        ------
+        InputError
+            Naming the prompt's length and the context length.
+        """
+        if n_tokens >= self.n_ctx:
+            raise InputError(f"prompt is {n_tokens} tokens; the context holds {self.n_ctx} (n_ctx), "
+                             f"so a prompt must be at most {self.n_ctx - 1}")
+
+    def grammar(self, schema: dict):
+        """The llama.cpp grammar of the JSON ``schema``, checked, bounded and cached.
+
+        The schema passes :func:`~._grammar.checked_schema` (a schema llama.cpp cannot
+        turn into a grammar would crash the process at the first sampled token), its
+        grammar is bounded in size, and llama.cpp must parse it here, where a failure is
+        an error, not at sampling time, where it is a crash. The last
+        :data:`GRAMMAR_CACHE_SIZE` grammars are kept.
+
+        Raises
+        ------
+        SchemaError
+            One line naming what in the schema is refused.
+        """
+        checked = checked_schema(schema)
+        key = json.dumps(checked)  # not sort_keys: the properties' order is the grammar's
+        with self.lock:
+            if key in self._grammars:
+                self._grammars.move_to_end(key)
+                return self._grammars[key]
+        text = grammar_text(checked)
+        lib = self._llama_cpp
+        with self.lock:
+            parsed = lib.llama_sampler_init_grammar(lib.llama_model_get_vocab(self.llm.model), text.encode("utf-8"),
+                                                    b"root")
+            if not parsed:
+                raise SchemaError("format: llama.cpp cannot parse the grammar built from it")
+            lib.llama_sampler_free(parsed)
+            grammar = self._grammars[key] = self._grammar_cls.from_string(text, verbose=False)
+            while len(self._grammars) > GRAMMAR_CACHE_SIZE:
+                self._grammars.popitem(last=False)
+        return grammar
+
     def answer_token(self, text: str) -> int:
         """The single token that spells the answer ``text`` (``Yes``, ``No``, ``red``...)."""
         toks = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
@@ -293,6 +350,7 @@ class EmbeddedModel:
         (a resumed run reads exactly what an uninterrupted one read).
         """
         tokens = self.tokenize(text)
+        self.check_fits(len(tokens))
         cut = text.find(PREFIX_SEPARATOR)
         head = self.tokenize(text[:cut]) if cut > 0 else []
         with self.lock:
@@ -325,13 +383,15 @@ class EmbeddedModel:
 
     def generate(self, prompt: str, schema: dict | None, temperature: float, top_p: float,
                  max_tokens: int, seed: int, top_k: int = 40, raw: bool = False) -> dict:
-        """Schema-constrained (or free) generation; returns text, token counts and stop reason."""
-        grammar = None
-        if schema is not None:
-            key = json.dumps(schema, sort_keys=True)
-            if key not in self._grammars:
-                self._grammars[key] = self._grammar_cls.from_json_schema(json.dumps(schema), verbose=False)
-            grammar = self._grammars[key]
+        """Schema-constrained (or free) generation; returns text, token counts and stop reason.
+
+        Raises
+        ------
+        InputError
+            The schema is refused (:meth:`grammar`) or the prompt does not fit the context.
+        """
+        grammar = None if schema is None else self.grammar(schema)
+        self.check_fits(len(self.tokenize(prompt if raw else self.render(prompt))))
         with self.lock:
             kwargs = dict(temperature=temperature, top_p=top_p, top_k=top_k, min_p=0.0,
                           max_tokens=max_tokens, seed=seed, grammar=grammar)
