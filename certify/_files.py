@@ -1,27 +1,39 @@
 """File writes: the one helper behind every file certify writes, and the check of an output path.
 
 **Regular files are replaced atomically.** A write goes to a temporary file in the target's
-directory and is moved onto the target with one ``os.replace``, so a reader (or a crash) never
-sees a torn file. ``tempfile.mkstemp`` creates the temporary file with mode 0600 whatever the
-umask; the result is given the mode a plain ``open(path, "w")`` would give it (0666 minus the
+directory and is moved onto the target in one step, so a reader (or a crash) never sees a
+torn file. The temporary name is short and fixed in length (``.certify-`` and a random
+suffix), never the target's name plus a suffix, so any valid name (up to 255 bytes) can be
+written. ``tempfile.mkstemp`` creates the temporary file with mode 0600 whatever the umask;
+the result is given the mode a plain ``open(path, "w")`` would give it (0666 minus the
 umask), so outputs are shared or private exactly as the user's umask says.
 
-**Anything else is written through, never replaced.** A symbolic link is followed: the file it
-points to is the target, and the link stays a link. A character device (``/dev/null``,
-``/dev/stdout``) or a named pipe is opened and written as ``>`` in a shell would; a rename
-would turn it into a regular file (as root, ``-o /dev/null`` would replace the system's own
-device). A pipe is opened without blocking, so a pipe nobody reads is an error, not a hang.
-Block devices, directories and sockets are refused (:func:`check_output`).
+**Only what was checked is replaced.** What is at the output path when it is checked
+(:func:`output_state`; a command takes it with :func:`check_output`, before its work) is all
+a write may replace. Where nothing was, the file is put in place with ``link()``, which never
+replaces anything (a file, a directory or a symbolic link that appeared meanwhile stays, and
+the write is an error); an existing file is replaced only while it is still the same file
+(device and inode). So a file or a link created at the path while certify computes is never
+written over, nor followed.
+
+**Anything else is written through, never replaced.** A symbolic link named as the output
+is followed: the file it points to is the target, and the link stays a link. A character
+device (``/dev/null``, ``/dev/stdout``) or a named pipe is opened and written as ``>`` in a
+shell would; a rename would turn it into a regular file (as root, ``-o /dev/null`` would
+replace the system's own device). A pipe is opened without blocking, so a pipe nobody reads
+is an error, not a hang. Block devices, directories and sockets are refused (:func:`check_output`).
 
 **An existing regular file is kept unless the caller says otherwise.** :func:`check_output`
 refuses it without ``force``, so a certificate or an export is never overwritten by accident.
 
-**A set of files is written as one folder, all or nothing** (:func:`write_folder_atomically`):
+**A set of files is written as one folder, all or nothing** (:func:`write_folder_atomically`,
+or :func:`new_folder` and :func:`publish_folder` for a tree written by several writers):
 every file goes into a fresh hidden folder beside the target, which is then renamed onto it.
 A failure on the way (a full disk, a name too long) removes what was written and leaves the
 target as it was. A non-empty target is replaced only with ``force`` and only when it holds
-nothing but files the caller names as its own earlier output: certify never deletes a file
-it did not write.
+nothing but files the caller names as its own earlier output (checked again at the moment of
+the rename, so nothing that appeared meanwhile is replaced): certify never deletes a file it
+did not write. A symbolic link is never taken for the folder (the rename would replace the link).
 """
 
 from __future__ import annotations
@@ -29,16 +41,19 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterable
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from ._errors import InputError
 
-__all__ = ["OutputError", "check_folder_writable", "check_output", "check_replaceable", "current_umask", "file_sha256", "write_atomically",
+__all__ = ["OutputError", "OutputState", "check_folder_writable", "check_output", "check_replaceable", "current_umask",
+           "discard_folder", "file_sha256", "new_folder", "output_state", "publish_folder", "write_atomically",
            "write_file_atomically", "write_folder_atomically"]
 
 #: Bytes read at a time when hashing a file: large data files are hashed without holding them in memory.
@@ -47,18 +62,125 @@ _HASH_CHUNK = 1 << 20
 #: Names of a folder's entries shown in a refusal (a folder may hold thousands).
 _SHOWN_NAMES = 3
 
+#: Start of every temporary name certify makes beside an output: short and fixed, so that a
+#: target whose name is 255 bytes long (the file systems' limit) can still be written.
+TEMP_PREFIX = ".certify-"
+
+#: errno values of ``link()`` on a file system without hard links (FAT, some network and FUSE
+#: file systems): the new file is then put in place through a name claimed with O_EXCL.
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS}
+
 
 class OutputError(InputError):
     """An output path cannot be written: the message names the path and the reason."""
 
 
-def _kind(mode: int) -> str | None:
-    """What a non-regular file is, in words (``None`` for a regular file)."""
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISFIFO, "a named pipe")):
+def _kind(mode: int, *, link: bool = False) -> str | None:
+    """What a non-regular file is, in words (``None`` for a regular file); ``link`` names a symbolic link too."""
+    tests = ((stat.S_ISDIR, "a directory"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISFIFO, "a named pipe"))
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), *tests) if link else tests:
         if test(mode):
             return name
     return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+@dataclass(frozen=True)
+class OutputState:
+    """What was at an output path when it was looked at: all that a later write may replace.
+
+    Attributes
+    ----------
+    path : Path
+        The output as named.
+    real : Path
+        The file written: ``path`` itself, or where a symbolic link at ``path`` leads.
+    link : tuple of int or None
+        (device, inode) of the symbolic link at ``path``; None when ``path`` is not a link.
+    found : tuple of int or None
+        (device, inode, file type, change time) of what was at ``real`` (``_identity``); None when nothing was there.
+    option : str
+        The flag that named the output, for messages (may be empty).
+    """
+
+    path: Path
+    real: Path
+    link: tuple[int, int] | None
+    found: tuple[int, int, int, int] | None
+    option: str = ""
+
+    @property
+    def label(self) -> str:
+        """The output for a message: the flag (if any) and the path."""
+        return f"{self.option} {str(self.path)!r}" if self.option else repr(str(self.path))
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    """Device, inode, file type and, for a regular file, its status-change time (0 for others).
+
+    The time tells a file deleted and made again under a reused inode number, or changed in
+    place, from the one that was checked; a device or a pipe changes it with every write.
+    """
+    return st.st_dev, st.st_ino, stat.S_IFMT(st.st_mode), st.st_ctime_ns if stat.S_ISREG(st.st_mode) else 0
+
+
+def _lstat(path) -> os.stat_result | None:
+    """``os.lstat`` (links are not followed), None when nothing is there."""
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
+def output_state(path, *, option: str = "") -> OutputState:
+    """What is at ``path`` now (:class:`OutputState`), for a write that must replace nothing else.
+
+    Raises
+    ------
+    OSError
+        The path cannot be looked at (no permission, a name too long, a loop of links).
+    """
+    path = Path(path)
+    st = _lstat(path)
+    if st is None or not stat.S_ISLNK(st.st_mode):
+        return OutputState(path, path, None, None if st is None else _identity(st), option)
+    link = (st.st_dev, st.st_ino)
+    target = _stat(path)  # a link named as the output is followed (module docstring)
+    if target is not None and not stat.S_ISREG(target.st_mode):
+        return OutputState(path, path, link, _identity(target), option)  # a device or a pipe: written through the link
+    return OutputState(path, Path(os.path.realpath(path)), link, None if target is None else _identity(target), option)
+
+
+def _stat(path) -> os.stat_result | None:
+    """``os.stat`` (links are followed), None when nothing is there (a dangling link)."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _changed(state: OutputState) -> str | None:
+    """What differs at the output from ``state`` (in words), or None: the check made just before a write."""
+    if state.link is not None:
+        st = _lstat(state.path)
+        if st is None or not stat.S_ISLNK(st.st_mode) or (st.st_dev, st.st_ino) != state.link:
+            return "the symbolic link was replaced"
+        if state.real != state.path and Path(os.path.realpath(state.path)) != state.real:
+            return "the symbolic link now leads elsewhere"
+        st = _stat(state.path)
+    else:
+        st = _lstat(state.path)
+    if st is None:
+        return None if state.found is None or stat.S_ISREG(state.found[2]) else "it was removed"
+    if state.found is None:
+        return f"{_kind(st.st_mode, link=True) or 'a file'} appeared there"
+    if _identity(st) != state.found:
+        return f"it was replaced by {_kind(st.st_mode, link=True) or 'another file'}"
+    return None
+
+
+def _refuse_change(state: OutputState, what: str) -> OutputError:
+    return OutputError(f"{state.label}: {what} while certify worked; it is kept and nothing was written")
 
 
 def check_output(path, *, option: str, force: bool = False, folder: bool = False) -> Path:
@@ -83,7 +205,8 @@ def check_output(path, *, option: str, force: bool = False, folder: bool = False
     ------
     OutputError
         An empty name; a missing parent folder; an existing regular file without ``force``;
-        a directory where a file is wanted (or the reverse); a block device or a socket.
+        a directory where a file is wanted (or the reverse); a block device or a socket; a
+        symbolic link where a folder is wanted.
     """
     text = str(path)
     if not text:
@@ -96,6 +219,9 @@ def check_output(path, *, option: str, force: bool = False, folder: bool = False
     except OSError as exc:
         raise OutputError(f"{option} {text!r}: {exc.strerror or exc}") from None
     if folder:
+        if path.is_symlink():
+            raise OutputError(f"{option} {text!r} is a symbolic link; name the folder itself (certify renames a new "
+                              f"folder into place, which would replace the link)")
         if st is not None and not stat.S_ISDIR(st.st_mode):
             raise OutputError(f"{option} {text!r} is {_kind(st.st_mode) or 'a file'}, not a folder")
     elif st is not None:
@@ -145,8 +271,9 @@ def current_umask() -> int:
     return old
 
 
-def write_file_atomically(path, writer: Callable[[str], None], *, parents: bool = False) -> Path:
-    """Call ``writer(tmp_path)``, give the file the umask's mode, and move it onto ``path`` in one rename.
+def write_file_atomically(path, writer: Callable[[str], None], *, parents: bool = False,
+                          expect: OutputState | None = None) -> Path:
+    """Call ``writer(tmp_path)``, give the file the umask's mode, and put it at ``path`` in one step.
 
     Parameters
     ----------
@@ -157,6 +284,9 @@ def write_file_atomically(path, writer: Callable[[str], None], *, parents: bool 
     parents : bool
         Create missing parent folders (report trees); by default a missing folder is an
         error (``FileNotFoundError``), so that a mistyped path is never silently created.
+    expect : OutputState, optional
+        What was at ``path`` when the caller checked it (:func:`output_state`, taken before
+        its work); only that may be replaced. By default, what is there when the write starts.
 
     Returns
     -------
@@ -165,40 +295,75 @@ def write_file_atomically(path, writer: Callable[[str], None], *, parents: bool 
     Raises
     ------
     OutputError
-        The target is a directory, a block device or a socket.
+        The target is a directory, a block device or a socket; or it changed since ``expect``
+        (a file or a link appeared, the file was replaced): it is kept and nothing is written.
     OSError
         The system refused the write (no space, no permission, a pipe nobody reads).
     """
     path = Path(path)
     if parents:
         path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = os.stat(path).st_mode  # follows links, /proc/self/fd/1 included
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        kind = _kind(mode)
+    state = expect if expect is not None else output_state(path)
+    kind = None if state.found is None else _kind(state.found[2])
+    if kind is not None:
         if kind not in ("a character device", "a named pipe"):
-            raise OutputError(f"{str(path)!r} is {kind}; certify writes regular files, character devices and pipes only")
-        _write_through(str(path), writer, mode)
+            raise OutputError(f"{state.label} is {kind}; certify writes regular files, character devices and pipes "
+                              "only")
+        what = _changed(state)
+        if what is not None:
+            raise _refuse_change(state, what)
+        _write_through(str(state.real), writer, state.found[2])
         return path
-    real = Path(os.path.realpath(path))  # a link is followed: its target is replaced, the link stays
-    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=state.real.parent)
     os.close(fd)
     try:
         writer(tmp)
         os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, real)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        _publish(tmp, state)
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # a write that failed; or the name left beside the file link() placed
     return path
 
 
-def write_atomically(path, data: bytes | str, *, parents: bool = False) -> Path:
+def _publish(tmp: str, state: OutputState) -> None:
+    """Put the finished temporary file at ``state.real``, replacing only what ``state`` found there."""
+    what = _changed(state)
+    if what is not None:
+        raise _refuse_change(state, what)
+    if state.found is not None and _lstat(state.real) is not None:
+        os.replace(tmp, state.real)  # the same file as checked (_changed): the one thing certify may replace
+        return
+    try:
+        os.link(tmp, state.real)  # never replaces: fails if anything at all appeared at the name, a link included
+        return
+    except FileExistsError:
+        raise _refuse_change(state, "a file appeared there") from None
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+    # No hard links here: claim the name with O_EXCL (which fails on anything there, a link
+    # included), then replace the empty file certify just made, if it is still that file.
+    try:
+        fd = os.open(state.real, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        raise _refuse_change(state, "a file appeared there") from None
+    claimed = _identity(os.fstat(fd))
+    os.close(fd)
+    now = _lstat(state.real)
+    if now is None or _identity(now) != claimed:
+        raise _refuse_change(state, "a file appeared there")
+    try:
+        os.replace(tmp, state.real)
+    except OSError:
+        with suppress(OSError):  # the empty file claimed above is certify's own: not left behind
+            os.unlink(state.real)
+        raise
+
+
+def write_atomically(path, data: bytes | str, *, parents: bool = False, expect: OutputState | None = None) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically; see :func:`write_file_atomically`."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    return write_file_atomically(path, lambda tmp: Path(tmp).write_bytes(raw), parents=parents)
+    return write_file_atomically(path, lambda tmp: Path(tmp).write_bytes(raw), parents=parents, expect=expect)
 
 
 def file_sha256(path) -> str:
@@ -223,6 +388,36 @@ def _names(names: list[str]) -> str:
     return ", ".join(repr(n) for n in names[:_SHOWN_NAMES]) + more
 
 
+def _folders_of(previous: set[str]) -> set[str]:
+    """The sub-folders (relative, ``/``-separated) that the files named in ``previous`` lie in."""
+    out = set()
+    for name in previous:
+        parts = name.split("/")[:-1]
+        out.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return out
+
+
+def _foreign(path: Path, previous: set[str]) -> list[str]:
+    """Entries of the folder ``path`` that are not the caller's earlier files (relative names, sorted).
+
+    Only sub-folders that hold a file named in ``previous`` are looked into (and never
+    through a link), so the work is bounded by the caller's own layout.
+    """
+    folders, out = _folders_of(previous), []
+
+    def walk(folder: Path, prefix: str) -> None:
+        for name in sorted(os.listdir(folder)):
+            rel, full = prefix + name, folder / name
+            is_dir = stat.S_ISDIR(os.lstat(full).st_mode)
+            if is_dir and rel in folders:
+                walk(full, rel + "/")
+            elif is_dir or rel not in previous:
+                out.append(rel + ("/" if is_dir else ""))
+
+    walk(path, "")
+    return out
+
+
 def check_replaceable(path, *, option: str, force: bool, previous: Iterable[str] = ()) -> None:
     """Refuse to replace a non-empty folder without ``force``, or one holding files the caller did not write.
 
@@ -235,7 +430,8 @@ def check_replaceable(path, *, option: str, force: bool, previous: Iterable[str]
     force : bool
         Allow replacing the folder's earlier set (the CLI's ``--force``).
     previous : iterable of str
-        Names of the files the caller wrote there before (e.g. those its index lists); only
+        Names of the files the caller wrote there before (e.g. those its index lists), relative
+        to the folder with ``/`` between a sub-folder and its file (``tables/a.csv``); only
         these may be replaced.
 
     Raises
@@ -246,13 +442,14 @@ def check_replaceable(path, *, option: str, force: bool, previous: Iterable[str]
     text = str(path)
     try:
         names = _entries(Path(path))
+        if not names:
+            return
+        if not force:
+            raise OutputError(f"{option} {text!r} is not empty ({_names(names)}); pass --force to replace the set "
+                              "certify wrote there")
+        foreign = _foreign(Path(path), set(previous))
     except OSError as exc:
         raise OutputError(f"{option} {text!r}: {exc.strerror or exc}") from None
-    if not names:
-        return
-    if not force:
-        raise OutputError(f"{option} {text!r} is not empty ({_names(names)}); pass --force to replace the set certify wrote there")
-    foreign = [n for n in names if n not in set(previous)]
     if foreign:
         raise OutputError(f"{option} {text!r} holds {len(foreign)} file(s) certify did not write there ({_names(foreign)}); "
                           "certify never deletes them: move them away or choose another folder")
@@ -266,20 +463,79 @@ def check_folder_writable(path, *, option: str) -> None:
     """
     path = Path(path)
     try:
-        Path(tempfile.mkdtemp(prefix=".certify-probe-", dir=path.parent)).rmdir()
+        Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}probe-", dir=path.parent)).rmdir()
     except OSError as exc:
-        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} ({exc.strerror or exc})") from None
+        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} "
+                          f"({exc.strerror or exc})") from None
+
+
+def new_folder(path, *, option: str) -> Path:
+    """A fresh hidden folder beside ``path`` (same file system) to write a set into, for :func:`publish_folder`.
+
+    Raises
+    ------
+    OutputError
+        The parent folder takes no new entries.
+    """
+    path = Path(path)
+    try:
+        return Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}new-", dir=path.parent))
+    except OSError as exc:
+        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} "
+                          f"({exc.strerror or exc})") from None
+
+
+def discard_folder(new: Path) -> None:
+    """Remove a folder made by :func:`new_folder` and everything written into it (all certify's own)."""
+    shutil.rmtree(new, ignore_errors=True)
+
+
+def publish_folder(new, path, *, option: str, force: bool = False, previous: Iterable[str] = ()) -> Path:
+    """Rename the finished folder ``new`` (from :func:`new_folder`) onto ``path``, all or nothing.
+
+    ``path`` is checked again at this moment (:func:`check_replaceable`): it must be missing,
+    an empty folder, or (with ``force``) a folder holding only the files named in
+    ``previous``, which is renamed aside, the new folder renamed into place, and then the
+    earlier files named in ``previous`` are deleted; between the two renames, for an instant,
+    no folder exists at ``path``, but a reader never sees a mix of the two sets. On any
+    failure ``new`` is removed and ``path`` is left as it was.
+
+    Raises
+    ------
+    OutputError
+        ``path`` is no longer a folder that may be replaced, or the system refused a rename
+        (one line naming ``option``, the path and the reason).
+    """
+    new, path = Path(new), Path(path)
+    previous = set(previous)
+    try:
+        st = _lstat(path)
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            what = _kind(st.st_mode, link=True) or "a file"
+            raise OutputError(f"{option} {str(path)!r}: {what} appeared there while certify worked; it is kept and "
+                              "nothing was written")
+        check_replaceable(path, option=option, force=force, previous=previous)
+        os.chmod(new, 0o777 & ~current_umask())
+        _move_into_place(new, path, previous)
+    except OutputError:
+        discard_folder(new)
+        raise
+    except OSError as exc:
+        discard_folder(new)
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
+            raise OutputError(f"{option} {str(path)!r}: something appeared there while certify worked; it is kept and "
+                              "nothing was written") from None
+        raise OutputError(f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); "
+                          "nothing was written") from None
+    return path
 
 
 def write_folder_atomically(path, files: dict[str, bytes | str], *, option: str, force: bool = False,
                             previous: Iterable[str] = ()) -> Path:
     """Write ``files`` ({name: content}) as the folder ``path``, all or nothing (module docstring).
 
-    The files are written into a fresh hidden folder beside ``path`` (mode from the umask),
-    which is renamed onto ``path`` (missing or empty). A non-empty ``path`` (allowed by
-    :func:`check_replaceable`) is first renamed aside, the new folder renamed into place, and
-    then the earlier files named in ``previous`` are deleted; between the two renames, for an
-    instant, no folder exists at ``path``, but a reader never sees a mix of the two sets.
+    The files are written into a fresh hidden folder beside ``path`` (:func:`new_folder`),
+    which is renamed onto ``path`` (:func:`publish_folder`).
 
     Returns
     -------
@@ -294,30 +550,26 @@ def write_folder_atomically(path, files: dict[str, bytes | str], *, option: str,
     path = Path(path)
     previous = set(previous)
     check_replaceable(path, option=option, force=force, previous=previous)
-    try:
-        new = Path(tempfile.mkdtemp(prefix=".certify-new-", dir=path.parent))
-    except OSError as exc:
-        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} ({exc.strerror or exc})") from None
+    new = new_folder(path, option=option)
     try:
         for name, data in files.items():
             write_atomically(new / name, data)
-        os.chmod(new, 0o777 & ~current_umask())
-        _move_into_place(new, path, previous)
     except OSError as exc:
-        for name in files:
-            (new / name).unlink(missing_ok=True)
-        with suppress(OSError):
-            new.rmdir()
-        raise OutputError(f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); nothing was written") from None
-    return path
+        discard_folder(new)
+        raise OutputError(f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); "
+                          "nothing was written") from None
+    except BaseException:
+        discard_folder(new)
+        raise
+    return publish_folder(new, path, option=option, force=force, previous=previous)
 
 
 def _move_into_place(new: Path, path: Path, previous: set[str]) -> None:
     """Rename ``new`` onto ``path``; an earlier non-empty folder is renamed aside first, then emptied of ``previous``."""
     if not _entries(path):
-        os.rename(new, path)  # onto nothing, or onto an empty folder (rename replaces it)
+        os.rename(new, path)  # onto nothing, or onto an empty folder (rename replaces only an empty one)
         return
-    old = Path(tempfile.mkdtemp(prefix=".certify-old-", dir=path.parent))
+    old = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}old-", dir=path.parent))
     os.rename(path, old)  # onto the empty folder just made
     try:
         os.rename(new, path)
@@ -327,4 +579,7 @@ def _move_into_place(new: Path, path: Path, previous: set[str]) -> None:
     with suppress(OSError):  # the new set is in place; what stays of the old one is only left over
         for name in previous:
             (old / name).unlink(missing_ok=True)
+        for folder in sorted(_folders_of(previous), key=lambda f: -f.count("/")):
+            with suppress(OSError):
+                (old / folder).rmdir()
         old.rmdir()  # a file that arrived meanwhile keeps it: certify deletes only its own

@@ -152,3 +152,17 @@ def test_check_output_rules(tmp_path):
 def test_write_atomically_refuses_a_directory_target(tmp_path):
     with pytest.raises(OutputError, match="is a directory"):
         write_atomically(tmp_path, "x")
+
+
+@pytest.mark.parametrize("length", [242, 250, 255])
+def test_a_name_up_to_255_bytes_is_written(tmp_path, length):
+    """The temporary name is short and fixed (not the name plus a suffix), so every valid name works."""
+    name = "c" * (length - len(".json")) + ".json"
+    r = cli(*CERT, "-o", str(tmp_path / name))
+    assert r.returncode == 0, r.stderr
+    assert '"sharp-bound-certificate"' in (tmp_path / name).read_text()
+    assert os.listdir(tmp_path) == [name]
+    # and a name of two-byte characters (é is 2 bytes in UTF-8) of about the same length
+    wide = "é" * ((length - 5) // 2) + ".json"
+    write_atomically(tmp_path / wide, "{}\n")
+    assert (tmp_path / wide).read_text() == "{}\n"

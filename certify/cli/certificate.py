@@ -14,10 +14,10 @@ import argparse
 import sys
 
 from .._errors import InputError
-from .._files import check_output
+from .._files import check_output, output_state, write_atomically
 from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int
 from .._objective import V_INF, parse_objective, parse_vote_budget, vote_accuracy
-from ..certificates import MAX_N, certify_bound, dump, enclosure_text, to_json
+from ..certificates import MAX_N, certify_bound, enclosure_text, to_json
 
 #: Highest objective degree certified: the checker's largest majority term P_MAX_N (2 MAX_N + 1 votes).
 #: Build time grows fast with it (about 3 s at 1001 votes, 30 s at 4001 on one core).
@@ -50,14 +50,17 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
+    seen = None
     if args.output is not None:
         check_output(args.output, option="-o", force=args.force)
+        # what the write may replace: a file or a link that appears while the certificate is built is kept
+        seen = output_state(args.output, option="-o")
     votes = None if args.votes is None else parse_vote_budget(args.votes)
     if votes is V_INF:
         if args.digits is not None or args.method != "exact":
             raise InputError("--digits and --method do not apply to --votes inf (its certificate is built exactly, width about 1e-19)")
         cert = certify_bound(V_INF, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
-        return _write(cert, args, "supremum" if args.side == "upper" else "infimum")
+        return _write(cert, args, "supremum" if args.side == "upper" else "infimum", seen)
     if votes is not None:
         objective = vote_accuracy(votes)
     else:
@@ -67,15 +70,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"objective {objective.name[:60]!r} has degree {objective.degree}, more than the limit of "
                          f"{MAX_DEGREE} that `certify verify` checks (V{MAX_DEGREE}); certificates stop there")
     cert = certify_bound(objective, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments, digits=args.digits, method=args.method)
-    return _write(cert, args, "sharp value")
+    return _write(cert, args, "sharp value", seen)
 
 
-def _write(cert, args, what: str) -> int:
+def _write(cert, args, what: str, seen) -> int:
     lo, hi = cert.enclosure
     summary = f"{cert.side} bound of E[{cert.objective_name}]: {what} in {enclosure_text(lo, hi)}"
     if args.output is not None:
         try:
-            dump(cert, args.output)
+            write_atomically(args.output, to_json(cert), expect=seen)  # as certificates.dump, held to `seen`
         except OSError as exc:
             raise InputError(f"-o {args.output!r}: cannot write ({exc.strerror or exc})") from None
         print(f"{summary}; written to {args.output}")

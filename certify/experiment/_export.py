@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .._extras import require
 from ._errors import InputError
-from .._files import check_output, write_file_atomically
+from .._files import check_output, output_state, write_file_atomically
 from ._store import RunStore
 
 __all__ = ["StatusRow", "export_bits", "status"]
@@ -140,6 +140,7 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
     if layout not in LAYOUTS:
         raise InputError(f"layout {layout!r}: must be one of {', '.join(LAYOUTS)}")
     out = check_output(out, option="output", force=force)
+    seen = output_state(out, option="output")  # what the write may replace: nothing that appears while rows are read
     cols, rows = (_wide_rows if layout == "wide" else _long_rows)(store)
     if fmt == "csv":
         def write(tmp):
@@ -158,5 +159,5 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
         def write(tmp):
             pq.write_table(table, tmp)
 
-    write_file_atomically(out, write)
+    write_file_atomically(out, write, expect=seen)
     return len(rows)

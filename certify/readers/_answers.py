@@ -12,11 +12,20 @@ answer text into :attr:`certify.CallBits.answers` codes in two steps:
    ``strip``
        leading and trailing white space removed;
    ``casefold``
-       as ``strip``, then Unicode case folding and runs of white space made one space;
+       as ``strip``, then: full-width and half-width forms read as their ordinary characters
+       (``５`` is ``5``, ``Ａ`` is ``a``, the ideographic space is a space), canonically
+       equivalent texts made one (a precomposed ``é`` is ``e`` with a combining accent),
+       Unicode case folding (``Straße`` is ``strasse``, the ``ﬁ`` ligature is ``fi``) and runs of
+       white space made one space. Nothing else is merged: superscripts, subscripts, circled
+       numbers and vulgar fractions stay as they are (``10²`` is not ``102``, ``½`` is not
+       ``1/2``), and so do mathematical letters; these are the only parts of Unicode's
+       compatibility mappings (NFKC) applied;
    ``number``
        as ``casefold``, and a text that reads as a number (``5``, ``+5``, ``5.0``, ``5e0``,
-       ``1,000``, ``3/4``) compares as that number, exactly (``5`` = ``5.00`` = ``10/2``);
-       other texts compare as with ``casefold``.
+       ``1,000``, ``3/4``, in ASCII digits after the width step) compares as that number,
+       exactly (``5`` = ``5.00`` = ``10/2``); other texts compare as with ``casefold``. A
+       number's key is an :class:`AnswerNumber`, which is never equal to a text's key, so
+       no text (whatever characters it holds) is scored as a number.
 
    An empty key (an empty or blank answer) or ``None`` is *no answer*: the call casts no vote
    and, as one call, is incorrect.
@@ -31,14 +40,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from .._calls import CORRECT, NO_ANSWER, NO_CALL, DataError
 
-__all__ = ["NORMALIZATIONS", "DEFAULT_NORMALIZATION", "MAX_ANSWER_NUMBER_LENGTH", "normalize_answer", "answer_codes",
-           "NO_ANSWER_ID", "NO_CALL_ID"]
+__all__ = ["NORMALIZATIONS", "DEFAULT_NORMALIZATION", "MAX_ANSWER_NUMBER_LENGTH", "AnswerNumber", "normalize_answer",
+           "answer_codes", "NO_ANSWER_ID", "NO_CALL_ID"]
 
 NORMALIZATIONS = ("exact", "strip", "casefold", "number")
 DEFAULT_NORMALIZATION = "strip"
@@ -52,9 +62,42 @@ NO_ANSWER_ID = -1
 NO_CALL_ID = -2
 
 _SPACE = re.compile(r"\s+")
+# Width variants only (the <wide> and <narrow> compatibility decompositions: U+3000 and the
+# Halfwidth and Fullwidth Forms block): full NFKC would also turn "10²" into "102" and "1½"
+# into "11⁄2", merging answers that differ in value.
+_WIDTH = {c: unicodedata.normalize("NFKC", chr(c)) for c in (0x3000, *range(0xFF00, 0xFFF0))
+          if unicodedata.decomposition(chr(c)).split(" ")[0] in ("<wide>", "<narrow>")}
 # ASCII digits only: Python's own number parsing also reads "١" (Arabic-Indic one) and "1_0".
 _NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?(?:[eE][+-]?\d{1,4})?", re.ASCII)
 _RATIO = re.compile(r"[+-]?\d+/\d+", re.ASCII)
+
+
+@dataclass(frozen=True)
+class AnswerNumber:
+    """The key of an answer that reads as a number under ``number``: its exact value.
+
+    A key of its own type, not a text: it equals only the key of an equal number, never the
+    key of any text (a text beginning with NUL included).
+
+    Attributes
+    ----------
+    value : Fraction
+    """
+
+    value: Fraction
+
+    def __repr__(self) -> str:
+        return f"number {self.value}"
+
+
+def _fold(text: str) -> str:
+    """``casefold``'s text (module docstring): widths, canonical equivalence, case, white space.
+
+    Case folding is done between canonical decomposition and composition, so that texts that
+    are canonically equivalent before folding stay equal after it (Unicode's canonical caseless match).
+    """
+    text = unicodedata.normalize("NFD", text.translate(_WIDTH)).casefold()
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", text))
 
 
 def _as_number(text: str) -> Fraction | None:
@@ -72,7 +115,7 @@ def _as_number(text: str) -> Fraction | None:
         return None
 
 
-def normalize_answer(text: str | None, how: str = DEFAULT_NORMALIZATION) -> str | None:
+def normalize_answer(text: str | None, how: str = DEFAULT_NORMALIZATION) -> str | AnswerNumber | None:
     """The key an answer is compared by, or None for no answer (module docstring).
 
     Parameters
@@ -82,9 +125,9 @@ def normalize_answer(text: str | None, how: str = DEFAULT_NORMALIZATION) -> str 
 
     Returns
     -------
-    str or None
-        A number under ``"number"`` becomes ``"\\x00p/q"`` (NUL cannot start a recorded text
-        after normalization of a real answer), so ``5`` and ``5.0`` share one key.
+    str or AnswerNumber or None
+        A text's key is a text; a number under ``"number"`` becomes an :class:`AnswerNumber`
+        of its exact value, so ``5`` and ``5.0`` share one key and no text shares it.
     """
     if how not in NORMALIZATIONS:
         raise DataError(f"--answer-normalize {how!r}: use one of {', '.join(NORMALIZATIONS)}")
@@ -93,11 +136,11 @@ def normalize_answer(text: str | None, how: str = DEFAULT_NORMALIZATION) -> str 
     if how != "exact":
         text = text.strip()
     if how in ("casefold", "number"):
-        text = _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+        text = _fold(text)
     if how == "number":
         value = _as_number(text)
         if value is not None:
-            return f"\x00{value.numerator}/{value.denominator}"
+            return AnswerNumber(value)
     return text or None
 
 

@@ -11,15 +11,28 @@ Layout of ``out_dir``::
 
 Everything is a deterministic function of the store: analyses are exact or use
 fixed seeds, no timestamps are written (certificate provenance carries
-``seconds = 0`` and an empty ``created``, which the checker ignores), and every
-file is replaced atomically.
+``seconds = 0`` and an empty ``created``, which the checker ignores).
+
+The report is written all or nothing (:func:`certify._files.new_folder`,
+:func:`certify._files.publish_folder`): every file goes into a hidden folder beside
+``out_dir``, which is renamed onto it at the end. ``out_dir`` must be missing, empty, or an
+earlier report (its ``report.json`` is a certify report and it holds nothing but the files a
+report is made of), checked before the analysis and again at the rename; an earlier report
+is replaced whole, so its files never sit beside another data set's. A failure on the way
+leaves ``out_dir`` as it was and no partial files.
+
+Certificate files are named by :func:`certify.certificates.certificate_file_name`: the group
+reduced to letters and digits and a short hash of its exact name, so that two groups
+(``d/gpt 4`` and ``d/gpt_4``) never share a file.
 """
 
 from __future__ import annotations
 
 import json
-import re
+import os
+import stat
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -27,9 +40,10 @@ import numpy as np
 from .._bounds import sharp_bound_arrays
 from .._errors import InputError
 from .._extras import require
+from .._files import check_folder_writable, check_output, check_replaceable, discard_folder, new_folder, publish_folder
 from .._majority import majority_index, majority_polynomial
 from .._objective import V_INF, budget_json
-from ..certificates import certify_bound
+from ..certificates import certificate_file_name, certify_bound
 from ..certificates import dump as dump_certificate
 from .._json import schema_id, to_json
 from ..readers import read_groups
@@ -48,7 +62,8 @@ from ..stats import (
 from . import _figures as figs
 from . import _tables as tabs
 
-__all__ = ["REPORT_JSON_SCHEMA_VERSION", "ReportResult", "write_report", "analyze_store", "report_json", "true_vote_accuracy"]
+__all__ = ["REPORT_JSON_SCHEMA_VERSION", "ReportResult", "analyze_store", "check_report_folder", "report_json",
+           "true_vote_accuracy", "write_report"]
 
 #: Budgets of the vote-accuracy curve (log-spaced beyond the usual K); V_inf is added to the analysis.
 _CURVE_VOTES = (1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101)
@@ -58,6 +73,14 @@ _AGGREGATE_VOTES = (3, 5, 9, 21)
 
 #: Layout version of ``report.json`` (schema ``certify/schemas/report-v1.json``).
 REPORT_JSON_SCHEMA_VERSION = "1"
+
+#: The flag that names the report's folder, for messages (``certify experiment report`` and ``certify demo``).
+_OUT_OPTION = "--out"
+#: Bytes of an earlier report's ``report.json`` read to recognize it (its first field is ``"$schema"``).
+_SCHEMA_PREFIX_BYTES = 256
+#: Largest earlier ``certificates/index.json`` read for the names of its certificates; a larger
+#: one is not certify's, and the certificates beside it count as files certify did not write.
+_MAX_INDEX_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -181,13 +204,20 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
             "base": base, "overtaking": tuple(overtaking), "negative": tuple(negative), "curves": curves}
 
 
-def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
+def _clamped(mu, nu) -> tuple[Fraction, Fraction]:
+    """(mu, nu) as exact rationals moved into the moment space mu^2 <= nu <= mu, mu in [0, 1].
+
+    A point estimate beyond the boundary (rho-hat < 0: sampling noise when the calls are
+    nearly independent) is certified at its projection, nu = mu^2 exactly, where the only law
+    is all mass at mu. The clamp is exact: mu * mu in floating point may round below the exact
+    square, a point outside the moment space that has no law at all.
+    """
+    mu = min(max(Fraction(float(mu)), Fraction(0)), Fraction(1))
+    nu = min(max(Fraction(float(nu)), mu * mu), mu)
+    return mu, nu
 
 
 def _certificate(objective, side, mu, nu, path: Path):
-    mu = min(max(float(mu), 0.0), 1.0)
-    nu = min(max(float(nu), mu * mu), mu)
     cert = certify_bound(objective, side, mu=mu, nu=nu)
     # Deterministic files: drop wall time and creation time (not part of the mathematics).
     cert = replace(cert, provenance=replace(cert.provenance, seconds=0.0, created=""))
@@ -195,25 +225,36 @@ def _certificate(objective, side, mu, nu, path: Path):
     return cert
 
 
+def _file_name(group: str, what: str, side: str, owner: dict, key: tuple) -> str:
+    """A certificate's file name (module docstring); two certificates that would share one are an error."""
+    name = certificate_file_name(group, what, side)
+    if name in owner:
+        raise InputError(f"the certificates of {owner[name]!r} and {key!r} would share the file {name!r} "
+                         "(their groups' hashes agree); rename one group")
+    owner[name] = key
+    return name
+
+
 def _certificates(results: dict, out: Path) -> list[dict]:
     out.mkdir(parents=True, exist_ok=True)
-    index = []
+    index, owner = [], {}
     for g, rep in results["reports"].items():
-        mu, nu = rep.two_call.mu, rep.two_call.nu
         for b in rep.budgets:
             if b.votes is V_INF:
                 continue  # V_inf is a threshold functional: Theorem 4.3 closed form, no dual certificate
             jobs = [("projected", "lower", b.projected.lower_at, b.projected.lower),
                     ("projected", "upper", b.projected.upper_at, b.projected.upper),
-                    ("point", "lower", (mu, nu), b.sharp_lower), ("point", "upper", (mu, nu), b.sharp_upper)]
+                    ("point", "lower", (rep.two_call.mu, rep.two_call.nu), b.sharp_lower),
+                    ("point", "upper", (rep.two_call.mu, rep.two_call.nu), b.sharp_upper)]
             for kind, side, at, reported in jobs:
-                name = f"{_safe(g)}__V{b.votes}_{kind}_{side}.json"
-                cert = _certificate(b.votes, side, at[0], at[1], out / name)
+                name = _file_name(g, f"V{b.votes}_{kind}", side, owner, (g, b.votes, kind, side))
+                mu, nu = _clamped(*at)
+                cert = _certificate(b.votes, side, mu, nu, out / name)
                 index.append({"file": name, "group": g, "votes": b.votes, "interval": kind, "side": side,
-                              "mu": float(at[0]), "nu": float(at[1]), "reported": reported,
+                              "mu": float(mu), "nu": float(nu), "reported": reported,
                               "certified": float(cert.value)})
     for ds, opt in results["optima"]:
-        name = f"{_safe(ds)}__mixture_optimum_V{opt.votes}_lower.json"
+        name = _file_name(ds, f"mixture_optimum_V{opt.votes}", "lower", owner, (ds, opt.votes, "mixture optimum"))
         cert = replace(opt.certificate, provenance=replace(opt.certificate.provenance, seconds=0.0, created=""))
         dump_certificate(cert, out / name)
         index.append({"file": name, "group": f"{ds}/{opt.mixture.label}", "votes": opt.votes, "interval": "point",
@@ -351,6 +392,64 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
     return "\n".join(lines)
 
 
+def _head(path: Path, limit: int) -> bytes | None:
+    """Up to ``limit`` + 1 bytes of a regular file, None for anything else (a link, a pipe, nothing).
+
+    Opened without following a link and without blocking, so that a named pipe planted in
+    the folder cannot stall the check.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(limit + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+
+
+def _earlier_report(out: Path) -> set[str]:
+    """The files of an earlier report in ``out`` (relative names), the only ones a new report may replace.
+
+    Empty when ``out`` holds no certify report (no ``report.json`` whose ``"$schema"`` is the
+    report's): a folder that is not a report is never replaced. The names are those a report
+    writes: ``report.md``, ``report.json``, every table and figure file, and the certificates
+    that its ``certificates/index.json`` lists (plain names only).
+    """
+    prefix = ('{\n "$schema": ' + json.dumps(schema_id("report", REPORT_JSON_SCHEMA_VERSION))).encode()
+    head = _head(out / "report.json", _SCHEMA_PREFIX_BYTES)
+    if head is None or not head.startswith(prefix):
+        return set()
+    names = {"report.md", "report.json", "certificates/index.json"}
+    names |= {f"tables/{t}.{ext}" for t in tabs.TABLE_NAMES for ext in ("md", "csv", "tex")}
+    names |= {f"figures/{f}.{ext}" for f in figs.FIGURE_NAMES for ext in ("png", "pdf")}
+    raw = _head(out / "certificates" / "index.json", _MAX_INDEX_BYTES)
+    try:
+        entries = json.loads(raw) if raw is not None and len(raw) <= _MAX_INDEX_BYTES else []
+    except (ValueError, RecursionError):
+        entries = []
+    for entry in entries if isinstance(entries, list) else []:
+        file = entry.get("file") if isinstance(entry, dict) else None
+        if isinstance(file, str) and file.endswith(".json") and "/" not in file and "\\" not in file \
+                and not file.startswith(".") and file.isprintable():
+            names.add(f"certificates/{file}")
+    return names
+
+
+def check_report_folder(out_dir) -> Path:
+    """Refuse a report folder before any work: it must be missing, empty or an earlier report (module docstring).
+
+    Raises
+    ------
+    OutputError
+        An empty name, a file or a link where the folder belongs, a missing parent folder, a
+        place that takes no new folder, or a non-empty folder that is not an earlier report
+        (naming the files certify did not write there).
+    """
+    out = check_output(out_dir, option=_OUT_OPTION, folder=True)
+    check_replaceable(out, option=_OUT_OPTION, force=True, previous=_earlier_report(out))
+    check_folder_writable(out, option=_OUT_OPTION)
+    return out
+
+
 def write_report(store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05, progress: bool = False,
                  results: dict | None = None) -> ReportResult:
     """Write the full report of a run store (module docstring).
@@ -360,7 +459,7 @@ def write_report(store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05
     store_path : str or Path
         A certify run store (``.sqlite``) or any file :func:`certify.readers.read_groups` reads.
     out_dir : str or Path
-        Created if needed; files inside are replaced.
+        Missing, empty or an earlier report (replaced whole); checked before the analysis.
     alpha : float
         1 - confidence level of the projected intervals and paired comparisons.
     step : float
@@ -373,21 +472,33 @@ def write_report(store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05
     Returns
     -------
     ReportResult
+
+    Raises
+    ------
+    OutputError
+        ``out_dir`` cannot take the report (:func:`check_report_folder`), or the writing
+        failed; ``out_dir`` is then as it was and nothing is left behind.
     """
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {str(out)!r} exists and is not a directory")
+    out = check_report_folder(out_dir)
     results = results if results is not None else analyze_store(store_path, alpha=alpha, step=step, progress=progress)
-    tables = _tables(results)
-    for t in tables:
-        for ext, text in (("md", t.to_markdown()), ("csv", t.to_csv()), ("tex", t.to_latex())):
-            figs.atomic_write(out / "tables" / f"{t.name}.{ext}", text)
-    figures = _figures(results, out / "figures")
-    index = _certificates(results, out / "certificates")
-    figs.atomic_write(out / "report.json", report_json(store_path, results))
-    report_path = figs.atomic_write(out / "report.md", _markdown(store_path, results, tables, figures, index, out))
-    return ReportResult(str(out), str(report_path), tuple(t.name for t in tables),
-                        tuple(p.relative_to(out).as_posix() for p in figures), len(index), tuple(_summary(results)))
+    new = new_folder(out, option=_OUT_OPTION)
+    try:
+        tables = _tables(results)
+        for t in tables:
+            for ext, text in (("md", t.to_markdown()), ("csv", t.to_csv()), ("tex", t.to_latex())):
+                figs.atomic_write(new / "tables" / f"{t.name}.{ext}", text)
+        figures = _figures(results, new / "figures")
+        index = _certificates(results, new / "certificates")
+        figs.atomic_write(new / "report.json", report_json(store_path, results))
+        figs.atomic_write(new / "report.md", _markdown(store_path, results, tables, figures, index, new))
+        files = tuple(p.relative_to(new).as_posix() for p in figures)
+    except BaseException:
+        discard_folder(new)
+        raise
+    # checked again at the rename: an earlier report is replaced whole, anything else that appeared is kept
+    publish_folder(new, out, option=_OUT_OPTION, force=True, previous=_earlier_report(out))
+    return ReportResult(str(out), str(out / "report.md"), tuple(t.name for t in tables), files, len(index),
+                        tuple(_summary(results)))
 
 
 def report_json(store_path, results: dict) -> str:

@@ -47,6 +47,7 @@ __all__ = [
     "LATEX_PACKAGES",
     "LATEX_PREAMBLE",
     "MAX_COLUMNS",
+    "TABLE_NAMES",
     "Column",
     "Table",
     "latex_text",
@@ -69,6 +70,11 @@ LATEX_PACKAGES = ("booktabs", "float")
 LATEX_PREAMBLE = "\n".join(rf"\usepackage{{{p}}}" for p in LATEX_PACKAGES)
 #: Widest table the report writes (a wider one does not fit a paper page at \scriptsize).
 MAX_COLUMNS = 10
+#: Names of every table the report writes (files ``tables/NAME.{md,csv,tex}``): the files of an
+#: earlier report that a new one may replace (:func:`certify.report._build.check_report_folder`).
+TABLE_NAMES = ("more_calls", "policy_table", "policy_interval_table", "se_range_table", "completion_error_table",
+               "mixture_gain_table", "mixture_accuracy_table", "mixture_optimum_table", "overtaking_table",
+               "negative_table")
 
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",

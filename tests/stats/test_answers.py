@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from certify._calls import CORRECT, NO_ANSWER, NO_CALL
-from certify.readers._answers import NO_ANSWER_ID, NO_CALL_ID, answer_codes, normalize_answer
+from certify.readers._answers import NO_ANSWER_ID, NO_CALL_ID, AnswerNumber, answer_codes, normalize_answer
 
 
 @pytest.mark.parametrize("text, how, key", [
@@ -28,6 +30,34 @@ def test_numbers_compare_as_numbers(a, b):
 @pytest.mark.parametrize("text", ["١", "1_0", "12,34", "e5", ".", "1/0", "9" * 200, "inf", "nan"])
 def test_texts_that_are_not_plain_numbers_compare_as_text(text):
     assert normalize_answer(text, "number") == normalize_answer(text, "casefold")
+
+
+@pytest.mark.parametrize("how", ["casefold", "number"])
+@pytest.mark.parametrize("a, b", [("10²", "102"), ("2⁴", "24"), ("H₂O", "h2o"), ("1½", "11/2"), ("½", "1/2"),
+                                  ("①", "1"), ("𝟓", "5"), ("x²", "x2")])
+def test_superscripts_fractions_and_other_compatibility_forms_stay_distinct(a, b, how):
+    """Full NFKC would merge each pair (10² would read as 102): only width variants are folded."""
+    assert normalize_answer(a, how) != normalize_answer(b, how)
+
+
+@pytest.mark.parametrize("how", ["casefold", "number"])
+@pytest.mark.parametrize("a, b", [("５", "5"), ("ＡＢＣ", "abc"), ("１２３", "123"), ("a\u3000b", "a b"), ("ｶﾞ", "ガ"),
+                                  ("e\u0301", "\u00e9"), ("E\u0301", "\u00e9"), ("Å", "\u00e5")])
+def test_width_variants_canonical_equivalents_and_case_are_merged(a, b, how):
+    assert normalize_answer(a, how) == normalize_answer(b, how)
+
+
+def test_full_width_digits_read_as_a_number():
+    assert normalize_answer("１，０００", "number") == normalize_answer("1000", "number") == AnswerNumber(Fraction(1000))
+
+
+@pytest.mark.parametrize("text", ["\x005/1", "\x001/2", "\x00-3/1"])
+@pytest.mark.parametrize("how", ["exact", "strip", "casefold", "number"])
+def test_no_text_gets_the_key_of_a_number(text, how):
+    """A number's key is typed: a text beginning with NUL (the old key's form) never shares it."""
+    numbers = {normalize_answer(n, "number") for n in ("5", "1/2", "-3")}
+    assert all(isinstance(k, AnswerNumber) for k in numbers)
+    assert normalize_answer(text, how) == text and text not in numbers
 
 
 def test_unknown_normalization_is_refused():

@@ -170,3 +170,22 @@ def test_call_tables_with_answers_and_a_missing_repeat():
                                     "every recorded call is used, and quantities needing m calls only for m <= 2",)
     with pytest.raises(DataError, match=r"call rows must all be"):
         read_call_table(_Store([("d", "p", "a", 0, 1), ("d", "p", "a", 1, 0, "No")]))
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+@pytest.mark.parametrize("how", ["casefold", "number"])
+def test_superscripts_are_not_digits_and_no_text_is_a_number(tmp_path, fmt, how):
+    """'10²' is not the target '102', '2⁴' not '24', and the text NUL + '5/1' (the old key of the
+    number 5) is not the target 5: each example has one such answer and one correct call, so
+    every example's one-call accuracy is 1/2, not 1."""
+    pairs = [("10²", "102"), ("2⁴", "24"), ("\x005/1", "5"), ("\x001/2", "0.5")]
+    records = [{"example_id": f"e{i}", "call": j, "answer": answer, "target": target}
+               for i, (wrong, target) in enumerate(pairs) for j, answer in enumerate((wrong, target))]
+    path = tmp_path / f"a.{fmt}"
+    if fmt == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    else:
+        pd.DataFrame(records).to_parquet(path)
+    bits = read_bits(path, answer_normalize=how)
+    np.testing.assert_array_equal(bits.bits, [[0, 1]] * len(pairs))
+    np.testing.assert_array_equal(bits.answers, [[1, CORRECT]] * len(pairs))
