@@ -83,7 +83,7 @@ class Bound:
 
     @property
     def gap(self) -> float:
-        """|dual value - primal value|: the optimality gap of the pair."""
+        """``|dual value - primal value|``: the optimality gap of the pair."""
         return abs(self.dual_value - self.value)
 
     def to_dict(self) -> dict:

@@ -70,7 +70,7 @@ How data walk from calls to certified interval ends:
 4. -> per objective, c and the level l(pi-hat) - c (``_calibration``);
 5. -> each end (``_ends``): min E_pi[sign g] over {l >= level} by Newton on (L9) from a warm start,
    else Brent's method on log lambda with CNM inner solves; then a = min psi from the screen
-   and the checks |value - (a + lambda b)| <= tolerance and l(pi*) >= level (eqs. (L10)-(L11));
+   and the checks ``|value - (a + lambda b)| <= tolerance`` and l(pi*) >= level (eqs. (L10)-(L11));
 6. -> where the small-count calibration raises c, or the face calibration (``beyond="face"``)
    lowers it for an objective beyond K, both ends again at the new level (``_intervals``);
 7. -> optionally, each end -> an exact certificate (``_certificates``).

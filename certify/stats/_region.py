@@ -103,7 +103,7 @@ class WaldRegion:
     floored : int
         Number of eigenvalues raised to the floor tau = 1/N (0: plain inverse).
     shape : ndarray, shape (2, 2)
-        A with theta = theta-hat + A u, |u| <= 1 the Wald ellipse.
+        A with theta = theta-hat + A u, ``|u| <= 1`` the Wald ellipse.
     center : ndarray
         An interior point of C (origin of the boundary rays).
     degenerate : bool
@@ -123,7 +123,7 @@ class WaldRegion:
     degenerate: bool = False
 
     def quad(self, mu, nu) -> np.ndarray:
-        """|u|^2 for theta = (mu, nu): <= 1 inside the Wald ellipse."""
+        """``|u|^2`` for theta = (mu, nu): <= 1 inside the Wald ellipse."""
         d = np.stack([np.asarray(mu, float) - self.theta_hat[0], np.asarray(nu, float) - self.theta_hat[1]], axis=-1)
         u = np.linalg.solve(self.shape, d.reshape(-1, 2).T).T
         return np.sum(u * u, axis=1).reshape(np.shape(mu))
