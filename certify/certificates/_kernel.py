@@ -5,7 +5,8 @@ rational x is ``flint.fmpq`` in polynomial arithmetic, :class:`fractions.Fractio
 elsewhere, and the text ``"p/q"`` (with a readable float beside it) in a file. This
 module is part of the checkers' trusted base (with :mod:`._proofs`, :mod:`._checking`
 and :mod:`._objective_check`): it imports only the standard library and python-flint,
-and reads the package's own version for provenance.
+and reads the package's own version for provenance (:mod:`certify._version`, standard
+library only: the package root, whose lazy names reach every layer, is never imported).
 
 Every change of working precision in :mod:`certify.certificates` goes through
 :func:`workprec` (ball arithmetic of the likelihood bound in python-flint, Newton
@@ -20,7 +21,7 @@ from fractions import Fraction
 
 import flint
 
-import certify  # the package version, read from its metadata on first use (certify.__getattr__)
+from .._version import package_version
 
 __all__ = [
     "ENDPOINT_DEFINITION",
@@ -158,7 +159,7 @@ def workprec(bits: int, context=flint.ctx):
 
 def version() -> str:
     """The certify version a certificate's provenance records."""
-    return certify.__version__
+    return package_version()
 
 
 def now() -> str:
