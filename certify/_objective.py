@@ -605,14 +605,31 @@ def parse_vote_budget(value, what: str = "votes"):
     return value
 
 
+#: Most distinct budgets of one list (``--votes``, ``votes=``): each costs its own bounds or
+#: intervals (in ``certify analyze`` the likelihood intervals of V_k and of the gain V_k - V_1,
+#: about 0.1 s each on small data and seconds on large); a vote curve has a dozen. Repeats are
+#: merged before counting.
+MAX_BUDGETS = 100
+
+
 def parse_vote_budgets(values, what: str = "votes") -> tuple:
-    """Several budgets (:func:`parse_vote_budget`), at least one; a single string or number is one budget."""
+    """Several budgets (:func:`parse_vote_budget`), at least one; a single string or number is one budget.
+
+    A budget given more than once (``3 3``, ``inf Infinity``) is one budget, where it first
+    appears. More than :data:`MAX_BUDGETS` distinct budgets raise InputError, as soon as
+    the first one beyond the limit is read.
+    """
     if isinstance(values, (str, int, float, VoteLimit, np.integer)):
         values = [values]
-    out = tuple(parse_vote_budget(v, what) for v in values)
+    out: dict = {}  # the budgets in order, each once
+    for v in values:
+        out[parse_vote_budget(v, what)] = None
+        if len(out) > MAX_BUDGETS:
+            raise InputError(f"{what}: more than {MAX_BUDGETS} distinct vote budgets, the limit of one list (each "
+                             f"costs its own intervals); give fewer")
     if not out:
         raise InputError("give at least one vote budget")
-    return out
+    return tuple(out)
 
 
 def budget_json(votes):

@@ -44,7 +44,16 @@ from ..likelihood import CellCounts, certify_interval
 from .._json import schema_id
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets, vote_accuracy
 from ._args import open_run_store, parse_alpha
-from ._output import print_json, print_table
+from ._output import print_json, print_line, print_table
+
+
+#: Most groups (dataset/policy) one `certify analyze` analyses: each costs its own likelihood
+#: solves, about 0.1-0.2 s for a small group with the default budgets and more for many calls,
+#: so 1,000 take a few minutes; 20,000 groups of a 0.9 MB file would take 45 minutes. Checked
+#: right after reading, before any solve; --group analyses one group of a file with more.
+MAX_GROUPS = 1000
+#: Group names an error message lists before it elides the rest.
+SHOWN_GROUPS = 6
 
 
 def register(sub) -> None:
@@ -137,8 +146,12 @@ def run(args: argparse.Namespace) -> int:
     read_info = next(iter(groups.values())).read_info  # how the file was read: the same for every group
     if args.group is not None:
         if args.group not in groups:
-            raise InputError(f"group {args.group!r} not in {args.file} (has {', '.join(groups) or 'none'})")
+            raise InputError(f"group {args.group!r} not in {args.file} (has {_some_groups(groups)})")
         groups = {args.group: groups[args.group]}
+    if len(groups) > MAX_GROUPS:
+        raise InputError(f"{args.file}: {len(groups)} groups, more than the limit of {MAX_GROUPS} per analysis; "
+                         f"analyse one at a time with --group NAME (groups: {_some_groups(groups)}), or name the "
+                         f"columns that split the file with --group-cols")
     if args.certificates is not None:
         _check_certifiable(groups, votes, objectives, args.calls)
     reports = [analyze(bits, votes, args.alpha, singular=args.singular, method=args.method, calls=args.calls,
@@ -156,19 +169,29 @@ def run(args: argparse.Namespace) -> int:
         print_json(out)
         return 0
     if read_info is not None:
-        print(f"columns: {read_info.describe()}")
+        print_line(f"columns: {read_info.describe()}")
         for note in read_info.notes:
-            print(f"note: {note}")
-        print()
+            print_line(f"note: {note}")
+        print_line()
     for i, r in enumerate(reports):
         if i:
-            print()
+            print_line()
         print_report(r)
     if comparisons:
-        print(f"\nPaired comparisons with {args.baseline} (same examples, {100 * (1 - args.alpha):g}% CI):")
+        print_line()
+        print_line(f"Paired comparisons with {args.baseline} (same examples, {100 * (1 - args.alpha):g}% CI):")
         for c in comparisons:
-            print(f"  {c.label_b} - {c.label_a}: {percentage_points(c.difference)} pp {pp_interval(c.lower, c.upper)} (n = {c.n})")
+            print_line(f"  {c.label_b} - {c.label_a}: {percentage_points(c.difference)} pp "
+                       f"{pp_interval(c.lower, c.upper)} (n = {c.n})")
     return 0
+
+
+def _some_groups(groups) -> str:
+    """The first SHOWN_GROUPS group names (each as repr writes it) and how many there are in all."""
+    names = [repr(g) for g in groups]
+    if not names:
+        return "none"
+    return ", ".join(names) if len(names) <= SHOWN_GROUPS else f"{', '.join(names[:SHOWN_GROUPS])}, ... ({len(names)} in all)"
 
 
 def _check_certifiable(groups: dict, votes, objectives, calls) -> None:
@@ -206,14 +229,14 @@ def _write_certificates(reports: list[AnalysisReport], args) -> None:
         for objective, interval in zip(solved.objectives, solved.intervals):
             certificates += certify_interval(solved.cells, objective, interval, source=source)
     names = write_certificate_set(args.certificates, certificates, force=args.force)
-    print(f"wrote {len(names)} certificates and {INDEX_FILE} to {args.certificates}; check them with: "
-          f"certify verify {args.certificates}", file=sys.stderr)
+    print_line(f"wrote {len(names)} certificates and {INDEX_FILE} to {args.certificates}; check them with: "
+               f"certify verify {args.certificates}", file=sys.stderr)
 
 
 def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> list:
     """Empirical m-vote accuracy of every group minus the baseline's, on their common examples."""
     if baseline not in groups:
-        raise InputError(f"--baseline {baseline!r} is not a group of the file (has {', '.join(groups) or 'none'})")
+        raise InputError(f"--baseline {baseline!r} is not a group of the file (has {_some_groups(groups)})")
     base = groups[baseline]
     out = []
     for name, bits in groups.items():
@@ -246,24 +269,24 @@ def _print_aggregates(r: AnalysisReport, level: str) -> None:
                  "-" if a.empirical is None else f"{a.empirical:.4f}",
                  "identified" if a.empirical is not None else "beyond the calls"] for a in r.aggregates]
         print_table(["aggregate", level, "estimate", "route"], rows)
-        print(f"  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds for every "
-              f"way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its upper end is 1 "
-              f"by definition")
+        print_line(f"  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds "
+                   f"for every way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its "
+                   f"upper end is 1 by definition")
         modelled = [a for a in r.aggregates if a.model is not None]
         if modelled:
-            print(f"  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a vote no "
-                  f"other call gives; holds only if that model does):")
+            print_line(f"  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a "
+                       f"vote no other call gives; holds only if that model does):")
             for a in modelled:
-                print(f"    {_aggregate_label(a.aggregate, a.votes)}: {a.model.estimate:.4f} "
-                      f"{_interval(a.model.lower, a.model.upper)}")
-            print(f"    calibration: {modelled[0].model.calibration}")
+                print_line(f"    {_aggregate_label(a.aggregate, a.votes)}: {a.model.estimate:.4f} "
+                           f"{_interval(a.model.lower, a.model.upper)}")
+            print_line(f"    calibration: {modelled[0].model.calibration}")
             if modelled[0].model.check:
-                print(f"    check: {modelled[0].model.check}")
-        print()
+                print_line(f"    check: {modelled[0].model.check}")
+        print_line()
     if r.objectives:
         print_table(["objective", level, "calibration"],
                     [[o.objective, _interval(o.interval.lower, o.interval.upper), o.interval.calibration] for o in r.objectives])
-        print()
+        print_line()
 
 
 def print_report(r: AnalysisReport) -> None:
@@ -272,14 +295,15 @@ def print_report(r: AnalysisReport) -> None:
     level = f"{100 * (1 - r.alpha):g}%"
     head = f"{r.source}" + (f" [{r.group}]" if r.group else "")
     calls = f"{r.calls}" if r.calls == r.max_calls else f"{r.calls}-{r.max_calls}"
-    print(f"{head}: {r.n} examples x {calls} calls")
-    print(f"  one call  mu-hat  = {t.mu:.4f} (SE {t.se_mu:.4f})    rho-hat = {t.rho:.4f} (SE {t.se_rho:.4f})")
+    print_line(f"{head}: {r.n} examples x {calls} calls")
+    print_line(f"  one call  mu-hat  = {t.mu:.4f} (SE {t.se_mu:.4f})    rho-hat = {t.rho:.4f} (SE {t.se_rho:.4f})")
     pt = t.pair_table
-    print(f"  first two calls: both right {percent(pt.both_correct)}%, disagree {percent(pt.disagree)}%, "
-          f"both wrong {percent(pt.both_wrong)}%")
+    print_line(f"  first two calls: both right {percent(pt.both_correct)}%, disagree {percent(pt.disagree)}%, "
+               f"both wrong {percent(pt.both_wrong)}%")
     if r.all_calls is not None:
         a = r.all_calls
-        print(f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), rho = {a.rho:.4f} (SE {a.se_rho:.4f})")
+        print_line(f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), "
+                   f"rho = {a.rho:.4f} (SE {a.se_rho:.4f})")
     rows = []
     likelihood = r.method == "likelihood"
     two_call = r.region is not None  # an empty Wald region drops the two-call column (a note says why)
@@ -292,7 +316,7 @@ def print_report(r: AnalysisReport) -> None:
             row.append(_interval(b.projected.lower, b.projected.upper))
         row += [_interval(b.sharp_lower, b.sharp_upper), _f(b.maxent), _f(b.ldgp), emp]
         rows.append(row)
-    print()
+    print_line()
     calls_used = r.budgets[0].interval.calls if likelihood else 2
     # ragged data: the intervals use every example's calls, as few as r.calls on some examples
     calls_text = f"{calls_used} calls" if r.calls >= calls_used else f"{r.calls}-{calls_used} calls"
@@ -302,19 +326,20 @@ def print_report(r: AnalysisReport) -> None:
                + ([f"{level} two-call"] if two_call else []) + ["sharp at estimate", "MaxEnt", "LDGP", empirical])
     print_table(headers, rows)
     calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
-    print(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
-    print()
+    print_line(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
+    print_line()
     _print_aggregates(r, level)
-    print(f"Verdict ({level}, {'from ' + calls_text if likelihood else 'two-call'}, distribution-free):")
+    print_line(f"Verdict ({level}, {'from ' + calls_text if likelihood else 'two-call'}, distribution-free):")
     for v in r.verdicts:
         if v.aggregate == "majority":
-            print(f"  {v.text}")
+            print_line(f"  {v.text}")
     for c in r.comparisons:
-        print(f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp {pp_interval(c.lower, c.upper)}")
+        print_line(f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp "
+                   f"{pp_interval(c.lower, c.upper)}")
     others = [v for v in r.verdicts if v.aggregate != "majority"]
     if others:
-        print(f"Verdicts of the other aggregates ({level}; each interval's method in --json):")
+        print_line(f"Verdicts of the other aggregates ({level}; each interval's method in --json):")
         for v in others:
-            print(f"  {v.text}")
+            print_line(f"  {v.text}")
     for note in r.notes:
-        print(f"  note: {note}")
+        print_line(f"  note: {note}")

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import math
 import os
+import signal
 import sys
 
 from .._errors import InputError
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     bits = read_bits(args.file, group=args.group, open_store=open_run_store)
     # the progress report goes to a terminal only: a log or a pipe gets the result alone
     show = not args.json and sys.stderr.isatty()
-    with _progress_bar(show) as progress:
+    with _progress_bar(show) as progress, _sigterm_interrupts():
         plan = plan_study(bits, votes, alpha=alpha, examples=examples, calls=calls, reps=reps, width_reps=width_reps,
                           seed=seed, workers=workers, progress=progress)
     if args.json:
@@ -113,6 +114,22 @@ def run(args: argparse.Namespace) -> int:
             for r in plan.rows]
     print_table(["scenario", "examples", "calls", f"mean width of V{plan.votes}", "P(certified gain)"], rows)
     return 0
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM stops the simulation as Ctrl-C does: plan_study stops its worker processes, and
+    the command ends with one line (exit 130). Its default action would end this process at
+    once and leave the workers behind. The previous handler is restored after."""
+    try:
+        previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    except ValueError:  # not the main thread (the command run from a thread): signals go elsewhere
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager

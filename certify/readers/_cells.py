@@ -709,14 +709,20 @@ class Cells:
         else:
             id_text = np.array(self.id_text, dtype=object)
             group_of = self.ex_key[:n] >> 32
-            firsts = {g: int(first[group_of == g].min()) for g in names}
+            # every group's examples at once, by group and then by first row: one sort, so that
+            # the work grows as n log n, not as n times the number of groups (a file can have a
+            # group per example)
+            by_group = np.lexsort((first, group_of))
+            sorted_groups = group_of[by_group]
+            starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+            spans = zip(starts.tolist(), np.r_[starts[1:], n].tolist())
             groups = []
-            for g in sorted(names, key=firsts.__getitem__):
-                members = np.flatnonzero(group_of == g)
-                members = members[np.argsort(first[members], kind="stable")]
+            # groups in order of first appearance: a group's first member has its first row
+            for a, b in sorted(spans, key=lambda span: first[by_group[span[0]]]):
+                members = by_group[a:b]
                 # one group in file order: a view of the bits, not a second copy
                 rows = slice(None) if len(members) == n and (members == np.arange(n)).all() else members
-                groups.append((g, rows, id_text[self.ex_key[members] & 0xFFFFFFFF].tolist()))
+                groups.append((int(sorted_groups[a]), rows, id_text[self.ex_key[members] & 0xFFFFFFFF].tolist()))
         for g, rows, texts in groups:
             kg = k[rows]
             kmax = int(kg.max())

@@ -51,14 +51,21 @@ depend on the number of workers.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._bernstein import bernstein_basis
-from .._errors import InputError
+from .._errors import CertifyError, InputError
 from .._numbers import float_or_nan
 from .._objective import vote_gain
 from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle, witness_below
@@ -258,6 +265,136 @@ def _run_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray]:
     return width[which[with_width]], certified[which]
 
 
+#: Signals that stop a plan: Ctrl-C, and SIGTERM (`certify plan` makes it a KeyboardInterrupt too).
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
+#: Seconds between the parent's checks for such a signal while the workers simulate.
+_SIGNAL_POLL = 0.2
+#: Linux's prctl option that sends the calling process a signal when its parent exits.
+_PR_SET_PDEATHSIG = 1
+#: Seconds between a worker's checks that its parent still runs, where prctl is not available.
+_PARENT_POLL = 1.0
+
+
+def _worker_start(owner: int) -> None:
+    """Set up a worker process of :func:`plan_study` (process ``owner``): it ends with its parent,
+    and leaves Ctrl-C to the owner.
+
+    A worker killed by any means leaves the owner an error (the pool breaks); the owner
+    killed by any means (SIGKILL included) must not leave workers waiting for tasks forever.
+    On Linux the kernel kills the worker when its parent exits (``PR_SET_PDEATHSIG``);
+    elsewhere a thread checks every second that the parent is still there. Ctrl-C reaches
+    every process of the terminal's foreground group: the workers ignore it, and the owner
+    stops them (:func:`_stop_workers`) and reports the interrupt once. SIGTERM gets its
+    default action back (a forked worker inherits the owner's handlers): a worker ends on it
+    without a word, and the owner reports the broken pool.
+    """
+    parent = os.getppid()  # the owner, or the start method's server process that forked this one
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    watched = False
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            watched = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent or not _running(owner):  # gone before the watch began
+        os._exit(1)
+    if not watched:
+        threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker once its parent has exited (its parent process id changes)."""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL)
+    os._exit(1)
+
+
+class _DefaultAction(BaseException):
+    """A noted signal whose disposition was the default action (ending the process): raised to
+    stop the workers first (:func:`_signals_deferred`)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """While the worker pool runs, note SIGINT and SIGTERM instead of acting on them at once.
+
+    Python raises KeyboardInterrupt (and runs any handler) between two bytecodes, anywhere:
+    inside the executor's ``submit`` it can leave a queue's lock held, and the executor's
+    thread then waits for that lock forever, and so does the parent that waits for the thread.
+    Yields ``act()``, called where the parent waits for results: it does, there, what the
+    replaced handler would have done with each noted signal (``certify plan``'s raise
+    KeyboardInterrupt), and for a signal whose default action ends the process, ends it once
+    the caller has stopped the workers. Ignored signals stay ignored; outside the main thread,
+    where Python runs no handler, nothing changes. A forked worker starts with these handlers,
+    so a signal that reaches it before :func:`_worker_start` is only noted there.
+    """
+    received: list[int] = []
+    previous = {}
+    try:
+        for signum in _STOP_SIGNALS:
+            if signal.getsignal(signum) not in (signal.SIG_IGN, None):  # None: a handler not set from Python
+                previous[signum] = signal.signal(signum, lambda number, frame: received.append(number))
+    except ValueError:  # not the main thread
+        pass
+
+    def act() -> None:
+        while received:
+            signum = received.pop(0)
+            handler = previous[signum]
+            if not callable(handler):
+                raise _DefaultAction(signum)
+            handler(signum, None)
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        previous.clear()
+
+    try:
+        yield act
+    except _DefaultAction as stop:
+        restore()
+        signal.raise_signal(stop.signum)  # the default action: this process ends here
+        raise KeyboardInterrupt from None  # (were it to survive)
+    finally:
+        restore()
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the worker processes at once (SIGKILL: a worker holds nothing to clean up, and one
+    just forked may not handle SIGTERM yet), cancel the tasks not started and wait for the end."""
+    kill = getattr(pool, "kill_workers", None)  # Python 3.14
+    if kill is not None:
+        kill()
+        return
+    processes = list((pool._processes or {}).values())  # the executor's workers (no public list before 3.14)
+    for process in processes:
+        process.kill()
+    # the executor's thread sees the workers end, fails what is left and exits; waiting for it
+    # here keeps it from racing the interpreter's exit (Python 3.11 then reports a closed pipe)
+    pool.shutdown(wait=True, cancel_futures=True)
+    for process in processes:
+        process.join()
+
+
 def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 1000, 2000), calls=(2, 3, 5, 10),
                reps: int = DEFAULT_PLAN_REPS, width_reps: int = DEFAULT_WIDTH_REPS, seed: int = 0, workers: int = 1,
                progress=None) -> StudyPlan:
@@ -332,10 +469,27 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         for i, task in enumerate(tasks):
             record(i, _run_chunk(task))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_run_chunk, task): i for i, task in enumerate(tasks)}
-            for fut in as_completed(futures):
-                record(futures[fut], fut.result())
+        with _signals_deferred() as act_on_signals:
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_start, initargs=(os.getpid(),))
+            try:
+                futures = {pool.submit(_run_chunk, task): i for i, task in enumerate(tasks)}
+                pending = set(futures)
+                while pending:
+                    finished, pending = wait(pending, timeout=_SIGNAL_POLL, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        record(futures[fut], fut.result())
+                    act_on_signals()  # here, outside the executor's locks, a signal may stop the plan
+                pool.shutdown()
+                act_on_signals()  # one that came with the last results is not lost
+            except BrokenProcessPool:  # from submit or a result
+                _stop_workers(pool)
+                raise CertifyError("a worker process of the plan ended unexpectedly (killed, or out of memory); "
+                                   "run again, with fewer --workers if memory is short") from None
+            except BaseException:
+                # Ctrl-C, SIGTERM (`certify plan` makes it a KeyboardInterrupt) or a failed chunk:
+                # the workers stop now, not after their chunks, and never outlive this process
+                _stop_workers(pool)
+                raise
     rows = []
     for d, (name, n, k) in enumerate(designs):
         mine = [out[i] for i in range(len(tasks)) if owner[i] == d]  # in task order: the sums are reproducible
