@@ -5,7 +5,7 @@ P_n (kept symbolic, evaluated through the incomplete beta function) plus an
 arbitrary polynomial in q stored by exact Bernstein coefficients. Exact rational
 coefficients of the whole objective are available for verification.
 
-Text syntax accepted by :func:`parse_objective` (documented in the README):
+Text syntax accepted by :func:`parse_objective` (documented in docs/reference/objectives.md):
 
 * ``"P3 - P1"`` -- paper indexing, P_n is the accuracy of 2n+1 votes (P0 = q);
 * ``"V7 - V3"`` -- vote counts; an even count 2n with fair ties is V_{2n-1};

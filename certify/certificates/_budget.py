@@ -9,7 +9,7 @@ cell of K = 10000 calls with a 4000-digit atom makes the cell probabilities numb
 integers and the lengths of its strings only, no arithmetic on its numbers -- and refuses
 a file beyond any limit below with the check ``work_limit``, before any polynomial or
 ball-arithmetic work (``certify verify`` exits 2 and says "... exceeds the checker's work
-limit ..."). The limits are module constants; README.md lists them under "Limits".
+limit ..."). The limits are module constants; docs/reference/limits.md lists them.
 
 Every limit lies above what certify itself writes (tests/test_verify_budget.py builds the
 largest ones): ``certify certificate`` refuses objectives above :data:`MAX_DEGREE`, and

@@ -4,7 +4,7 @@ A sharp-bound certificate (schema 1) and a likelihood certificate (schema 2) car
 their objective g as exact terms: coefficients c_i of majority accuracies P_(n_i)
 (eq. (main-vn)) plus a Bernstein part. :func:`objective_polynomial` rebuilds g from
 them, and the objective's name is part of what is proven: it is read in the objective
-syntax of the README by this module's own small parser (:func:`name_polynomial`,
+syntax of the reference (docs/reference/objectives.md) by this module's own small parser (:func:`name_polynomial`,
 bounded like :mod:`certify._objective`) and must denote exactly the certified
 polynomial, so the name a reader sees is the polynomial that was checked.
 
@@ -200,7 +200,7 @@ _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "u+": 3, "u-": 3, "**": 4}
 
 
 def name_polynomial(name: str) -> tuple[dict[int, Fraction], flint.fmpq_poly]:
-    """Read an objective name in the objective syntax of the README, exactly.
+    """Read an objective name in the objective syntax of docs/reference/objectives.md, exactly.
 
     ``P_n`` is the accuracy of 2n+1 votes, ``V_k`` that of k votes (an even k has the
     accuracy of k-1: fair ties), ``q`` the variable; numbers are exact decimals or

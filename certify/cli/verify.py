@@ -18,7 +18,7 @@ Every file gets one line on stdout: ``FILE: OK ...``, ``FILE: FAILED <check>: ..
 first failed check: malformed JSON, unknown schema version, an unknown field, a renamed
 objective, a moved atom, a nudged dual coefficient, a raised bound, ...), ``FILE: REFUSED
 work_limit: ...`` (a certificate whose check would exceed the checker's work budget:
-objective degree, calls, cells, digits, atoms, cost estimates; README "Limits") or ``FILE:
+objective degree, calls, cells, digits, atoms, cost estimates; docs/reference/limits.md) or ``FILE:
 UNREADABLE ...`` (larger than MAX_FILE_BYTES, not UTF-8, an I/O error). Exit status 0 when
 every file passes, 1 when any fails a check, 2 when any is refused or unreadable or an
 argument is unusable (a missing path, a directory without ``*.json`` files; one line on
@@ -72,7 +72,7 @@ def register(sub) -> None:
             "arithmetic. Infinite-vote bounds (schema 3): the law's exact moments and the dual against the step "
             "1{q >= 1/2} on both halves of [0,1]. A directory with an index.json is held to it (no file unlisted, "
             "missing or changed); one without stands for its *.json files (sorted). One line per file; exit 0 when "
-            "all pass, 1 when any fails a check, 2 when any is refused by the checker's work limit (README, Limits), "
+            "all pass, 1 when any fails a check, 2 when any is refused by the checker's work limit (docs/reference/limits.md), "
             f"unreadable (over {MAX_FILE_BYTES // 2**20} MiB, not UTF-8) or an argument is unusable."
         ),
     )

@@ -13,7 +13,7 @@ number of a chain-of-thought answer is ``(?r)(?<![0-9-])(-?[0-9]+)``, and the eq
 ``(?s).*(?<![0-9-])(-?[0-9]+)`` (quadratic in ``re`` on a long text without digits) is also
 linear in ``regex``.
 
-**Limits** (README, "Limits"): a search that takes more than :data:`REGEX_SECONDS` seconds
+**Limits** (docs/reference/limits.md): a search that takes more than :data:`REGEX_SECONDS` seconds
 on one response, or searches that take more than :data:`REGEX_TOTAL_SECONDS` seconds over one
 file, stop the reading with one line naming the regex and the response; a response longer
 than :data:`MAX_REGEX_CHARS` characters is refused before the regex sees it (no real model

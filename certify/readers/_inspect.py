@@ -15,7 +15,7 @@ every layout inspect writes. Otherwise a built-in reader: ``.json`` is parsed as
 never finished) and ``samples/<id>_epoch_<e>.json``, whose members may be stored, deflated
 or compressed with zstd (zip method 93, what inspect_ai >= 0.3 writes; the ``zstandard``
 package). Both readers give the same bits and answers. Either way the file is first
-loaded within the limits of :mod:`certify.readers._log_limits` (README, "Limits"): the
+loaded within the limits of :mod:`certify.readers._log_limits` (docs/reference/limits.md): the
 members of a ``.eval`` are decompressed in blocks and checked against their sizes and
 CRCs, and every JSON document is parsed strictly (nesting, size, a key repeated in one
 object, NaN, integers beyond Python's digit limit); a log past a limit or damaged is

@@ -3,7 +3,7 @@
 A hostile log (a decompression bomb, JSON nested a million levels deep, a sample of a
 hundred million tiny values) must be refused with one line within half a minute and 2 GB of
 memory, while the logs inspect_ai and lm-eval write for real evaluations are read. The values
-are the README's "Limits" rows; each says why. Reading a JSON document of a log costs about
+are rows of docs/reference/limits.md; each says why. Reading a JSON document of a log costs about
 0.1 s per MiB on a loaded 2-core machine (removing its strings to measure its nesting, then
 parsing it), and inspect_ai's own reader, when installed, reads it once more.
 """

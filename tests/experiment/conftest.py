@@ -79,7 +79,7 @@ def _llama_server(gguf: Path, log: Path, *extra: str):
 
 @pytest.fixture(scope="session")
 def llama_openai_server(gguf, tmp_path_factory):
-    """llama-cpp-python's server started as the README says (``--chat_format gemma``); its base URL."""
+    """llama-cpp-python's server started as certify/experiment/README.md says (``--chat_format gemma``); its base URL."""
     log = tmp_path_factory.mktemp("llama_gemma") / "server.log"
     for server in _llama_server(gguf, log, "--chat_format", "gemma", "--n_ctx", "1024"):
         yield server.url

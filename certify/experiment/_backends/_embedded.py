@@ -55,7 +55,7 @@ CACHE_ENV = "CERTIFY_MODEL_CACHE"
 #: ``Llama.n_tokens`` and drops it above (the contract :meth:`EmbeddedModel.next_logits`
 #: relies on to reuse the shared prompt head; no public method truncates the cache).
 #: The upper end is the release ``pyproject.toml`` pins and the suite tests; move it
-#: with the pin (README, "Moving a pin forward").
+#: with the pin (docs/howto/install.md, moving the pin).
 LLAMA_CPP_SUPPORTED = ((0, 3, 16), (0, 3, 36))
 
 #: Grammars a model keeps (least recently used dropped first). Each is at most
