@@ -37,16 +37,21 @@ from ._version import package_version as _package_version
 # heavy, so that the `certify` command has its interrupt handling in place before numpy and
 # scipy load (0.4 s), and `certify bounds` starts fast.
 _LAZY = {
-    **{name: ("certify._bounds", name)
-       for name in ("BoundArrays", "sharp_bound", "sharp_bound_arrays", "sharp_bounds")},
-    **{name: ("certify._closed_forms", name) for name in ("ThreeVoteBounds", "improvement_threshold",
-                                                          "one_call_three_vote_envelope", "three_vote_bounds")},
+    **{
+        name: ("certify._bounds", name) for name in ("BoundArrays", "sharp_bound", "sharp_bound_arrays", "sharp_bounds")
+    },
+    **{
+        name: ("certify._closed_forms", name)
+        for name in ("ThreeVoteBounds", "improvement_threshold", "one_call_three_vote_envelope", "three_vote_bounds")
+    },
     **{name: ("certify._endpoint", name) for name in ("EndpointBounds", "endpoint_bounds")},
     "majority_polynomial": ("certify._majority", "majority_polynomial"),
     **{name: ("certify._moments", name) for name in ("Moments", "nu_from_rho", "rho_from_nu")},
     "moment_class": ("certify._moments", "moments"),
-    **{name: ("certify._objective", name) for name in ("V_INF", "Objective", "VoteLimit", "parse_objective",
-                                                       "parse_vote_budget", "vote_accuracy")},
+    **{
+        name: ("certify._objective", name)
+        for name in ("V_INF", "Objective", "VoteLimit", "parse_objective", "parse_vote_budget", "vote_accuracy")
+    },
     **{name: ("certify._results", name) for name in ("Bound", "Law", "SharpBounds")},
     "certify_bound": ("certify.certificates", "certify_bound"),
     "certify_many": ("certify.certificates", "certify_many"),
@@ -55,8 +60,17 @@ _LAZY = {
     "verify_certificate": ("certify.certificates", "verify"),
     **{name: ("certify.readers", name) for name in ("CallBits", "DataError", "read_bits")},
     **{name: ("certify.likelihood", name) for name in ("cell_counts", "likelihood_intervals", "npmle")},
-    **{name: ("certify.stats", name) for name in ("analyze", "ldgp_completion", "maxent_completion", "project_many",
-                                                  "two_call_estimates", "wald_region")},
+    **{
+        name: ("certify.stats", name)
+        for name in (
+            "analyze",
+            "ldgp_completion",
+            "maxent_completion",
+            "project_many",
+            "two_call_estimates",
+            "wald_region",
+        )
+    },
 }
 
 

@@ -40,8 +40,15 @@ import numpy as np
 from ._errors import ObjectiveError
 from ._objective import MAX_EXPANDED_DEGREE, Objective, OneInstance, vote_accuracy
 
-__all__ = ["pass_at_k_coefficients", "plurality_upper_coefficients", "pass_at_k_objective", "plurality_bounds",
-           "PassLimit", "PASS_INF", "is_pass_limit"]
+__all__ = [
+    "pass_at_k_coefficients",
+    "plurality_upper_coefficients",
+    "pass_at_k_objective",
+    "plurality_bounds",
+    "PassLimit",
+    "PASS_INF",
+    "is_pass_limit",
+]
 
 
 def _check_votes(votes) -> int:
@@ -50,7 +57,9 @@ def _check_votes(votes) -> int:
     if votes > MAX_EXPANDED_DEGREE:
         # the objective is stored by exact Bernstein coefficients of degree `votes`, whose
         # conversion from monomials costs O(votes^2) rational operations
-        raise ObjectiveError(f"votes={votes} is above {MAX_EXPANDED_DEGREE}, the largest degree of an expanded polynomial objective")
+        raise ObjectiveError(
+            f"votes={votes} is above {MAX_EXPANDED_DEGREE}, the largest degree of an expanded polynomial objective"
+        )
     return int(votes)
 
 
@@ -132,7 +141,9 @@ def plurality_bounds(votes: int, *, abstentions: bool = False) -> tuple[Objectiv
     lower = vote_accuracy(k)
     if abstentions:
         return lower, pass_at_k_objective(k)
-    return lower, Objective.from_coefficients(plurality_upper_coefficients(k), name=f"1 - (1-q)**{k} - {k - 1}*q*(1-q)**{k - 1}")
+    return lower, Objective.from_coefficients(
+        plurality_upper_coefficients(k), name=f"1 - (1-q)**{k} - {k - 1}*q*(1-q)**{k - 1}"
+    )
 
 
 class PassLimit(OneInstance):

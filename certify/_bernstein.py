@@ -8,8 +8,8 @@ suffers the cancellation of expanded monomials at high degree.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 from scipy import special
@@ -61,7 +61,11 @@ def elevate(bern: Sequence[Fraction], degree: int) -> tuple[Fraction, ...]:
     b = [Fraction(c) for c in bern]
     while len(b) - 1 < degree:
         d = len(b) - 1
-        b = [b[0]] + [Fraction(k, d + 1) * b[k - 1] + Fraction(d + 1 - k, d + 1) * b[k] for k in range(1, d + 1)] + [b[-1]]
+        b = (
+            [b[0]]
+            + [Fraction(k, d + 1) * b[k - 1] + Fraction(d + 1 - k, d + 1) * b[k] for k in range(1, d + 1)]
+            + [b[-1]]
+        )
     return tuple(b)
 
 

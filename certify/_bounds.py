@@ -15,7 +15,8 @@ import numpy as np
 
 from ._canonical import is_interior
 from ._errors import InfeasibleMomentsError, InputError, ObjectiveError, SolverError
-from ._moments import FEASIBILITY_TOL, Moments, moments as make_moments, snap_two_moments
+from ._moments import FEASIBILITY_TOL, Moments, snap_two_moments
+from ._moments import moments as make_moments
 from ._objective import Objective, is_vote_limit, parse_objective, vote_accuracy
 from ._results import Bound, Law, SharpBounds
 from .solvers import max_violation, target
@@ -33,8 +34,10 @@ METHODS = {
 def as_objective(objective) -> Objective:
     """Objective from an :class:`Objective`, a vote count (int), a string, coefficients or sympy."""
     if is_vote_limit(objective):  # a step, not a polynomial: it has its own solver (Theorem 4.3)
-        raise ObjectiveError(f"objective {objective!r} is the infinite budget V_inf, not a polynomial; its bounds are "
-                             "certify.endpoint_bounds(mu, rho=...), its certificates certify_bound(V_INF, ...)")
+        raise ObjectiveError(
+            f"objective {objective!r} is the infinite budget V_inf, not a polynomial; its bounds are "
+            "certify.endpoint_bounds(mu, rho=...), its certificates certify_bound(V_INF, ...)"
+        )
     if isinstance(objective, (int, np.integer)) and not isinstance(objective, bool):
         return vote_accuracy(int(objective))
     return parse_objective(objective)
@@ -56,8 +59,9 @@ def _solver(method: str):
     return getattr(importlib.import_module(module), name)
 
 
-def sharp_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", faces=None,
-                **options) -> Bound:
+def sharp_bound(
+    objective, side: str, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", faces=None, **options
+) -> Bound:
     """One side of the sharp bound; see :func:`sharp_bounds`."""
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
@@ -86,10 +90,13 @@ def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
         # (or, for the grid, atoms between its points), not the moments: the claim stands only
         # where the exact Hankel test agrees
         if err.status == "infeasible" and is_interior(mom.exact):
-            raise SolverError(err.solver, "failed in double precision",
-                              f"the {len(mom.exact)} moments are inside the moment space of [0, 1] (checked exactly), but "
-                              f"the solver found no law with them in floating point: the monomial moments are too "
-                              f"ill-conditioned at this order; use fewer moments") from None
+            raise SolverError(
+                err.solver,
+                "failed in double precision",
+                f"the {len(mom.exact)} moments are inside the moment space of [0, 1] (checked exactly), but "
+                f"the solver found no law with them in floating point: the monomial moments are too "
+                f"ill-conditioned at this order; use fewer moments",
+            ) from None
         raise
     # plain floats from here on: a law has a handful of atoms
     pairs = sorted(zip(np.asarray(sol.atoms, dtype=float).tolist(), np.asarray(sol.weights, dtype=float).tolist()))
@@ -108,8 +115,9 @@ def _bound(obj: Objective, mom: Moments, side: str, solve, **options) -> Bound:
     )
 
 
-def sharp_bounds(objective, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", faces=None,
-                 **options) -> SharpBounds:
+def sharp_bounds(
+    objective, *, mu=None, nu=None, rho=None, moments=None, method: str = "exact", faces=None, **options
+) -> SharpBounds:
     """Sharp lower and upper bounds of E[g(Q)] over all laws with the given moments.
 
     Implements Theorem 4.1 (eqs. (dual-L-main)-(dual-U-main)) for any polynomial objective and any
@@ -235,7 +243,9 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
         second = np.asarray(nu if nu is not None else rho, dtype=float)
         m, second = np.broadcast_arrays(m, second)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"mu and {'nu' if nu is not None else 'rho'} must be numeric arrays of one shape ({exc})") from None
+        raise InputError(
+            f"mu and {'nu' if nu is not None else 'rho'} must be numeric arrays of one shape ({exc})"
+        ) from None
     bad = ~np.isfinite(m) | ~np.isfinite(second)
     if np.any(bad):
         i = _first(bad)
@@ -254,7 +264,9 @@ def _validate_arrays(mu, nu, rho) -> tuple[np.ndarray, np.ndarray]:
     for rule, viol in (("mu^2 <= nu", second < m * m - tol), ("nu <= mu", second > m + tol)):
         if np.any(viol):
             i = _first(viol)
-            raise InfeasibleMomentsError(f"(mu, nu)[{i}]=({float(m[i])!r}, {float(second[i])!r}) is infeasible: {rule} must hold")
+            raise InfeasibleMomentsError(
+                f"(mu, nu)[{i}]=({float(m[i])!r}, {float(second[i])!r}) is infeasible: {rule} must hold"
+            )
     mu_s, nu_s = snap_two_moments(m, second)
     return np.asarray(mu_s, dtype=float), np.asarray(nu_s, dtype=float)  # 0-d arrays for scalars
 

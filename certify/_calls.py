@@ -99,14 +99,30 @@ class ReadInfo:
         if self.ignored:
             parts.append(f"ignored = {', '.join(self.ignored)}")
         what = {"wide": "wide form", "long": "long form"}.get(self.form, self.form)
-        extra = [x for x in (f"status {self.status!r}" if self.status else "", f"read with {self.reader}" if self.reader else "") if x]
+        extra = [
+            x
+            for x in (
+                f"status {self.status!r}" if self.status else "",
+                f"read with {self.reader}" if self.reader else "",
+            )
+            if x
+        ]
         return "; ".join(parts) + f" ({', '.join([what] + extra)})"
 
     def to_dict(self) -> dict:
         return {
-            "form": self.form, "id": self.id, "calls": list(self.calls), "call": self.call, "correct": self.correct,
-            "groups": list(self.groups), "metadata": list(self.metadata), "ignored": list(self.ignored),
-            "reader": self.reader, "status": self.status, "skipped_samples": self.skipped, "notes": list(self.notes),
+            "form": self.form,
+            "id": self.id,
+            "calls": list(self.calls),
+            "call": self.call,
+            "correct": self.correct,
+            "groups": list(self.groups),
+            "metadata": list(self.metadata),
+            "ignored": list(self.ignored),
+            "reader": self.reader,
+            "status": self.status,
+            "skipped_samples": self.skipped,
+            "notes": list(self.notes),
             "text": self.describe(),
         }
 
@@ -160,11 +176,17 @@ class CallBits:
             return
         codes = np.asarray(self.answers)
         if codes.shape != self.bits.shape or not np.issubdtype(codes.dtype, np.integer):
-            raise InputError(f"answers: an integer array of shape {self.bits.shape} is needed, got {codes.dtype} {codes.shape}")
+            raise InputError(
+                f"answers: an integer array of shape {self.bits.shape} is needed, got {codes.dtype} {codes.shape}"
+            )
         called = ~np.isnan(self.bits)
-        if not np.array_equal(codes == NO_CALL, ~called) or not np.array_equal(codes[called] == CORRECT, self.bits[called] == 1):
-            raise InputError("answers: the codes disagree with the bits (code 0 must mark exactly the correct calls, "
-                             "-2 exactly the missing ones)")
+        if not np.array_equal(codes == NO_CALL, ~called) or not np.array_equal(
+            codes[called] == CORRECT, self.bits[called] == 1
+        ):
+            raise InputError(
+                "answers: the codes disagree with the bits (code 0 must mark exactly the correct calls, "
+                "-2 exactly the missing ones)"
+            )
         if (codes < NO_CALL).any():
             raise InputError(f"answers: codes below {NO_CALL} are not defined")
         object.__setattr__(self, "answers", codes.astype(np.int32, copy=False))

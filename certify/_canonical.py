@@ -97,8 +97,10 @@ def _localizing(moments: Sequence[Fraction], a: Fraction, b: Fraction):
         second = [(a + b) * s[i + 1] - s[i + 2] - a * b * s[i] for i in range(m - 1)]
         return [(flint.fmpq_poly([1]), s, k + 1), (flint.fmpq_poly([-a * b, a + b, -1]), second, k)]
     k = (m - 1) // 2
-    return [(flint.fmpq_poly([-a, 1]), [s[i + 1] - a * s[i] for i in range(m)], k + 1),
-            (flint.fmpq_poly([b, -1]), [b * s[i] - s[i + 1] for i in range(m)], k + 1)]
+    return [
+        (flint.fmpq_poly([-a, 1]), [s[i + 1] - a * s[i] for i in range(m)], k + 1),
+        (flint.fmpq_poly([b, -1]), [b * s[i] - s[i + 1] for i in range(m)], k + 1),
+    ]
 
 
 def is_interior(moments: Sequence[Fraction], a: Fraction = Fraction(0), b: Fraction = Fraction(1)) -> bool:
@@ -290,8 +292,10 @@ def canonical_law(moments: Sequence[Fraction], t: Fraction) -> CanonicalLaw:
     def attempt():
         found = [(ends, c) for ends in shapes if (c := _candidate(s, tq, ends)) is not None]
         if not found:
-            raise InputError(f"moments={tuple(float(x) for x in moments)!r} have no canonical representation "
-                             "through t: they are not interior to the moment space of [0, 1]")
+            raise InputError(
+                f"moments={tuple(float(x) for x in moments)!r} have no canonical representation "
+                "through t: they are not interior to the moment space of [0, 1]"
+            )
         # Both shapes are admissible only where a weight vanishes (the same law): take
         # the one whose smallest weight is largest.
         ends, (nodes, weights, sides) = max(found, key=lambda f: min(float(w.mid()) for w in f[1][1]))
@@ -338,7 +342,7 @@ def boundary_law(moments: Sequence[Fraction], t: Fraction) -> CanonicalLaw | Non
         if weights is None or any(w < 0 for w in weights):
             return None
         for j in range(m + 1):  # the law must reproduce every moment, not only the first len(nodes)
-            if not sum((w * x ** j for w, x in zip(weights, nodes)), flint.arb(0)).overlaps(flint.arb(s[j])):
+            if not sum((w * x**j for w, x in zip(weights, nodes)), flint.arb(0)).overlaps(flint.arb(s[j])):
                 return None
         sides = _sides(nodes, tq, on_t)
         at_least, above, radius = _masses(weights, sides)
@@ -362,5 +366,8 @@ def _dyadic(x: flint.arb) -> Fraction:
 def _sorted(nodes, weights) -> tuple:
     """Atoms and weights as floats, and the atoms as exact dyadics, in increasing order."""
     order = sorted(range(len(nodes)), key=lambda i: float(nodes[i].mid()))
-    return (tuple(float(nodes[i].mid()) for i in order), tuple(max(float(weights[i].mid()), 0.0) for i in order),
-            tuple(_dyadic(nodes[i]) for i in order))
+    return (
+        tuple(float(nodes[i].mid()) for i in order),
+        tuple(max(float(weights[i].mid()), 0.0) for i in order),
+        tuple(_dyadic(nodes[i]) for i in order),
+    )

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._moments import Moments, moments as make_moments
+from ._moments import Moments
+from ._moments import moments as make_moments
 
 __all__ = ["ThreeVoteBounds", "three_vote_bounds", "one_call_three_vote_envelope", "improvement_threshold"]
 

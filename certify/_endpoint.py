@@ -23,7 +23,8 @@ import numpy as np
 
 from ._canonical import CanonicalLaw, boundary_law, canonical_law, is_interior
 from ._errors import InputError
-from ._moments import Moments, moments as make_moments
+from ._moments import Moments
+from ._moments import moments as make_moments
 from ._results import Law
 
 __all__ = ["EndpointBounds", "endpoint_bounds", "endpoint_value"]
@@ -242,4 +243,3 @@ def _sequence_law(exact: tuple[Fraction, ...], side: str, eps: float) -> Law:
         exact = _nudged(exact)
     sigma: CanonicalLaw = canonical_law(exact, half + Fraction(eps) if side == "upper" else half - Fraction(eps))
     return Law(sigma.atoms, sigma.weights)
-

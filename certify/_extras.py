@@ -66,6 +66,5 @@ def require(module: str, purpose: str) -> ModuleType:
         # of its own dependencies is not.
         missing = getattr(exc, "name", None) or top
         raise MissingExtraError(
-            f"{purpose} needs the package {missing!r}, which is not installed: "
-            f"pip install 'certify[{extra}]'"
+            f"{purpose} needs the package {missing!r}, which is not installed: pip install 'certify[{extra}]'"
         ) from None

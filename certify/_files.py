@@ -44,17 +44,29 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ._errors import InputError
 
-__all__ = ["OutputError", "OutputState", "check_folder_writable", "check_output", "check_replaceable", "current_umask",
-           "discard_folder", "file_sha256", "new_folder", "output_state", "publish_folder", "write_atomically",
-           "write_file_atomically", "write_folder_atomically"]
+__all__ = [
+    "OutputError",
+    "OutputState",
+    "check_folder_writable",
+    "check_output",
+    "check_replaceable",
+    "current_umask",
+    "discard_folder",
+    "file_sha256",
+    "new_folder",
+    "output_state",
+    "publish_folder",
+    "write_atomically",
+    "write_file_atomically",
+    "write_folder_atomically",
+]
 
 #: Bytes read at a time when hashing a file: large data files are hashed without holding them in memory.
 _HASH_CHUNK = 1 << 20
@@ -77,8 +89,13 @@ class OutputError(InputError):
 
 def _kind(mode: int, *, link: bool = False) -> str | None:
     """What a non-regular file is, in words (``None`` for a regular file); ``link`` names a symbolic link too."""
-    tests = ((stat.S_ISDIR, "a directory"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISFIFO, "a named pipe"))
+    tests = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISFIFO, "a named pipe"),
+    )
     for test, name in ((stat.S_ISLNK, "a symbolic link"), *tests) if link else tests:
         if test(mode):
             return name
@@ -220,8 +237,10 @@ def check_output(path, *, option: str, force: bool = False, folder: bool = False
         raise OutputError(f"{option} {text!r}: {exc.strerror or exc}") from None
     if folder:
         if path.is_symlink():
-            raise OutputError(f"{option} {text!r} is a symbolic link; name the folder itself (certify renames a new "
-                              f"folder into place, which would replace the link)")
+            raise OutputError(
+                f"{option} {text!r} is a symbolic link; name the folder itself (certify renames a new "
+                f"folder into place, which would replace the link)"
+            )
         if st is not None and not stat.S_ISDIR(st.st_mode):
             raise OutputError(f"{option} {text!r} is {_kind(st.st_mode) or 'a file'}, not a folder")
     elif st is not None:
@@ -271,8 +290,9 @@ def current_umask() -> int:
     return old
 
 
-def write_file_atomically(path, writer: Callable[[str], None], *, parents: bool = False,
-                          expect: OutputState | None = None) -> Path:
+def write_file_atomically(
+    path, writer: Callable[[str], None], *, parents: bool = False, expect: OutputState | None = None
+) -> Path:
     """Call ``writer(tmp_path)``, give the file the umask's mode, and put it at ``path`` in one step.
 
     Parameters
@@ -307,8 +327,9 @@ def write_file_atomically(path, writer: Callable[[str], None], *, parents: bool 
     kind = None if state.found is None else _kind(state.found[2])
     if kind is not None:
         if kind not in ("a character device", "a named pipe"):
-            raise OutputError(f"{state.label} is {kind}; certify writes regular files, character devices and pipes "
-                              "only")
+            raise OutputError(
+                f"{state.label} is {kind}; certify writes regular files, character devices and pipes only"
+            )
         what = _changed(state)
         if what is not None:
             raise _refuse_change(state, what)
@@ -445,14 +466,17 @@ def check_replaceable(path, *, option: str, force: bool, previous: Iterable[str]
         if not names:
             return
         if not force:
-            raise OutputError(f"{option} {text!r} is not empty ({_names(names)}); pass --force to replace the set "
-                              "certify wrote there")
+            raise OutputError(
+                f"{option} {text!r} is not empty ({_names(names)}); pass --force to replace the set certify wrote there"
+            )
         foreign = _foreign(Path(path), set(previous))
     except OSError as exc:
         raise OutputError(f"{option} {text!r}: {exc.strerror or exc}") from None
     if foreign:
-        raise OutputError(f"{option} {text!r} holds {len(foreign)} file(s) certify did not write there ({_names(foreign)}); "
-                          "certify never deletes them: move them away or choose another folder")
+        raise OutputError(
+            f"{option} {text!r} holds {len(foreign)} file(s) certify did not write there ({_names(foreign)}); "
+            "certify never deletes them: move them away or choose another folder"
+        )
 
 
 def check_folder_writable(path, *, option: str) -> None:
@@ -465,8 +489,9 @@ def check_folder_writable(path, *, option: str) -> None:
     try:
         Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}probe-", dir=path.parent)).rmdir()
     except OSError as exc:
-        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} "
-                          f"({exc.strerror or exc})") from None
+        raise OutputError(
+            f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} ({exc.strerror or exc})"
+        ) from None
 
 
 def new_folder(path, *, option: str) -> Path:
@@ -481,8 +506,9 @@ def new_folder(path, *, option: str) -> Path:
     try:
         return Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}new-", dir=path.parent))
     except OSError as exc:
-        raise OutputError(f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} "
-                          f"({exc.strerror or exc})") from None
+        raise OutputError(
+            f"{option} {str(path)!r}: cannot write in {str(path.parent)!r} ({exc.strerror or exc})"
+        ) from None
 
 
 def discard_folder(new: Path) -> None:
@@ -512,8 +538,10 @@ def publish_folder(new, path, *, option: str, force: bool = False, previous: Ite
         st = _lstat(path)
         if st is not None and not stat.S_ISDIR(st.st_mode):
             what = _kind(st.st_mode, link=True) or "a file"
-            raise OutputError(f"{option} {str(path)!r}: {what} appeared there while certify worked; it is kept and "
-                              "nothing was written")
+            raise OutputError(
+                f"{option} {str(path)!r}: {what} appeared there while certify worked; it is kept and "
+                "nothing was written"
+            )
         check_replaceable(path, option=option, force=force, previous=previous)
         os.chmod(new, 0o777 & ~current_umask())
         _move_into_place(new, path, previous)
@@ -523,15 +551,19 @@ def publish_folder(new, path, *, option: str, force: bool = False, previous: Ite
     except OSError as exc:
         discard_folder(new)
         if exc.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
-            raise OutputError(f"{option} {str(path)!r}: something appeared there while certify worked; it is kept and "
-                              "nothing was written") from None
-        raise OutputError(f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); "
-                          "nothing was written") from None
+            raise OutputError(
+                f"{option} {str(path)!r}: something appeared there while certify worked; it is kept and "
+                "nothing was written"
+            ) from None
+        raise OutputError(
+            f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); nothing was written"
+        ) from None
     return path
 
 
-def write_folder_atomically(path, files: dict[str, bytes | str], *, option: str, force: bool = False,
-                            previous: Iterable[str] = ()) -> Path:
+def write_folder_atomically(
+    path, files: dict[str, bytes | str], *, option: str, force: bool = False, previous: Iterable[str] = ()
+) -> Path:
     """Write ``files`` ({name: content}) as the folder ``path``, all or nothing (module docstring).
 
     The files are written into a fresh hidden folder beside ``path`` (:func:`new_folder`),
@@ -556,8 +588,9 @@ def write_folder_atomically(path, files: dict[str, bytes | str], *, option: str,
             write_atomically(new / name, data)
     except OSError as exc:
         discard_folder(new)
-        raise OutputError(f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); "
-                          "nothing was written") from None
+        raise OutputError(
+            f"{option} {str(path)!r}: cannot write ({exc.strerror or exc}); nothing was written"
+        ) from None
     except BaseException:
         discard_folder(new)
         raise

@@ -32,8 +32,16 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["NotJson", "Unreadable", "ValueBudget", "decode_utf8", "json_limits", "parse_json", "read_bytes",
-           "strict_decoder"]
+__all__ = [
+    "NotJson",
+    "Unreadable",
+    "ValueBudget",
+    "decode_utf8",
+    "json_limits",
+    "parse_json",
+    "read_bytes",
+    "strict_decoder",
+]
 
 #: Bytes measured at once by :func:`json_limits`: its working memory is about 30 bytes per
 #: byte of one block (120 MiB at most), whatever the size of the text.
@@ -217,8 +225,9 @@ def strict_decoder(parse_float=None) -> json.JSONDecoder:
     return json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=parse_float)
 
 
-def parse_json(data: str | bytes, *, depth: int, values: int | ValueBudget | None = None,
-               decoder: json.JSONDecoder | None = None):
+def parse_json(
+    data: str | bytes, *, depth: int, values: int | ValueBudget | None = None, decoder: json.JSONDecoder | None = None
+):
     """Parse a JSON document within the limits (module docstring).
 
     Parameters

@@ -8,16 +8,25 @@ snapped onto it so that floating noise never turns a boundary point infeasible.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
 from ._errors import InfeasibleMomentsError, InputError
 from ._numbers import exact_number
 
-__all__ = ["Moments", "moments", "snap_two_moments", "nu_from_rho", "rho_from_nu", "pair_table", "PairTable", "FEASIBILITY_TOL"]
+__all__ = [
+    "Moments",
+    "moments",
+    "snap_two_moments",
+    "nu_from_rho",
+    "rho_from_nu",
+    "pair_table",
+    "PairTable",
+    "FEASIBILITY_TOL",
+]
 
 #: Absolute slack for feasibility checks; values this close to the boundary are snapped onto it.
 FEASIBILITY_TOL = 1e-12
@@ -105,7 +114,10 @@ class Moments:
         return np.array((1.0,) + self.values)
 
     def to_dict(self) -> dict:
-        return {"values": [repr(v) for v in self.values], "exact": [f"{f.numerator}/{f.denominator}" for f in self.exact]}
+        return {
+            "values": [repr(v) for v in self.values],
+            "exact": [f"{f.numerator}/{f.denominator}" for f in self.exact],
+        }
 
 
 def _hankel_min_eig(seq: Sequence[float], size: int) -> float:
@@ -126,18 +138,32 @@ def _check_general(vals: Sequence[float]) -> None:
         k = m // 2
         checks = [
             ("Hankel matrix [m_(i+j)] (i, j <= %d) must be positive semidefinite" % k, s, k + 1),
-            ("localizing matrix [m_(i+j+1) - m_(i+j+2)] (i, j < %d) must be positive semidefinite" % k, [s[i + 1] - s[i + 2] for i in range(m - 1)], k),
+            (
+                "localizing matrix [m_(i+j+1) - m_(i+j+2)] (i, j < %d) must be positive semidefinite" % k,
+                [s[i + 1] - s[i + 2] for i in range(m - 1)],
+                k,
+            ),
         ]
     else:
         k = (m - 1) // 2
         checks = [
-            ("localizing matrix [m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k, [s[i + 1] for i in range(m)], k + 1),
-            ("localizing matrix [m_(i+j) - m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k, [s[i] - s[i + 1] for i in range(m)], k + 1),
+            (
+                "localizing matrix [m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k,
+                [s[i + 1] for i in range(m)],
+                k + 1,
+            ),
+            (
+                "localizing matrix [m_(i+j) - m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k,
+                [s[i] - s[i + 1] for i in range(m)],
+                k + 1,
+            ),
         ]
     for rule, seq, size in checks:
         lam = _hankel_min_eig(seq, size)
         if lam < -FEASIBILITY_TOL * 10:
-            raise InfeasibleMomentsError(f"moments={tuple(vals)!r} are infeasible: {rule} (smallest eigenvalue {lam:.3g})")
+            raise InfeasibleMomentsError(
+                f"moments={tuple(vals)!r} are infeasible: {rule} (smallest eigenvalue {lam:.3g})"
+            )
 
 
 def moments(mu=None, nu=None, rho=None, values=None) -> Moments:
@@ -213,7 +239,9 @@ def _validate_and_snap(vals: list[float], exact: list[Fraction]) -> list[float]:
     if len(vals) == 2:
         nu = vals[1]
         if nu < mu * mu - tol:
-            raise InfeasibleMomentsError(f"(mu, nu)=({mu!r}, {nu!r}) is infeasible: mu^2 <= nu must hold (mu^2 = {mu * mu!r})")
+            raise InfeasibleMomentsError(
+                f"(mu, nu)=({mu!r}, {nu!r}) is infeasible: mu^2 <= nu must hold (mu^2 = {mu * mu!r})"
+            )
         if nu > mu + tol:
             raise InfeasibleMomentsError(f"(mu, nu)=({mu!r}, {nu!r}) is infeasible: nu <= mu must hold")
         vals[0], vals[1] = snap_two_moments(mu, nu)

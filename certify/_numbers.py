@@ -12,8 +12,16 @@ import numpy as np
 
 from ._errors import InputError
 
-__all__ = ["MAX_EXPONENT", "MAX_MAGNITUDE", "MAX_NUMBER_LENGTH", "exact_number", "float_or_nan", "percentage_points",
-           "pp_interval", "shown_value"]
+__all__ = [
+    "MAX_EXPONENT",
+    "MAX_MAGNITUDE",
+    "MAX_NUMBER_LENGTH",
+    "exact_number",
+    "float_or_nan",
+    "percentage_points",
+    "pp_interval",
+    "shown_value",
+]
 
 #: Longest number accepted as text. Far above any real input (a 60-digit fraction from a
 #: certificate is about 120 characters), and it bounds the digits ``Fraction`` is asked to read.
@@ -111,7 +119,9 @@ def _parse_text(value: str, what: str, error: type[InputError]) -> Fraction:
     """A number written as text, checked against the syntax and the limits before it is read."""
     text = value.strip()
     if len(text) > MAX_NUMBER_LENGTH:
-        raise error(f"{what}={shown_value(value)} is longer than the limit of {MAX_NUMBER_LENGTH} characters for a number")
+        raise error(
+            f"{what}={shown_value(value)} is longer than the limit of {MAX_NUMBER_LENGTH} characters for a number"
+        )
     decimal = _DECIMAL.fullmatch(text)
     if decimal is None and _RATIO.fullmatch(text) is None:
         raise error(f"{what}={shown_value(value)} must be a number: {_SYNTAX}")

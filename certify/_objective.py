@@ -19,20 +19,46 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import Sequence
 
 import numpy as np
 
-from ._bernstein import SCALAR_MAX_DEGREE, bernstein_derivative, bernstein_eval, bernstein_scalar, bernstein_to_monomial, monomial_to_bernstein
+from ._bernstein import (
+    SCALAR_MAX_DEGREE,
+    bernstein_derivative,
+    bernstein_eval,
+    bernstein_scalar,
+    bernstein_to_monomial,
+    monomial_to_bernstein,
+)
 from ._errors import InputError, ObjectiveError
+from ._majority import (
+    majority_index,
+    majority_jet,
+    majority_monomial_coefficients,
+    majority_polynomial_jet,
+    majority_scalar,
+)
 from ._numbers import MAX_MAGNITUDE, exact_number, shown_value
-from ._majority import majority_index, majority_jet, majority_monomial_coefficients, majority_polynomial_jet, majority_scalar
 
-__all__ = ["Objective", "parse_objective", "vote_accuracy", "vote_gain", "majority_objective", "votes_label", "OneInstance", "VoteLimit", "V_INF",
-           "is_vote_limit", "parse_vote_budget", "parse_vote_budgets", "budget_json"]
+__all__ = [
+    "Objective",
+    "parse_objective",
+    "vote_accuracy",
+    "vote_gain",
+    "majority_objective",
+    "votes_label",
+    "OneInstance",
+    "VoteLimit",
+    "V_INF",
+    "is_vote_limit",
+    "parse_vote_budget",
+    "parse_vote_budgets",
+    "budget_json",
+]
 
 #: Highest degree accepted when an expression must be expanded into monomials (explicit
 #: powers of q, products of vote terms). Expansion and the exact Bernstein conversion cost
@@ -81,7 +107,7 @@ class Objective:
 
     # -- construction -----------------------------------------------------
     @classmethod
-    def from_coefficients(cls, coeffs: Sequence, name: str | None = None) -> "Objective":
+    def from_coefficients(cls, coeffs: Sequence, name: str | None = None) -> Objective:
         """Objective from monomial coefficients ``[c0, c1, ...]`` (g = sum c_i q^i)."""
         if isinstance(coeffs, (str, bytes)) or not hasattr(coeffs, "__len__"):
             raise ObjectiveError(f"coefficients={coeffs!r} must be a sequence of numbers")
@@ -182,7 +208,7 @@ class Objective:
         return tuple(coeffs)
 
     # -- algebra ------------------------------------------------------------
-    def scaled(self, factor, name: str | None = None) -> "Objective":
+    def scaled(self, factor, name: str | None = None) -> Objective:
         """The objective multiplied by an exact rational ``factor``."""
         f = _fraction(factor, "factor")
         return Objective(
@@ -199,7 +225,7 @@ class Objective:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Objective":
+    def from_dict(cls, data: dict) -> Objective:
         try:
             return cls(
                 name=str(data["name"]),
@@ -215,7 +241,9 @@ def majority_objective(n: int) -> Objective:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ObjectiveError(f"n={n!r} must be a nonnegative integer paper index (2n+1 votes)")
     if 2 * n + 1 > MAX_VOTES:
-        raise ObjectiveError(f"P{n} is {2 * n + 1} votes, more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
+        raise ObjectiveError(
+            f"P{n} is {2 * n + 1} votes, more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'"
+        )
     return Objective(name=f"P{int(n)}", majority=((Fraction(1), int(n)),))
 
 
@@ -245,14 +273,17 @@ def vote_gain(votes: int) -> Objective:
     ObjectiveError
         As :func:`vote_accuracy` for ``votes``.
     """
-    (_, n), = vote_accuracy(votes).majority
+    ((_, n),) = vote_accuracy(votes).majority
     terms = ((Fraction(-1), 0), (Fraction(1), n)) if n > 0 else ()
     # V_1 - V_1 and V_2 - V_1 are the zero polynomial; the parser spells it as one zero coefficient
     return Objective(name=f"V{int(votes)} - V1", majority=terms, bernstein=() if terms else (Fraction(0),))
 
 
 # ASCII only: in a str pattern \d and \s also match other scripts' digits and spaces.
-_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))", re.ASCII)
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))",
+    re.ASCII,
+)
 _NAME = re.compile(r"^(?:q|[PV]\d+)$", re.ASCII)
 
 
@@ -264,7 +295,9 @@ def _check_tokens(text: str) -> None:
             rest = text[pos:].strip()
             if not rest:
                 return
-            raise ObjectiveError(f"objective {text!r}: unexpected character {rest[0]!r}; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)")
+            raise ObjectiveError(
+                f"objective {text!r}: unexpected character {rest[0]!r}; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)"
+            )
         name = m.group("name")
         if name is not None and not _NAME.match(name):
             raise ObjectiveError(f"objective {text!r}: unknown name {name!r}; use q, Pn (2n+1 votes) or Vk (k votes)")
@@ -276,7 +309,9 @@ def _symbol_objective(symbol_name: str) -> Objective:
     if symbol_name[0] == "P":
         return majority_objective(idx)
     if idx < 1:
-        raise ObjectiveError(f"objective term {symbol_name!r}: a budget of {idx} votes is not allowed (need at least 1)")
+        raise ObjectiveError(
+            f"objective term {symbol_name!r}: a budget of {idx} votes is not allowed (need at least 1)"
+        )
     return vote_accuracy(idx)
 
 
@@ -335,14 +370,18 @@ def _parse_text(text: str) -> Objective:
         depth += (ch == "(") - (ch == ")")
         deepest = max(deepest, depth)
     if deepest > MAX_NESTING:
-        raise ObjectiveError(f"objective {text[:40]!r}...: parentheses nested {deepest} deep, more than the limit {MAX_NESTING}")
+        raise ObjectiveError(
+            f"objective {text[:40]!r}...: parentheses nested {deepest} deep, more than the limit {MAX_NESTING}"
+        )
     _check_tokens(text)
     # A literal such as 1e-400999 costs sympy seconds to build (and more with more digits in the
     # exponent): its magnitude is decided from the text, before any parsing.
     for mantissa, exponent in _EXPONENT_LITERAL.findall(text):
         if abs(int(exponent)) > 400 if len(exponent.lstrip("+-0")) <= 4 else True:
-            raise ObjectiveError(f"objective {text[:60]!r}: the number {mantissa}e{exponent[:12]} is outside the allowed "
-                                 f"magnitudes [1e-300, 1e300]")
+            raise ObjectiveError(
+                f"objective {text[:60]!r}: the number {mantissa}e{exponent[:12]} is outside the allowed "
+                f"magnitudes [1e-300, 1e300]"
+            )
     import sympy
     from sympy.parsing.sympy_parser import (
         convert_xor,
@@ -356,8 +395,15 @@ def _parse_text(text: str) -> Objective:
     options = dict(
         local_dict=local,
         # Add, Mul and Pow: the unevaluated parse spells the tree with them.
-        global_dict={"Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational, "Symbol": sympy.Symbol,
-                     "Add": sympy.Add, "Mul": sympy.Mul, "Pow": sympy.Pow},
+        global_dict={
+            "Integer": sympy.Integer,
+            "Float": sympy.Float,
+            "Rational": sympy.Rational,
+            "Symbol": sympy.Symbol,
+            "Add": sympy.Add,
+            "Mul": sympy.Mul,
+            "Pow": sympy.Pow,
+        },
         transformations=standard_transformations + (convert_xor, rationalize),
     )
     try:
@@ -387,18 +433,24 @@ def _expansion_degree(expr, text: str, expanded: bool = False) -> int:
         return _symbol_objective(expr.name).degree if expanded else 0
     if expr.is_Number:
         if expr != 0 and not (sympy.Rational(1, MAX_MAGNITUDE) <= abs(expr) <= MAX_MAGNITUDE):
-            raise ObjectiveError(f"objective {text!r}: the number {sympy.Float(expr, 3)} is outside the allowed "
-                                 f"magnitudes [1e-300, 1e300]")
+            raise ObjectiveError(
+                f"objective {text!r}: the number {sympy.Float(expr, 3)} is outside the allowed "
+                f"magnitudes [1e-300, 1e300]"
+            )
         return 0
     if expr.is_Pow:
         base, exponent = expr.args
         if not exponent.is_Integer or abs(int(exponent)) > MAX_EXPANDED_DEGREE:
-            raise ObjectiveError(f"objective {text!r}: exponent {exponent} must be an integer literal of at most "
-                                 f"{MAX_EXPANDED_DEGREE} in absolute value")
+            raise ObjectiveError(
+                f"objective {text!r}: exponent {exponent} must be an integer literal of at most "
+                f"{MAX_EXPANDED_DEGREE} in absolute value"
+            )
         if base.is_Number:
             _expansion_degree(base, text)
             if abs(base) != 1 and abs(int(exponent)) * abs(math.log10(abs(float(base)))) > 300:
-                raise ObjectiveError(f"objective {text!r}: {base}**{exponent} is outside the allowed magnitudes [1e-300, 1e300]")
+                raise ObjectiveError(
+                    f"objective {text!r}: {base}**{exponent} is outside the allowed magnitudes [1e-300, 1e300]"
+                )
             return 0
         degree = _expansion_degree(base, text, expanded or int(exponent) > 1) * max(int(exponent), 0)
     elif expr.is_Mul or expr.is_Add:
@@ -409,8 +461,10 @@ def _expansion_degree(expr, text: str, expanded: bool = False) -> int:
     else:
         return 0  # anything else is refused by the polynomial checks that follow
     if degree > MAX_EXPANDED_DEGREE:
-        raise ObjectiveError(f"objective {text[:60]!r}: expanding it gives degree up to {degree}, more than the limit "
-                             f"{MAX_EXPANDED_DEGREE} (sums of vote terms such as V4001 - V1 need no expansion)")
+        raise ObjectiveError(
+            f"objective {text[:60]!r}: expanding it gives degree up to {degree}, more than the limit "
+            f"{MAX_EXPANDED_DEGREE} (sums of vote terms such as V4001 - V1 need no expansion)"
+        )
     return degree
 
 
@@ -467,13 +521,13 @@ def _from_sympy(expr, name: str) -> Objective:
                 q_coeffs[monom[0]] = q_coeffs.get(monom[0], Fraction(0)) + c
             else:
                 sym = vote_syms[[i for i, e in enumerate(monom[1:]) if e][0]]
-                (_, n), = _symbol_objective(sym.name).majority
+                ((_, n),) = _symbol_objective(sym.name).majority
                 majority[n] = majority.get(n, Fraction(0)) + c
     else:
         # Products of vote terms: substitute their exact polynomials and expand.
         subs = {}
         for s in vote_syms:
-            (_, n), = _symbol_objective(s.name).majority
+            ((_, n),) = _symbol_objective(s.name).majority
             if 2 * n + 1 > MAX_EXPANDED_DEGREE:
                 raise ObjectiveError(f"objective {name!r}: {s.name} is too large to expand in a product")
             subs[s] = sum(sympy.Integer(c) * q**i for i, c in enumerate(majority_monomial_coefficients(n)))
@@ -592,8 +646,11 @@ def parse_vote_budget(value, what: str = "votes"):
         if _COUNT.fullmatch(digits) is None:
             raise InputError(f"{what}={shown_value(value)} must be a positive integer (plain digits) or 'inf'")
         if len(digits.lstrip("0")) > len(str(MAX_VOTES)):  # far out of range: no need to convert thousands of digits
-            raise InputError(f"{what}={shown_value(value)} must be at least 1 (a budget of at least one call)" if digits != text
-                             else f"{what}={shown_value(value)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
+            raise InputError(
+                f"{what}={shown_value(value)} must be at least 1 (a budget of at least one call)"
+                if digits != text
+                else f"{what}={shown_value(value)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'"
+            )
         value = int(text)
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise InputError(f"{what}={shown_value(value)} must be a positive integer or 'inf'")
@@ -601,7 +658,9 @@ def parse_vote_budget(value, what: str = "votes"):
     if value < 1:
         raise InputError(f"{what}={value} must be at least 1 (a budget of at least one call)")
     if value > MAX_VOTES:
-        raise InputError(f"{what}={shown_value(value)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'")
+        raise InputError(
+            f"{what}={shown_value(value)} is more than the limit of {MAX_VOTES} votes; use the endpoint 'inf'"
+        )
     return value
 
 
@@ -625,8 +684,10 @@ def parse_vote_budgets(values, what: str = "votes") -> tuple:
     for v in values:
         out[parse_vote_budget(v, what)] = None
         if len(out) > MAX_BUDGETS:
-            raise InputError(f"{what}: more than {MAX_BUDGETS} distinct vote budgets, the limit of one list (each "
-                             f"costs its own intervals); give fewer")
+            raise InputError(
+                f"{what}: more than {MAX_BUDGETS} distinct vote budgets, the limit of one list (each "
+                f"costs its own intervals); give fewer"
+            )
     if not out:
         raise InputError("give at least one vote budget")
     return tuple(out)
@@ -645,4 +706,3 @@ def votes_label(votes) -> str:
     if is_vote_limit(votes):
         return "infinitely many votes"
     return f"{votes} vote" if votes == 1 else f"{votes} votes"
-

@@ -48,7 +48,7 @@ class Law:
         return {"atoms": list(self.atoms), "weights": list(self.weights)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Law":
+    def from_dict(cls, data: dict) -> Law:
         return cls(atoms=_floats(data["atoms"]), weights=_floats(data["weights"]))
 
 
@@ -97,7 +97,7 @@ class Bound:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Bound":
+    def from_dict(cls, data: dict) -> Bound:
         return cls(
             side=str(data["side"]),
             value=float(data["value"]),
@@ -150,7 +150,7 @@ class SharpBounds:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SharpBounds":
+    def from_dict(cls, data: dict) -> SharpBounds:
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise InputError(f"schema_version={version!r} is not supported (expected {SCHEMA_VERSION!r})")

@@ -48,8 +48,20 @@ from ._tolerances import (
     NEWTON_MAX_ITER,
 )
 
-__all__ = ["CERTIFICATE", "CONTACT", "Extrema", "GridPolicy", "LIKELIHOOD", "POLICIES", "chebyshev_lobatto", "grid",
-           "grid_minima", "grid_points", "newton_in", "polish"]
+__all__ = [
+    "CERTIFICATE",
+    "CONTACT",
+    "Extrema",
+    "GridPolicy",
+    "LIKELIHOOD",
+    "POLICIES",
+    "chebyshev_lobatto",
+    "grid",
+    "grid_minima",
+    "grid_points",
+    "newton_in",
+    "polish",
+]
 
 
 class Extrema(NamedTuple):
@@ -91,12 +103,30 @@ CERTIFICATE = "certificate"
 #: The grid policy: one row per purpose, each value named and explained in
 #: :mod:`certify._tolerances`.
 POLICIES: dict[str, GridPolicy] = {
-    CONTACT: GridPolicy(chebyshev=True, per_degree=CONTACT_CELLS_PER_DEGREE, min_cells=CONTACT_MIN_CELLS,
-                        max_cells=CONTACT_MAX_CELLS, per_length=False, step_tol=CONTACT_STEP_TOL),
-    LIKELIHOOD: GridPolicy(chebyshev=False, per_degree=LIKELIHOOD_CELLS_PER_DEGREE, min_cells=LIKELIHOOD_MIN_CELLS,
-                           max_cells=None, per_length=True, step_tol=LIKELIHOOD_STEP_TOL),
-    CERTIFICATE: GridPolicy(chebyshev=False, per_degree=CERTIFICATE_CELLS_PER_DEGREE, min_cells=CERTIFICATE_MIN_CELLS,
-                            max_cells=None, per_length=False, step_tol=CERTIFICATE_STEP_TOL),
+    CONTACT: GridPolicy(
+        chebyshev=True,
+        per_degree=CONTACT_CELLS_PER_DEGREE,
+        min_cells=CONTACT_MIN_CELLS,
+        max_cells=CONTACT_MAX_CELLS,
+        per_length=False,
+        step_tol=CONTACT_STEP_TOL,
+    ),
+    LIKELIHOOD: GridPolicy(
+        chebyshev=False,
+        per_degree=LIKELIHOOD_CELLS_PER_DEGREE,
+        min_cells=LIKELIHOOD_MIN_CELLS,
+        max_cells=None,
+        per_length=True,
+        step_tol=LIKELIHOOD_STEP_TOL,
+    ),
+    CERTIFICATE: GridPolicy(
+        chebyshev=False,
+        per_degree=CERTIFICATE_CELLS_PER_DEGREE,
+        min_cells=CERTIFICATE_MIN_CELLS,
+        max_cells=None,
+        per_length=False,
+        step_tol=CERTIFICATE_STEP_TOL,
+    ),
 }
 
 
@@ -202,7 +232,7 @@ def _at_ends(slopes, lo, hi):
     """r' at both ends of every bracket (arrays: one evaluation on the ends together)."""
     if isinstance(lo, np.ndarray):
         d = slopes(np.concatenate([lo, hi]))[0]
-        return d[: len(lo)], d[len(lo):]
+        return d[: len(lo)], d[len(lo) :]
     return slopes(lo)[0], slopes(hi)[0]
 
 
@@ -235,8 +265,9 @@ def newton_in(slopes: Slopes, lo, hi, x, step_tol: float):
     return x
 
 
-def polish(slopes: Slopes, value: Callable[[np.ndarray], np.ndarray], lo, hi, x0, v0, step_tol: float,
-           maximize: bool = False) -> Extrema:
+def polish(
+    slopes: Slopes, value: Callable[[np.ndarray], np.ndarray], lo, hi, x0, v0, step_tol: float, maximize: bool = False
+) -> Extrema:
     """Local minima (``maximize``: maxima) of r from candidates ``x0`` with brackets [lo, hi] (step 3 of the module).
 
     Parameters

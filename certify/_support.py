@@ -46,8 +46,10 @@ def merge_runs(atoms: np.ndarray, weights: np.ndarray, close: np.ndarray) -> tup
         weight) and the indices of each run, for callers that place a run elsewhere.
     """
     groups = np.split(np.arange(len(atoms)), np.nonzero(~close)[0] + 1) if len(atoms) else []
-    merged = Support(np.array([np.dot(atoms[g], weights[g]) / np.sum(weights[g]) for g in groups]),
-                     np.array([np.sum(weights[g]) for g in groups]))
+    merged = Support(
+        np.array([np.dot(atoms[g], weights[g]) / np.sum(weights[g]) for g in groups]),
+        np.array([np.sum(weights[g]) for g in groups]),
+    )
     return merged, groups
 
 

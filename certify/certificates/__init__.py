@@ -39,14 +39,12 @@ from .._errors import InputError
 from .._files import write_atomically
 from .._objective import is_vote_limit
 from ._batch import BatchItem, certify_many
+from ._budget import MAX_ATOMS, MAX_CALLS, MAX_CELLS, MAX_DEGREE, MAX_DIGITS, MAX_LAGRANGIAN_COST, lagrangian_cost
 from ._build import DEFAULT_DIGITS, build_certificate
 from ._certificate import Certificate, Provenance, describe_inputs
 from ._checking import VerificationResult, enclosure_text
 from ._endpoint_build import build_endpoint_certificate
 from ._endpoint_certificate import EndpointCertificate
-from ._kernel import ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION
-from ._likelihood_build import build_likelihood_certificate
-from ._budget import MAX_ATOMS, MAX_CALLS, MAX_CELLS, MAX_DEGREE, MAX_DIGITS, MAX_LAGRANGIAN_COST, lagrangian_cost
 from ._index import (
     INDEX_FILE,
     FolderIndex,
@@ -58,13 +56,15 @@ from ._index import (
     read_index,
     write_certificate_set,
 )
+from ._kernel import ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION
+from ._likelihood_build import build_likelihood_certificate
 from ._likelihood_certificate import DataSource, LikelihoodCertificate, LikelihoodProvenance
 from ._objective_check import MAX_N
 from ._reading import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text
 from ._registry import SCHEMA_DIR, SCHEMAS, for_data, for_record, for_version, verify_record
+from ._text import to_json
 from ._verify import CHECKS
 from ._verify_endpoint import CHECKS as ENDPOINT_CHECKS
-from ._text import to_json
 from ._verify_likelihood import CHECKS as LIKELIHOOD_CHECKS
 
 __all__ = [
@@ -117,7 +117,10 @@ __all__ = [
     "write_certificate_set",
 ]
 
-def certify_bound(objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact") -> Certificate:
+
+def certify_bound(
+    objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact"
+) -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 
     Parameters

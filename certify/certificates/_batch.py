@@ -38,7 +38,9 @@ def _spec(task) -> dict:
     return {"objective": objective, "moments": moments, "side": side}
 
 
-def certify_many(tasks: Iterable, *, digits: int | None = None, method: str = "exact", errors: str = "raise") -> list[BatchItem]:
+def certify_many(
+    tasks: Iterable, *, digits: int | None = None, method: str = "exact", errors: str = "raise"
+) -> list[BatchItem]:
     """Certificates for many bounds, in order.
 
     Parameters
@@ -78,7 +80,9 @@ def certify_many(tasks: Iterable, *, digits: int | None = None, method: str = "e
             obj = objectives.setdefault(key, as_objective(spec["objective"]))
             sides = ("lower", "upper") if spec.get("side") == "both" else (spec.get("side"),)
             for side in sides:
-                out.append(BatchItem(index, build_certificate(obj, mom, side, given=given, digits=digits, method=method)))
+                out.append(
+                    BatchItem(index, build_certificate(obj, mom, side, given=given, digits=digits, method=method))
+                )
         except CertifyError as exc:
             if errors == "raise":
                 raise

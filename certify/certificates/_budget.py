@@ -26,8 +26,19 @@ import math
 from ._checking import CheckFailed, show
 from ._kernel import ENDPOINT_SCHEMA_VERSION, LIKELIHOOD_SCHEMA_VERSION, SCHEMA_VERSION, is_ratio
 
-__all__ = ["MAX_ATOMS", "MAX_CALLS", "MAX_CELLS", "MAX_DEGREE", "MAX_DIGITS", "MAX_LAGRANGIAN_COST", "MAX_LIKELIHOOD_COST",
-           "MAX_PROOF_COST", "check_budget", "lagrangian_cost", "objective_degree"]
+__all__ = [
+    "MAX_ATOMS",
+    "MAX_CALLS",
+    "MAX_CELLS",
+    "MAX_DEGREE",
+    "MAX_DIGITS",
+    "MAX_LAGRANGIAN_COST",
+    "MAX_LIKELIHOOD_COST",
+    "MAX_PROOF_COST",
+    "check_budget",
+    "lagrangian_cost",
+    "objective_degree",
+]
 
 #: Largest numerator or denominator (decimal digits) of any exact number: 4300, the most
 #: Python converts between text and integers (``sys.get_int_max_str_digits()`` by default),
@@ -163,13 +174,25 @@ def _moment_class(cert: dict, version: str, degree: int) -> None:
     law, dual = _dict(cert.get("law")), _dict(cert.get("dual"))
     atoms = max(len(_list(law.get("atoms"))), len(_list(law.get("weights"))))
     contacts = len(_list(dual.get("contacts")))
-    _check([("digits of an exact number", _digits(cert), MAX_DIGITS), ("atoms of the law", atoms, MAX_ATOMS),
-            ("contacts of the dual", contacts, MAX_ATOMS)])
+    _check(
+        [
+            ("digits of an exact number", _digits(cert), MAX_DIGITS),
+            ("atoms of the law", atoms, MAX_ATOMS),
+            ("contacts of the dual", contacts, MAX_ATOMS),
+        ]
+    )
     if version == SCHEMA_VERSION:
         _check([("objective degree", degree, MAX_DEGREE)])
     proof_digits = max(_digits(cert.get("objective")), _digits(dual), _digits(law.get("atoms")))
-    _check([(f"the sign proof's cost estimate (degree {degree} x digits x points)", _proof_cost(degree, proof_digits, atoms),
-             MAX_PROOF_COST[version])])
+    _check(
+        [
+            (
+                f"the sign proof's cost estimate (degree {degree} x digits x points)",
+                _proof_cost(degree, proof_digits, atoms),
+                MAX_PROOF_COST[version],
+            )
+        ]
+    )
 
 
 def _likelihood(cert: dict) -> None:
@@ -178,19 +201,38 @@ def _likelihood(cert: dict) -> None:
     calls = max((_int(_dict(cell).get("calls")) for cell in cells), default=0)
     laws = [_dict(cert.get("reference_law")), _dict(cert.get("law"))]
     atoms = [max(len(_list(law.get("atoms"))), len(_list(law.get("weights")))) for law in laws]
-    _check([("calls K", calls, MAX_CALLS), ("cells", len(cells), MAX_CELLS), ("digits of an exact number", _digits(cert), MAX_DIGITS),
-            ("atoms of a law", max(atoms), MAX_ATOMS)])
+    _check(
+        [
+            ("calls K", calls, MAX_CALLS),
+            ("cells", len(cells), MAX_CELLS),
+            ("digits of an exact number", _digits(cert), MAX_DIGITS),
+            ("atoms of a law", max(atoms), MAX_ATOMS),
+        ]
+    )
     obj = cert.get("objective")
     _check([("objective degree", objective_degree(obj), MAX_DEGREE)])
     degree = max(objective_degree(obj), calls)
     proof_digits = max(_digits(obj), _digits(cert.get("lagrangian"))) + _ROUNDED_DIGITS
     law_digits = max(_digits(law) for law in laws)
-    _check([("the Lagrangian's cost estimate (cells' K x digits)", lagrangian_cost(_int(_dict(cell).get("calls")) for cell in cells),
-             MAX_LAGRANGIAN_COST),
-            (f"the sign proof's cost estimate (degree {degree} x digits x points)",
-             _proof_cost(degree, proof_digits, atoms[1]), MAX_PROOF_COST[LIKELIHOOD_SCHEMA_VERSION]),
-            (f"the cell probabilities' cost estimate (atoms x (K + cells) x K x {law_digits} digits)",
-             sum(atoms) * (calls + len(cells)) * calls * law_digits, MAX_LIKELIHOOD_COST)])
+    _check(
+        [
+            (
+                "the Lagrangian's cost estimate (cells' K x digits)",
+                lagrangian_cost(_int(_dict(cell).get("calls")) for cell in cells),
+                MAX_LAGRANGIAN_COST,
+            ),
+            (
+                f"the sign proof's cost estimate (degree {degree} x digits x points)",
+                _proof_cost(degree, proof_digits, atoms[1]),
+                MAX_PROOF_COST[LIKELIHOOD_SCHEMA_VERSION],
+            ),
+            (
+                f"the cell probabilities' cost estimate (atoms x (K + cells) x K x {law_digits} digits)",
+                sum(atoms) * (calls + len(cells)) * calls * law_digits,
+                MAX_LIKELIHOOD_COST,
+            ),
+        ]
+    )
 
 
 def check_budget(cert) -> None:

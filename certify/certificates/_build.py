@@ -87,6 +87,7 @@ def _rationalize(x, digits: int) -> Fraction:
 
 # -- step 1: high-precision polishing ----------------------------------------------
 
+
 def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], digits: int):
     """Newton on the KKT system of Theorem 4.1 (:func:`certify.solvers.kkt_system`) at digits + POLISH_GUARD_DIGITS decimal digits.
 
@@ -130,6 +131,7 @@ def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], dig
 
 # -- step 2: exact primal law ----------------------------------------------------
 
+
 def _laws_on(xs: list[Fraction], theta: list[Fraction]):
     n, m1 = len(xs), len(theta)
     if n == m1:
@@ -139,7 +141,7 @@ def _laws_on(xs: list[Fraction], theta: list[Fraction]):
         return
     order = sorted(range(n), key=lambda i: xs[i] in (0, 1))  # free an interior atom first
     for i in order:
-        fixed = xs[:i] + xs[i + 1:]
+        fixed = xs[:i] + xs[i + 1 :]
         pi = coefficients(flint.fmpq_poly([1]) if not fixed else _prod(fixed), n)
         e0 = sum(p * theta[k] for k, p in enumerate(pi))
         e1 = sum(p * theta[k + 1] for k, p in enumerate(pi))
@@ -173,10 +175,13 @@ def _exact_law(atoms: list[Fraction], weights: list[float], theta: list[Fraction
             if len(set(cand)) == len(cand) and all(0 <= x <= 1 for x in cand) and all(v >= 0 for v in w):
                 pairs = sorted((x, v) for x, v in zip(cand, w) if v != 0)
                 return [x for x, _ in pairs], [v for _, v in pairs]
-    raise SolverError("certificate", "no exact law", f"atoms {[float(a) for a in atoms]} do not rationalize onto the moments")
+    raise SolverError(
+        "certificate", "no exact law", f"atoms {[float(a) for a in atoms]} do not rationalize onto the moments"
+    )
 
 
 # -- step 3: exact dual ------------------------------------------------------------
+
 
 def _hermite(g, atoms, m1, p0: list[Fraction], s: int, margin: Fraction):
     """Dual touching g at every atom (tangent inside); None when inconsistent.
@@ -250,7 +255,10 @@ def _duals(g, atoms, p0, s, m1, target, bits):
 
 # -- assembly ----------------------------------------------------------------------
 
-def build_certificate(objective, mom: Moments, side: str, *, given=None, digits: int | None = None, method: str = "exact") -> Certificate:
+
+def build_certificate(
+    objective, mom: Moments, side: str, *, given=None, digits: int | None = None, method: str = "exact"
+) -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 
     Parameters
@@ -288,7 +296,9 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
     for dps in plans:
         start_x, start_w = bound.law.atoms, list(bound.law.weights)
         if method != "exact":  # grid and SOS solvers spread one atom over neighbours
-            start_x, start_w = (v.tolist() for v in merge_close(start_x, start_w, CLUSTER_DISTANCE, CLUSTER_WEIGHT_FLOOR))
+            start_x, start_w = (
+                v.tolist() for v in merge_close(start_x, start_w, CLUSTER_DISTANCE, CLUSTER_WEIGHT_FLOOR)
+            )
         if dps is None:
             atoms, weights, dual = start_x, start_w, [Fraction(c) for c in bound.dual]
         else:
@@ -303,7 +313,14 @@ def build_certificate(objective, mom: Moments, side: str, *, given=None, digits:
                 continue
             coeffs, contacts = made
             gap = (poly(coeffs) - g) * s
-            contacts = sorted(contacts + [(e, 1) for e in (Fraction(0), Fraction(1)) if e not in {c for c, _ in contacts} and value_at(gap, e) == 0])
+            contacts = sorted(
+                contacts
+                + [
+                    (e, 1)
+                    for e in (Fraction(0), Fraction(1))
+                    if e not in {c for c, _ in contacts} and value_at(gap, e) == 0
+                ]
+            )
             while len(coeffs) > 1 and coeffs[-1] == 0:
                 coeffs.pop()
             if not all(_short(c) for c in coeffs):

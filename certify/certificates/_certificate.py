@@ -18,8 +18,16 @@ from .._errors import InputError
 from .._moments import Moments
 from ._kernel import SCHEMA_VERSION, SHARP_KIND, exact_pair, is_ratio
 
-__all__ = ["Certificate", "MomentBoundProperties", "Provenance", "bound_fields", "bound_record", "describe_inputs", "moments_given",
-           "parse_pair"]
+__all__ = [
+    "Certificate",
+    "MomentBoundProperties",
+    "Provenance",
+    "bound_fields",
+    "bound_record",
+    "describe_inputs",
+    "moments_given",
+    "parse_pair",
+]
 
 
 def parse_pair(pair, where: str) -> Fraction:
@@ -29,7 +37,7 @@ def parse_pair(pair, where: str) -> Fraction:
             raise ValueError
         return Fraction(pair[0])  # ValueError beyond the digits Python converts (sys.get_int_max_str_digits())
     except ValueError:
-        raise InputError(f"{where}={pair!r} must be a pair [\"p/q\", float]") from None
+        raise InputError(f'{where}={pair!r} must be a pair ["p/q", float]') from None
 
 
 def describe_inputs(mu=None, nu=None, rho=None, moments=None) -> tuple[tuple[str, str, str], ...] | None:
@@ -210,7 +218,6 @@ class Certificate(MomentBoundProperties):
     provenance: Provenance
     schema_version: str = field(default=SCHEMA_VERSION)
 
-
     def to_dict(self) -> dict:
         return {
             "schema_version": self.schema_version,
@@ -242,7 +249,10 @@ class Certificate(MomentBoundProperties):
             return cls(
                 side=str(data["side"]),
                 objective_name=str(obj["name"]),
-                majority=tuple((parse_pair(t["coefficient"], "objective.majority.coefficient"), int(t["n"])) for t in obj["majority"]),
+                majority=tuple(
+                    (parse_pair(t["coefficient"], "objective.majority.coefficient"), int(t["n"]))
+                    for t in obj["majority"]
+                ),
                 bernstein=tuple(parse_pair(b, "objective.bernstein") for b in obj["bernstein"]),
                 degree=int(obj["degree"]),
                 **bound_fields(data),
@@ -288,10 +298,11 @@ def bound_fields(data: dict) -> dict:
         "atoms": tuple(parse_pair(x, "law.atoms") for x in law["atoms"]),
         "weights": tuple(parse_pair(x, "law.weights") for x in law["weights"]),
         "dual": tuple(parse_pair(x, "dual.coefficients") for x in dual["coefficients"]),
-        "contacts": tuple((parse_pair(c["point"], "dual.contacts.point"), int(c["multiplicity"])) for c in dual["contacts"]),
+        "contacts": tuple(
+            (parse_pair(c["point"], "dual.contacts.point"), int(c["multiplicity"])) for c in dual["contacts"]
+        ),
         "primal_value": parse_pair(data["primal_value"], "primal_value"),
         "dual_value": parse_pair(data["dual_value"], "dual_value"),
         "value": parse_pair(data["value"], "value"),
         "provenance": Provenance.from_dict(data["provenance"]),
     }
-

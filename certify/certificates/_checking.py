@@ -113,10 +113,13 @@ def checked(run, cert) -> VerificationResult:
         side = cert.get("side") if isinstance(cert, dict) else None
         return VerificationResult(False, exc.check, f"{exc.check}: {exc}", side if isinstance(side, str) else None)
     except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, OverflowError) as exc:
-        return VerificationResult(False, "structure", f"structure: malformed certificate ({type(exc).__name__}: {show(str(exc), 120)[1:-1]})")
+        return VerificationResult(
+            False, "structure", f"structure: malformed certificate ({type(exc).__name__}: {show(str(exc), 120)[1:-1]})"
+        )
 
 
 # -- messages ------------------------------------------------------------------
+
 
 def show(value, limit: int = 60) -> str:
     """A value from the file (repr; p/q for an exact number), cut to ``limit`` characters: a message stays one short line."""
@@ -139,7 +142,7 @@ def rounded(x: Fraction, down: bool, digits: int = 17) -> str:
     Decimal arithmetic on the exact numerator and denominator, so any magnitude prints
     (no overflow to float); plain notation between 1e-8 and 1e12, else an exponent.
     """
-    ctx = Context(prec=digits, rounding=ROUND_FLOOR if down else ROUND_CEILING, Emin=-10**9, Emax=10**9)
+    ctx = Context(prec=digits, rounding=ROUND_FLOOR if down else ROUND_CEILING, Emin=-(10**9), Emax=10**9)
     d = ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
     return format(d.normalize(ctx), "f" if not d or -8 < d.adjusted() < 12 else "e")
 
@@ -152,6 +155,7 @@ def enclosure_text(lo: Fraction, hi: Fraction) -> str:
 
 # -- reading the file ----------------------------------------------------------
 
+
 def require_keys(data, where: str, required, optional=()) -> dict:
     """``data`` is an object with exactly the required keys (and possibly the optional ones).
 
@@ -163,7 +167,9 @@ def require_keys(data, where: str, required, optional=()) -> dict:
     missing = [k for k in required if k not in data]
     extra = sorted(set(data) - set(required) - set(optional))
     if missing or extra:
-        raise CheckFailed("structure", f"{where}: missing keys {show(missing, 200)}, unexpected keys {show(extra, 200)}")
+        raise CheckFailed(
+            "structure", f"{where}: missing keys {show(missing, 200)}, unexpected keys {show(extra, 200)}"
+        )
     return data
 
 
@@ -177,14 +183,17 @@ def field(data, key: str, kind, where: str):
 def read_exact(pair, where: str) -> Fraction:
     """An exact number is [\"p/q\", readable float]; return p/q (checks structure, readable_floats)."""
     if not (isinstance(pair, list) and len(pair) == 2 and is_ratio(pair[0])):
-        raise CheckFailed("structure", f"{where}={show(pair)} must be [\"p/q\", float]")
+        raise CheckFailed("structure", f'{where}={show(pair)} must be ["p/q", float]')
     try:
         value = Fraction(pair[0])
     except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits(), 4300 by default)
         raise CheckFailed("structure", f"{where}={show(pair[0])} has more digits than the checker reads") from None
     expected = readable(value)
     if pair[1] != expected or isinstance(pair[1], bool):
-        raise CheckFailed("readable_floats", f"{where}: readable {show(pair[1])} is not float of the exact value {show(value)} = {expected!r}")
+        raise CheckFailed(
+            "readable_floats",
+            f"{where}: readable {show(pair[1])} is not float of the exact value {show(value)} = {expected!r}",
+        )
     return value
 
 
@@ -211,7 +220,21 @@ def typed_number(text: str) -> Fraction:
 
 # -- a bound over a moment class (schemas 1 and 3) ------------------------------------
 
-_TOP = ("schema_version", "kind", "side", "objective", "moments", "law", "dual", "primal_value", "dual_value", "enclosure", "width", "value", "provenance")
+_TOP = (
+    "schema_version",
+    "kind",
+    "side",
+    "objective",
+    "moments",
+    "law",
+    "dual",
+    "primal_value",
+    "dual_value",
+    "enclosure",
+    "width",
+    "value",
+    "provenance",
+)
 _PROVENANCE = ("package", "version", "method", "construction", "digits", "seconds", "created")
 
 
@@ -221,7 +244,9 @@ def check_header(cert, versions: tuple[str, ...], kind: str) -> tuple[str, int]:
         raise CheckFailed("structure", "a certificate must be a JSON object")
     version = cert.get("schema_version")
     if version not in versions:
-        raise CheckFailed("schema_version", f"schema_version={show(version)} is unknown (supported: {', '.join(versions)})")
+        raise CheckFailed(
+            "schema_version", f"schema_version={show(version)} is unknown (supported: {', '.join(versions)})"
+        )
     if cert.get("kind") != kind:
         raise CheckFailed("structure", f"kind={show(cert.get('kind'))} must be {kind!r}")
     require_keys(cert, "certificate", _TOP)
@@ -251,8 +276,11 @@ def _moments(mom) -> tuple[list[Fraction], str]:
             exact = typed_number(text)  # the text's syntax and exponent are checked for both rules
             values[name] = exact if rule == "text" else Fraction(float(text))
         except (ValueError, ZeroDivisionError, OverflowError):
-            raise CheckFailed("moments", f"moments.given[{i}].text={show(text)} is not a plain decimal or fraction p/q "
-                                         f"with an exponent of at most {MAX_EXPONENT}") from None
+            raise CheckFailed(
+                "moments",
+                f"moments.given[{i}].text={show(text)} is not a plain decimal or fraction p/q "
+                f"with an exponent of at most {MAX_EXPONENT}",
+            ) from None
         shown.append(f"{name} = {' '.join(text.split())}" + (" (binary64)" if rule == "binary64" else ""))
     names = [item["name"] for item in given]
     if names == ["mu", "rho"]:
@@ -287,8 +315,12 @@ def read_bound(cert: dict) -> dict:
     contacts = []
     for i, c in enumerate(field(dual, "contacts", list, "dual")):
         require_keys(c, f"dual.contacts[{i}]", ("point", "multiplicity"))
-        contacts.append((read_exact(field(c, "point", list, f"dual.contacts[{i}]"), f"dual.contacts[{i}].point"),
-                         field(c, "multiplicity", int, f"dual.contacts[{i}]")))
+        contacts.append(
+            (
+                read_exact(field(c, "point", list, f"dual.contacts[{i}]"), f"dual.contacts[{i}].point"),
+                field(c, "multiplicity", int, f"dual.contacts[{i}]"),
+            )
+        )
     enclosure = read_exact_list(field(cert, "enclosure", list, "certificate"), "enclosure")
     out = {
         "theta": theta,
@@ -317,7 +349,10 @@ def check_law(atoms: list[Fraction], weights: list[Fraction], theta: list[Fracti
     """A law of the class: 1..m+1 atoms in [0, 1], weights >= 0, every moment reproduced exactly."""
     m = len(theta) - 1
     if not 1 <= len(atoms) <= m + 1 or len(atoms) != len(weights):
-        raise CheckFailed("atom_count", f"law has {len(atoms)} atoms and {len(weights)} weights; need 1..{m + 1} of each, equal counts")
+        raise CheckFailed(
+            "atom_count",
+            f"law has {len(atoms)} atoms and {len(weights)} weights; need 1..{m + 1} of each, equal counts",
+        )
     for j, x in enumerate(atoms):
         if not 0 <= x <= 1:
             raise CheckFailed("atoms_in_unit_interval", f"law.atoms[{j}]={show(x)} is outside [0, 1]")
@@ -328,20 +363,26 @@ def check_law(atoms: list[Fraction], weights: list[Fraction], theta: list[Fracti
         got = sum(w * x**k for x, w in zip(atoms, weights))
         if got != theta[k]:
             what = "total mass" if k == 0 else f"moment m{k}"
-            raise CheckFailed("moment_equations", f"{what} of the law is off by {approx(got - theta[k])} from {approx(theta[k])}")
+            raise CheckFailed(
+                "moment_equations", f"{what} of the law is off by {approx(got - theta[k])} from {approx(theta[k])}"
+            )
 
 
 def check_primal_value(primal: Fraction, attained: Fraction, s: int, what: str) -> None:
     """The recorded primal value is the law's value ``attained`` (named ``what``) or lies beyond it, away from the dual."""
     if (primal > attained) if s > 0 else (primal < attained):
-        raise CheckFailed("primal_value", f"primal_value={show(primal)} is not {'<=' if s > 0 else '>='} {what} = {approx(attained)}")
+        raise CheckFailed(
+            "primal_value", f"primal_value={show(primal)} is not {'<=' if s > 0 else '>='} {what} = {approx(attained)}"
+        )
 
 
 def check_dual_value(coeffs: list[Fraction], theta: list[Fraction], dual_value: Fraction) -> None:
     """Degree <= m, and dual_value = sum_k c_k m_k exactly (eq. (dual-U-main))."""
     m = len(theta) - 1
     if len(coeffs) > m + 1 or not coeffs:
-        raise CheckFailed("dual_degree", f"dual has {len(coeffs)} coefficients; a degree <= {m} polynomial has 1..{m + 1}")
+        raise CheckFailed(
+            "dual_degree", f"dual has {len(coeffs)} coefficients; a degree <= {m} polynomial has 1..{m + 1}"
+        )
     if sum(c * t for c, t in zip(coeffs, theta)) != dual_value:
         raise CheckFailed("dual_value", f"dual_value={show(dual_value)} is not sum_k c_k m_k")
 
@@ -351,14 +392,19 @@ def divide_contacts(f: flint.fmpq_poly, contacts, what: str) -> flint.fmpq_poly:
     for point, mult in contacts:
         interior = 0 < point < 1
         if not 0 <= point <= 1 or mult < 1 or (interior and mult % 2):
-            raise CheckFailed("contacts", f"contact {show(point)} with multiplicity {show(mult)}: need a point of [0, 1], even multiplicity inside")
+            raise CheckFailed(
+                "contacts",
+                f"contact {show(point)} with multiplicity {show(mult)}: need a point of [0, 1], even multiplicity inside",
+            )
         factor = poly([-point, 1]) if point < 1 else poly([1, -1])
         for _ in range(mult):
             if f.is_zero():
                 break
             f, rem = divmod(f, factor)
             if not rem.is_zero():
-                raise CheckFailed("contacts", f"{what} does not vanish to order {show(mult)} at the contact {show(point)}")
+                raise CheckFailed(
+                    "contacts", f"{what} does not vanish to order {show(mult)} at the contact {show(point)}"
+                )
     return f
 
 
@@ -366,8 +412,13 @@ def check_enclosure(enclosure, width, value, primal, dual_value, s: int) -> tupl
     """[primal, dual] (upper, s = 1) or [dual, primal] (lower) as stated, with the value inside."""
     lo, hi = (primal, dual_value) if s > 0 else (dual_value, primal)
     if enclosure != [lo, hi] or lo > hi or width != hi - lo:
-        raise CheckFailed("enclosure", f"enclosure [{show(enclosure[0])}, {show(enclosure[1])}] / width {show(width)} is not "
-                                       f"[{show(lo)}, {show(hi)}] / {show(hi - lo)} with lower <= upper")
+        raise CheckFailed(
+            "enclosure",
+            f"enclosure [{show(enclosure[0])}, {show(enclosure[1])}] / width {show(width)} is not "
+            f"[{show(lo)}, {show(hi)}] / {show(hi - lo)} with lower <= upper",
+        )
     if not lo <= value <= hi:
-        raise CheckFailed("value_in_enclosure", f"value={show(value)} lies outside the enclosure [{show(lo)}, {show(hi)}]")
+        raise CheckFailed(
+            "value_in_enclosure", f"value={show(value)} lies outside the enclosure [{show(lo)}, {show(hi)}]"
+        )
     return lo, hi

@@ -122,7 +122,9 @@ def _primal(d: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
                 if min(weights) >= 0:
                     return support, weights
         lam *= 2**16
-    raise SolverError("canonical", "no law", "no law with rational atoms and nonnegative weights for the V_inf certificate")
+    raise SolverError(
+        "canonical", "no law", "no law with rational atoms and nonnegative weights for the V_inf certificate"
+    )
 
 
 def _reflected(c: list[Fraction]) -> list[Fraction]:
@@ -164,11 +166,15 @@ def build_endpoint_certificate(mom: Moments, side: str, *, given=None) -> Endpoi
     start = time.perf_counter()
     c = list(mom.exact)
     if len(c) > MAX_ORDER:
-        raise InputError(f"moment order {len(c)} is above {MAX_ORDER}, the highest order of a V_inf certificate "
-                         "(its exact numbers grow with the square of the order); 'certify bounds' gives the bounds")
+        raise InputError(
+            f"moment order {len(c)} is above {MAX_ORDER}, the highest order of a V_inf certificate "
+            "(its exact numbers grow with the square of the order); 'certify bounds' gives the bounds"
+        )
     if not is_interior(c):
-        raise InputError(f"moments={mom.values!r} lie on the boundary of the moment space: the class is one law, whose "
-                         "V_inf 'certify bounds' prints; a V_inf certificate needs moments inside the moment space")
+        raise InputError(
+            f"moments={mom.values!r} lie on the boundary of the moment space: the class is one law, whose "
+            "V_inf 'certify bounds' prints; a V_inf certificate needs moments inside the moment space"
+        )
     d = c if side == "upper" else _reflected(c)
     coeffs, contacts, estimate = _dual(d)
     atoms, weights = _primal(d)
@@ -181,12 +187,27 @@ def build_endpoint_certificate(mom: Moments, side: str, *, given=None) -> Endpoi
         estimate = 1 - estimate
     dual_value = sum(k * t for k, t in zip(coeffs, [Fraction(1)] + c))
     lo, hi = (primal, dual_value) if side == "upper" else (dual_value, primal)
-    prov = Provenance(method="canonical", construction="hermite", version=version(),
-                      seconds=round(time.perf_counter() - start, 6), digits=None, created=now())
-    cert = EndpointCertificate(side=side, moments_given=moments_given(mom, given), moments=tuple(c), atoms=tuple(atoms),
-                               weights=tuple(weights), dual=tuple(coeffs), contacts=tuple(sorted(contacts)),
-                               primal_value=primal, dual_value=dual_value, value=min(max(estimate, lo), hi),
-                               provenance=prov)
+    prov = Provenance(
+        method="canonical",
+        construction="hermite",
+        version=version(),
+        seconds=round(time.perf_counter() - start, 6),
+        digits=None,
+        created=now(),
+    )
+    cert = EndpointCertificate(
+        side=side,
+        moments_given=moments_given(mom, given),
+        moments=tuple(c),
+        atoms=tuple(atoms),
+        weights=tuple(weights),
+        dual=tuple(coeffs),
+        contacts=tuple(sorted(contacts)),
+        primal_value=primal,
+        dual_value=dual_value,
+        value=min(max(estimate, lo), hi),
+        provenance=prov,
+    )
     result = verify_endpoint_dict(cert.to_dict())
     if not result.ok:
         raise SolverError("canonical", "not certified", f"V_inf, {side} side: {result.message}")

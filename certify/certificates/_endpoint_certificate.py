@@ -70,7 +70,6 @@ class EndpointCertificate(MomentBoundProperties):
     def objective_name(self) -> str:
         return ENDPOINT_NAME
 
-
     def to_dict(self) -> dict:
         return {
             "schema_version": self.schema_version,

@@ -29,8 +29,19 @@ from ._likelihood_certificate import LikelihoodCertificate
 from ._reading import NotJson, Unreadable, parse_json, read_text
 from ._text import to_json
 
-__all__ = ["INDEX_FILE", "INDEX_KIND", "INDEX_SCHEMA_VERSION", "FolderIndex", "IndexProblem", "certificate_file_name",
-           "check_certificate_folder", "entry_problem", "is_index", "read_index", "write_certificate_set"]
+__all__ = [
+    "INDEX_FILE",
+    "INDEX_KIND",
+    "INDEX_SCHEMA_VERSION",
+    "FolderIndex",
+    "IndexProblem",
+    "certificate_file_name",
+    "check_certificate_folder",
+    "entry_problem",
+    "is_index",
+    "read_index",
+    "write_certificate_set",
+]
 
 #: The index's file name inside a certificate folder.
 INDEX_FILE = "index.json"
@@ -108,8 +119,9 @@ def check_certificate_folder(folder, *, force: bool, option: str = "--certificat
     return path
 
 
-def write_certificate_set(folder, certificates: list[LikelihoodCertificate], *, force: bool = False,
-                          option: str = "--certificates") -> list[str]:
+def write_certificate_set(
+    folder, certificates: list[LikelihoodCertificate], *, force: bool = False, option: str = "--certificates"
+) -> list[str]:
     """Write likelihood certificates and their index as the folder ``folder``, all or nothing.
 
     Parameters
@@ -137,7 +149,9 @@ def write_certificate_set(folder, certificates: list[LikelihoodCertificate], *, 
     """
     sources = {c.source.data_sha256 if c.source is not None else None for c in certificates}
     if None in sources or len(sources) != 1:
-        raise InputError("a certificate set needs certificates of one data file, each with its source (group and data SHA-256)")
+        raise InputError(
+            "a certificate set needs certificates of one data file, each with its source (group and data SHA-256)"
+        )
     files, entries, owner = {}, [], {}
     for cert in certificates:
         name = certificate_file_name(cert.source.group, cert.objective_name, cert.side)
@@ -146,10 +160,22 @@ def write_certificate_set(folder, certificates: list[LikelihoodCertificate], *, 
             raise InputError(f"the certificates of {show(owner[name])} and {show(key)} would share the file {name!r}")
         owner[name] = key
         files[name] = to_json(cert)
-        entries.append({"file": name, "sha256": hashlib.sha256(files[name].encode("utf-8")).hexdigest(),
-                        "group": cert.source.group, "objective": cert.objective_name, "side": cert.side})
-    index = {"$schema": schema_id(INDEX_KIND, INDEX_SCHEMA_VERSION), "schema_version": INDEX_SCHEMA_VERSION,
-             "kind": INDEX_KIND, "data_sha256": sources.pop(), "certificates": entries}
+        entries.append(
+            {
+                "file": name,
+                "sha256": hashlib.sha256(files[name].encode("utf-8")).hexdigest(),
+                "group": cert.source.group,
+                "objective": cert.objective_name,
+                "side": cert.side,
+            }
+        )
+    index = {
+        "$schema": schema_id(INDEX_KIND, INDEX_SCHEMA_VERSION),
+        "schema_version": INDEX_SCHEMA_VERSION,
+        "kind": INDEX_KIND,
+        "data_sha256": sources.pop(),
+        "certificates": entries,
+    }
     files[INDEX_FILE] = json.dumps(index, indent=1) + "\n"
     path = Path(folder)
     write_folder_atomically(path, files, option=option, force=force, previous=_previous(path))
@@ -157,6 +183,7 @@ def write_certificate_set(folder, certificates: list[LikelihoodCertificate], *, 
 
 
 # -- holding a folder to its index --------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class FolderIndex:
@@ -196,30 +223,48 @@ def is_index(data) -> bool:
 
 
 def _plain_name(name) -> bool:
-    return (isinstance(name, str) and name.endswith(".json") and name != INDEX_FILE and "/" not in name
-            and "\\" not in name and name.isprintable() and not name.startswith("."))
+    return (
+        isinstance(name, str)
+        and name.endswith(".json")
+        and name != INDEX_FILE
+        and "/" not in name
+        and "\\" not in name
+        and name.isprintable()
+        and not name.startswith(".")
+    )
 
 
 def _entries(data) -> dict:
     """The index's entries by file name, its layout checked (IndexProblem with the first fault)."""
     if not is_index(data):
-        raise IndexProblem(f"not a certificate index (kind {show(data.get('kind') if isinstance(data, dict) else data)}, "
-                           f"need {INDEX_KIND!r})")
-    if (data.get("schema_version") != INDEX_SCHEMA_VERSION or set(data) != set(_TOP)
-            or data["$schema"] != schema_id(INDEX_KIND, INDEX_SCHEMA_VERSION)):
-        raise IndexProblem(f"needs schema_version {INDEX_SCHEMA_VERSION!r}, its $schema and exactly the keys {', '.join(_TOP)}")
+        raise IndexProblem(
+            f"not a certificate index (kind {show(data.get('kind') if isinstance(data, dict) else data)}, "
+            f"need {INDEX_KIND!r})"
+        )
+    if (
+        data.get("schema_version") != INDEX_SCHEMA_VERSION
+        or set(data) != set(_TOP)
+        or data["$schema"] != schema_id(INDEX_KIND, INDEX_SCHEMA_VERSION)
+    ):
+        raise IndexProblem(
+            f"needs schema_version {INDEX_SCHEMA_VERSION!r}, its $schema and exactly the keys {', '.join(_TOP)}"
+        )
     if not (isinstance(data["data_sha256"], str) and _SHA256.fullmatch(data["data_sha256"])):
         raise IndexProblem(f"data_sha256={show(data['data_sha256'])} is not 64 lowercase hexadecimal digits")
     if not isinstance(data["certificates"], list):
         raise IndexProblem("certificates must be a list")
     entries = {}
     for i, entry in enumerate(data["certificates"]):
-        if not (isinstance(entry, dict) and set(entry) == set(_ENTRY) and all(isinstance(entry[k], str) for k in _ENTRY)):
+        if not (
+            isinstance(entry, dict) and set(entry) == set(_ENTRY) and all(isinstance(entry[k], str) for k in _ENTRY)
+        ):
             raise IndexProblem(f"certificates[{i}] needs exactly the string fields {', '.join(_ENTRY)}")
         if not _plain_name(entry["file"]) or entry["file"] in entries:
             raise IndexProblem(f"certificates[{i}].file={show(entry['file'])} is not a plain *.json name listed once")
         if not _SHA256.fullmatch(entry["sha256"]) or entry["side"] not in ("lower", "upper"):
-            raise IndexProblem(f"certificates[{i}] needs a SHA-256 of 64 lowercase hexadecimal digits and side lower or upper")
+            raise IndexProblem(
+                f"certificates[{i}] needs a SHA-256 of 64 lowercase hexadecimal digits and side lower or upper"
+            )
         entries[entry["file"]] = entry
     return entries
 
@@ -246,8 +291,14 @@ def read_index(path) -> FolderIndex:
             missing.append(name)
         elif file_sha256(file) != entry["sha256"]:
             changed.append(name)
-    return FolderIndex(path, data["data_sha256"], entries, tuple(n for n in present if n not in entries), tuple(missing),
-                       tuple(changed))
+    return FolderIndex(
+        path,
+        data["data_sha256"],
+        entries,
+        tuple(n for n in present if n not in entries),
+        tuple(missing),
+        tuple(changed),
+    )
 
 
 def entry_problem(index: FolderIndex, name: str, cert) -> str | None:
@@ -256,9 +307,18 @@ def entry_problem(index: FolderIndex, name: str, cert) -> str | None:
     source = cert.get("source") if isinstance(cert, dict) else None
     if not isinstance(source, dict):
         return f"records no source (group, data SHA-256), but {INDEX_FILE} lists it for group {show(entry['group'])}"
-    stated = {"group": source.get("group"), "data SHA-256": source.get("data_sha256"),
-              "objective": cert.get("objective", {}).get("name"), "side": cert.get("side")}
-    listed = {"group": entry["group"], "data SHA-256": index.data_sha256, "objective": entry["objective"], "side": entry["side"]}
+    stated = {
+        "group": source.get("group"),
+        "data SHA-256": source.get("data_sha256"),
+        "objective": cert.get("objective", {}).get("name"),
+        "side": cert.get("side"),
+    }
+    listed = {
+        "group": entry["group"],
+        "data SHA-256": index.data_sha256,
+        "objective": entry["objective"],
+        "side": entry["side"],
+    }
     for what, value in stated.items():
         if value != listed[what]:
             return f"its {what} is {show(value)}, but {INDEX_FILE} lists {show(listed[what])}"

@@ -138,6 +138,7 @@ def solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | N
 
 # -- precision ---------------------------------------------------------------------
 
+
 def workprec(bits: int, context=flint.ctx):
     """Context manager: ``context`` computes at ``bits`` bits inside the block, restored after.
 
@@ -156,6 +157,7 @@ def workprec(bits: int, context=flint.ctx):
 
 
 # -- provenance ----------------------------------------------------------------------
+
 
 def version() -> str:
     """The certify version a certificate's provenance records."""

@@ -35,16 +35,22 @@ from math import comb
 import flint
 import numpy as np
 
+from .._aggregate_bounds import PASS_INF, is_pass_limit
 from .._bernstein import bernstein_eval
 from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
-from .._aggregate_bounds import PASS_INF, is_pass_limit
 from .._objective import is_vote_limit
 from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, version, workprec
 from ._likelihood_certificate import DataSource, LikelihoodCertificate, LikelihoodProvenance
 from ._minimize import exact_minimum, grid_minimizers
-from ._verify_likelihood import DEFINED_OBJECTIVES, cell_probabilities, lagrangian_polynomial, likelihood_ball, verify_likelihood_dict
+from ._verify_likelihood import (
+    DEFINED_OBJECTIVES,
+    cell_probabilities,
+    lagrangian_polynomial,
+    likelihood_ball,
+    verify_likelihood_dict,
+)
 
 __all__ = ["build_likelihood_certificate"]
 
@@ -70,6 +76,7 @@ MARGINS = (Fraction(1, 10**12), Fraction(1, 10**10), Fraction(1, 10**8), Fractio
 
 # -- inputs ------------------------------------------------------------------------
 
+
 def _cells(cells) -> tuple[tuple[int, int, int], ...]:
     """(K, S, n) triples from a CellCounts-like object or a sequence of triples; sorted."""
     if all(hasattr(cells, name) for name in ("calls", "successes", "multiplicity")):
@@ -79,7 +86,9 @@ def _cells(cells) -> tuple[tuple[int, int, int], ...]:
         if any(len(cell) != 3 for cell in out) or not out:
             raise ValueError
     except (TypeError, ValueError):
-        raise InputError(f"cells={cells!r} must be a CellCounts or a non-empty sequence of (K, S, n) integer triples") from None
+        raise InputError(
+            f"cells={cells!r} must be a CellCounts or a non-empty sequence of (K, S, n) integer triples"
+        ) from None
     for k, s, n in out:
         if k < 1 or not 0 <= s <= k or n < 1:
             raise InputError(f"cell (K={k}, S={s}, n={n}) needs K >= 1, 0 <= S <= K and n >= 1")
@@ -117,6 +126,7 @@ def _multiplier(lam) -> Fraction:
 
 # -- step 2: the minimum of s g - lambda h' -----------------------------------------
 
+
 def _float_lagrangian(g, s: int, lam: float, cells, u: list[float]):
     """q -> (f, f', f'') for f = s g - lambda sum_c u_c B_c, in floats; ``g(q, d)`` is g^(d)(q).
 
@@ -140,8 +150,10 @@ def _pieces(obj, name: str) -> list[tuple[float, float, flint.fmpq_poly, object]
     objective, the constant pieces of ``DEFINED_OBJECTIVES[name]`` for V_inf and pass@inf (``obj`` None)."""
     if obj is not None:
         return [(0.0, 1.0, poly(obj.monomial_coefficients()), obj.evaluate)]
-    return [(float(lo), float(hi), poly([v]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
-            for lo, hi, v in DEFINED_OBJECTIVES[name][1]]
+    return [
+        (float(lo), float(hi), poly([v]), lambda q, d, v=float(v): np.full_like(q, v if d == 0 else 0.0))
+        for lo, hi, v in DEFINED_OBJECTIVES[name][1]
+    ]
 
 
 def _margins(m: Fraction) -> list[Fraction]:
@@ -162,8 +174,20 @@ def _arb_lower(ball: flint.arb) -> Fraction:
 
 # -- assembly ------------------------------------------------------------------------
 
-def build_likelihood_certificate(objective, side: str, cells, c, reference_law, law, lam, *, alpha=None, calibration=None,
-                                 source: DataSource | None = None) -> LikelihoodCertificate:
+
+def build_likelihood_certificate(
+    objective,
+    side: str,
+    cells,
+    c,
+    reference_law,
+    law,
+    lam,
+    *,
+    alpha=None,
+    calibration=None,
+    source: DataSource | None = None,
+) -> LikelihoodCertificate:
     """Exact certificate of one end of a likelihood-ratio bound on E_pi[g(Q)].
 
     Parameters
@@ -231,7 +255,9 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
     try:  # floats locate the minimum; n_c / p_c(pi*) beyond their range cannot be handled
         u = [float(flint.fmpq(n) / p) if lam else 0.0 for (_, _, n), p in zip(cells, p_star)]
     except OverflowError:
-        raise SolverError("certificate", "badly scaled", f"law gives some cell a probability below 1e-300 ({name}, {side} side)") from None
+        raise SolverError(
+            "certificate", "badly scaled", f"law gives some cell a probability below 1e-300 ({name}, {side} side)"
+        ) from None
     m = None
     for start, end, g, g_float in _pieces(obj, name):
         f = lagrangian_polynomial(g, s, Fraction(0), lam, cells, p_star)  # s g - lambda h' on the piece
@@ -250,11 +276,24 @@ def build_likelihood_certificate(objective, side: str, cells, c, reference_law, 
             s_bound = _floor(sa + _arb_lower(flint.arb(to_fmpq(lam)) * b), unit)
         prov = LikelihoodProvenance(version(), float(margin), 0.0, now())
         cert = LikelihoodCertificate(
-            side=side, objective_name=name, majority=() if obj is None else tuple(obj.majority),
-            bernstein=() if obj is None else tuple(obj.bernstein), degree=0 if obj is None else obj.degree,
-            cells=cells, c=c, alpha=None if alpha is None else float(alpha), calibration=calibration,
-            reference_atoms=ref_atoms, reference_weights=ref_weights, atoms=atoms, weights=weights,
-            lam=lam, a=s * sa, bound=s * s_bound, provenance=prov, source=source,
+            side=side,
+            objective_name=name,
+            majority=() if obj is None else tuple(obj.majority),
+            bernstein=() if obj is None else tuple(obj.bernstein),
+            degree=0 if obj is None else obj.degree,
+            cells=cells,
+            c=c,
+            alpha=None if alpha is None else float(alpha),
+            calibration=calibration,
+            reference_atoms=ref_atoms,
+            reference_weights=ref_weights,
+            atoms=atoms,
+            weights=weights,
+            lam=lam,
+            a=s * sa,
+            bound=s * s_bound,
+            provenance=prov,
+            source=source,
         )
         result = verify_likelihood_dict(cert.to_dict())
         if result.ok:

@@ -45,12 +45,24 @@ class LikelihoodProvenance:
     package: str = "certify"
 
     def to_dict(self) -> dict:
-        return {"package": self.package, "version": self.version, "margin": self.margin, "seconds": self.seconds, "created": self.created}
+        return {
+            "package": self.package,
+            "version": self.version,
+            "margin": self.margin,
+            "seconds": self.seconds,
+            "created": self.created,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> LikelihoodProvenance:
         try:
-            return cls(str(data["version"]), float(data["margin"]), float(data["seconds"]), str(data["created"]), str(data["package"]))
+            return cls(
+                str(data["version"]),
+                float(data["margin"]),
+                float(data["seconds"]),
+                str(data["created"]),
+                str(data["package"]),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"provenance={data!r} is malformed ({exc})") from None
 
@@ -89,7 +101,9 @@ def _law_dict(atoms, weights) -> dict:
 
 
 def _law(data: dict, where: str) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
-    return tuple(parse_pair(x, f"{where}.atoms") for x in data["atoms"]), tuple(parse_pair(w, f"{where}.weights") for w in data["weights"])
+    return tuple(parse_pair(x, f"{where}.atoms") for x in data["atoms"]), tuple(
+        parse_pair(w, f"{where}.weights") for w in data["weights"]
+    )
 
 
 @dataclass(frozen=True)
@@ -175,7 +189,9 @@ class LikelihoodCertificate:
             "schema_version": self.schema_version,
             "kind": LIKELIHOOD_KIND,
             "side": self.side,
-            "objective": {"name": self.objective_name, "definition": self.definition} if self.definition is not None else {
+            "objective": {"name": self.objective_name, "definition": self.definition}
+            if self.definition is not None
+            else {
                 "name": self.objective_name,
                 "degree": self.degree,
                 "majority": [{"coefficient": exact_pair(c), "n": n, "votes": 2 * n + 1} for c, n in self.majority],
@@ -201,8 +217,10 @@ class LikelihoodCertificate:
             raise InputError(f"certificate must be a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
         if version != LIKELIHOOD_SCHEMA_VERSION or data.get("kind") != LIKELIHOOD_KIND:
-            raise InputError(f"schema_version={version!r}, kind={data.get('kind')!r} is not a likelihood certificate "
-                             f"(expected {LIKELIHOOD_SCHEMA_VERSION!r}, {LIKELIHOOD_KIND!r})")
+            raise InputError(
+                f"schema_version={version!r}, kind={data.get('kind')!r} is not a likelihood certificate "
+                f"(expected {LIKELIHOOD_SCHEMA_VERSION!r}, {LIKELIHOOD_KIND!r})"
+            )
         try:
             obj, thr, lag = data["objective"], data["threshold"], data["lagrangian"]
             ref_atoms, ref_weights = _law(data["reference_law"], "reference_law")
@@ -211,7 +229,10 @@ class LikelihoodCertificate:
             return cls(
                 side=str(data["side"]),
                 objective_name=str(obj["name"]),
-                majority=tuple((parse_pair(t["coefficient"], "objective.majority.coefficient"), int(t["n"])) for t in obj.get("majority", ())),
+                majority=tuple(
+                    (parse_pair(t["coefficient"], "objective.majority.coefficient"), int(t["n"]))
+                    for t in obj.get("majority", ())
+                ),
                 bernstein=tuple(parse_pair(b, "objective.bernstein") for b in obj.get("bernstein", ())),
                 degree=int(obj.get("degree", 0)),
                 cells=tuple((int(x["calls"]), int(x["successes"]), int(x["count"])) for x in data["cells"]),

@@ -24,8 +24,15 @@ from ._budget import MAX_DEGREE
 from ._checking import CheckFailed, field, read_exact, read_exact_list, require_keys, show, typed_number
 from ._kernel import coefficients, poly, to_fraction
 
-__all__ = ["MAX_EXPANDED_DEGREE", "MAX_N", "MAX_NAME_BITS", "MAX_NAME_LENGTH", "majority_polynomial", "name_polynomial",
-           "objective_polynomial"]
+__all__ = [
+    "MAX_EXPANDED_DEGREE",
+    "MAX_N",
+    "MAX_NAME_BITS",
+    "MAX_NAME_LENGTH",
+    "majority_polynomial",
+    "name_polynomial",
+    "objective_polynomial",
+]
 
 #: Largest majority index accepted: P_MAX_N has the largest degree the work budget allows
 #: (2n+1 = MAX_DEGREE = 4001 votes; :mod:`._budget`).
@@ -46,11 +53,15 @@ MAX_NAME_BITS = 1 << 16
 #: The magnitudes a number literal in a name may have (0 aside): the syntax's rule.
 _NAME_MAGNITUDE = (Fraction(1, 10**300), Fraction(10**300))
 
-_NAME_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))", re.ASCII)
+_NAME_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))",
+    re.ASCII,
+)
 _VOTE_NAME = re.compile(r"^(?:q|([PV])(\d+))$", re.ASCII)
 
 
 # -- the objective's terms ------------------------------------------------------------
+
 
 def _from_bernstein(b: list[Fraction]) -> flint.fmpq_poly:
     """sum_l b_l C(N, l) x^l (1-x)^(N-l) = x^N R(1/x - 1), R(s) = sum_l b_l C(N, l) s^(N-l)."""
@@ -79,7 +90,9 @@ def objective_polynomial(obj) -> tuple[flint.fmpq_poly, str]:
         if not 0 <= n <= MAX_N:
             raise CheckFailed("objective", f"objective.majority[{i}].n={show(n)} must lie in 0..{MAX_N}")
         if term.get("votes", 2 * n + 1) != 2 * n + 1:
-            raise CheckFailed("objective", f"objective.majority[{i}].votes={show(term['votes'])} is not 2n+1 = {2 * n + 1}")
+            raise CheckFailed(
+                "objective", f"objective.majority[{i}].votes={show(term['votes'])} is not 2n+1 = {2 * n + 1}"
+            )
         c = read_exact(term.get("coefficient"), f"objective.majority[{i}].coefficient")
         terms[n] = terms.get(n, Fraction(0)) + c
         top = max(top, 2 * n + 1)
@@ -103,15 +116,22 @@ def objective_polynomial(obj) -> tuple[flint.fmpq_poly, str]:
     rest = _from_bernstein(bern) if bern else flint.fmpq_poly([])
     g = rest + sum((poly([c]) * majority_polynomial(n, cache) for n, c in terms.items()), flint.fmpq_poly([]))
     # The name's polynomial equals g exactly: only the vote terms whose coefficients differ are expanded.
-    delta = rest - named_rest + sum((poly([c]) * majority_polynomial(n, cache) for n, c in diff.items()), flint.fmpq_poly([]))
+    delta = (
+        rest
+        - named_rest
+        + sum((poly([c]) * majority_polynomial(n, cache) for n, c in diff.items()), flint.fmpq_poly([]))
+    )
     if not delta.is_zero():
         _wrong_name(name, delta.degree())
     return g, " ".join(name.split())
 
 
 def _wrong_name(name: str, degree: int):
-    raise CheckFailed("objective_name", f"objective.name={show(name)} is not the certified objective: the certified terms minus "
-                                  f"the named polynomial is nonzero (degree {degree})")
+    raise CheckFailed(
+        "objective_name",
+        f"objective.name={show(name)} is not the certified objective: the certified terms minus "
+        f"the named polynomial is nonzero (degree {degree})",
+    )
 
 
 # -- the objective's name ---------------------------------------------------------
@@ -130,8 +150,11 @@ def _name_expanded(value, name: str) -> flint.fmpq_poly:
     terms, rest = value
     for n in terms:
         if 2 * n + 1 > MAX_EXPANDED_DEGREE:
-            raise CheckFailed("objective_name", f"objective.name={show(name)}: P{n} (degree {2 * n + 1}) is too large to "
-                                          f"expand in a product or power (limit {MAX_EXPANDED_DEGREE})")
+            raise CheckFailed(
+                "objective_name",
+                f"objective.name={show(name)}: P{n} (degree {2 * n + 1}) is too large to "
+                f"expand in a product or power (limit {MAX_EXPANDED_DEGREE})",
+            )
     return rest + sum((poly([c]) * majority_polynomial(n, {}) for n, c in terms.items()), flint.fmpq_poly([]))
 
 
@@ -147,6 +170,7 @@ def _scaled(value, k: Fraction):
 
 def _name_apply(op: str, args: list, name: str):
     """One operation of the objective syntax on an exact value (vote terms {n: c}, polynomial in q)."""
+
     def fail(why: str) -> CheckFailed:
         return CheckFailed("objective_name", f"objective.name={show(name)}: {why}")
 
@@ -226,6 +250,7 @@ def name_polynomial(name: str) -> tuple[dict[int, Fraction], flint.fmpq_poly]:
         limit (MAX_NAME_LENGTH characters, degree MAX_EXPANDED_DEGREE for expansions,
         MAX_NAME_BITS for coefficients, MAX_N for vote indices).
     """
+
     def fail(why: str) -> CheckFailed:
         return CheckFailed("objective_name", f"objective.name={show(name)}: {why}")
 
@@ -285,7 +310,11 @@ def name_polynomial(name: str) -> tuple[dict[int, Fraction], flint.fmpq_poly]:
             ops.pop()
         elif not operand_next and op in ("+", "-", "*", "/", "**", "^"):
             op = "**" if op == "^" else op
-            while ops and ops[-1] != "(" and (_PRECEDENCE[ops[-1]] > _PRECEDENCE[op] or (_PRECEDENCE[ops[-1]] == _PRECEDENCE[op] and op != "**")):
+            while (
+                ops
+                and ops[-1] != "("
+                and (_PRECEDENCE[ops[-1]] > _PRECEDENCE[op] or (_PRECEDENCE[ops[-1]] == _PRECEDENCE[op] and op != "**"))
+            ):
                 reduce()
             ops.append(op)
             operand_next = True

@@ -82,11 +82,33 @@ class Schema:
 
 
 SCHEMAS = (
-    Schema(SCHEMA_VERSION, SHARP_KIND, Certificate, build_certificate, verify_dict, CHECKS, SCHEMA_DIR / "certificate-v1.json"),
-    Schema(LIKELIHOOD_SCHEMA_VERSION, LIKELIHOOD_KIND, LikelihoodCertificate, build_likelihood_certificate, verify_likelihood_dict,
-           LIKELIHOOD_CHECKS, SCHEMA_DIR / "certificate-v2.json"),
-    Schema(ENDPOINT_SCHEMA_VERSION, ENDPOINT_KIND, EndpointCertificate, build_endpoint_certificate, verify_endpoint_dict,
-           ENDPOINT_CHECKS, SCHEMA_DIR / "certificate-v3.json"),
+    Schema(
+        SCHEMA_VERSION,
+        SHARP_KIND,
+        Certificate,
+        build_certificate,
+        verify_dict,
+        CHECKS,
+        SCHEMA_DIR / "certificate-v1.json",
+    ),
+    Schema(
+        LIKELIHOOD_SCHEMA_VERSION,
+        LIKELIHOOD_KIND,
+        LikelihoodCertificate,
+        build_likelihood_certificate,
+        verify_likelihood_dict,
+        LIKELIHOOD_CHECKS,
+        SCHEMA_DIR / "certificate-v2.json",
+    ),
+    Schema(
+        ENDPOINT_SCHEMA_VERSION,
+        ENDPOINT_KIND,
+        EndpointCertificate,
+        build_endpoint_certificate,
+        verify_endpoint_dict,
+        ENDPOINT_CHECKS,
+        SCHEMA_DIR / "certificate-v3.json",
+    ),
 )
 
 
@@ -114,7 +136,9 @@ def for_data(data) -> Schema:
     for entry in SCHEMAS:
         if (entry.version, entry.kind) == (version, kind):
             return entry
-    raise InputError(f"schema_version={show(version)}, kind={show(kind)} is not a known certificate (known: {_known()})")
+    raise InputError(
+        f"schema_version={show(version)}, kind={show(kind)} is not a known certificate (known: {_known()})"
+    )
 
 
 def for_record(certificate) -> Schema:
@@ -122,7 +146,9 @@ def for_record(certificate) -> Schema:
     for entry in SCHEMAS:
         if isinstance(certificate, entry.record):
             return entry
-    raise InputError(f"{type(certificate).__name__} is not a certificate (known: {', '.join(e.record.__name__ for e in SCHEMAS)})")
+    raise InputError(
+        f"{type(certificate).__name__} is not a certificate (known: {', '.join(e.record.__name__ for e in SCHEMAS)})"
+    )
 
 
 def _fail(check: str, message: str) -> VerificationResult:

@@ -81,7 +81,14 @@ def _run(cert) -> VerificationResult:
     obj = require_keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
     g, name = objective_polynomial(obj)
     b = read_bound(cert)
-    theta, given, atoms, weights, coeffs, contacts = b["theta"], b["given"], b["atoms"], b["weights"], b["coeffs"], b["contacts"]
+    theta, given, atoms, weights, coeffs, contacts = (
+        b["theta"],
+        b["given"],
+        b["atoms"],
+        b["weights"],
+        b["coeffs"],
+        b["contacts"],
+    )
     primal, dual_value, enclosure, width, value = b["primal"], b["dual_value"], b["enclosure"], b["width"], b["value"]
 
     check_law(atoms, weights, theta)
@@ -92,11 +99,15 @@ def _run(cert) -> VerificationResult:
     if not f.is_zero():
         ok, why = positive_on_closed_unit_interval(f, atoms)
         if not ok:
-            raise CheckFailed("dual_sign", f"the {'majorant' if s > 0 else 'minorant'} property s*(p - g) >= 0 on [0, 1] fails: {why}")
+            raise CheckFailed(
+                "dual_sign", f"the {'majorant' if s > 0 else 'minorant'} property s*(p - g) >= 0 on [0, 1] fails: {why}"
+            )
 
     lo, hi = check_enclosure(enclosure, width, value, primal, dual_value, s)
-    msg = (f"{side} bound of E[{name}] in {enclosure_text(lo, hi)} "
-           f"over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})")
+    msg = (
+        f"{side} bound of E[{name}] in {enclosure_text(lo, hi)} "
+        f"over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})"
+    )
     return VerificationResult(True, None, msg, side, name, (lo, hi))
 
 

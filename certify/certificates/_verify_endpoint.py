@@ -53,13 +53,15 @@ _HALF = Fraction(1, 2)
 
 def endpoint_value(atoms: list[Fraction], weights: list[Fraction]) -> Fraction:
     """V_inf of a finite law, exactly: mass above 1/2 plus half the mass at 1/2 (eq. (main-vinf))."""
-    return sum((w for x, w in zip(atoms, weights) if x > _HALF), Fraction(0)) + sum(
-        (w for x, w in zip(atoms, weights) if x == _HALF), Fraction(0)) / 2
+    return (
+        sum((w for x, w in zip(atoms, weights) if x > _HALF), Fraction(0))
+        + sum((w for x, w in zip(atoms, weights) if x == _HALF), Fraction(0)) / 2
+    )
 
 
 def _halves(p: flint.fmpq_poly, s: int, contacts) -> None:
     """Prove s p >= 0 on [0, 1/2] and s (p - 1) >= 0 on [1/2, 1] (check dual_sign)."""
-    left = on_piece(p, Fraction(0), _HALF) * s         # s p(q / 2), q in [0, 1]
+    left = on_piece(p, Fraction(0), _HALF) * s  # s p(q / 2), q in [0, 1]
     right = (on_piece(p, _HALF, Fraction(1)) - 1) * s  # s (p((1 + q) / 2) - 1)
     on_left, on_right = [], []
     for point, mult in contacts:
@@ -87,10 +89,20 @@ def _run(cert) -> VerificationResult:
     side, s = check_header(cert, (ENDPOINT_SCHEMA_VERSION,), ENDPOINT_KIND)
     obj = require_keys(cert["objective"], "objective", ("name", "definition"))
     if obj["name"] != ENDPOINT_NAME or obj["definition"] != ENDPOINT_DEFINITION:
-        raise CheckFailed("objective", f"objective {show(obj['name'])} = {show(obj['definition'])} must be "
-                                       f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective of this kind")
+        raise CheckFailed(
+            "objective",
+            f"objective {show(obj['name'])} = {show(obj['definition'])} must be "
+            f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective of this kind",
+        )
     b = read_bound(cert)
-    theta, given, atoms, weights, coeffs, contacts = b["theta"], b["given"], b["atoms"], b["weights"], b["coeffs"], b["contacts"]
+    theta, given, atoms, weights, coeffs, contacts = (
+        b["theta"],
+        b["given"],
+        b["atoms"],
+        b["weights"],
+        b["coeffs"],
+        b["contacts"],
+    )
     primal, dual_value, enclosure, width, value = b["primal"], b["dual_value"], b["enclosure"], b["width"], b["value"]
 
     check_law(atoms, weights, theta)
@@ -99,8 +111,10 @@ def _run(cert) -> VerificationResult:
     _halves(poly(coeffs), s, contacts)
     lo, hi = check_enclosure(enclosure, width, value, primal, dual_value, s)
     what = "supremum" if s > 0 else "infimum"
-    msg = (f"{what} of E[{ENDPOINT_NAME}] (infinitely many votes: {ENDPOINT_DEFINITION}) in {enclosure_text(lo, hi)} "
-           f"over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})")
+    msg = (
+        f"{what} of E[{ENDPOINT_NAME}] (infinitely many votes: {ENDPOINT_DEFINITION}) in {enclosure_text(lo, hi)} "
+        f"over all laws on [0, 1] with {given} (exactly {describe_moments(theta)})"
+    )
     return VerificationResult(True, None, msg, side, ENDPOINT_NAME, (lo, hi))
 
 

@@ -46,13 +46,40 @@ from math import comb
 import flint
 
 from ._budget import MAX_CALLS, check_budget
-from ._checking import CheckFailed, VerificationResult, checked, field, read_exact, read_exact_list, require_keys, rounded, show
-from ._kernel import ENDPOINT_DEFINITION, ENDPOINT_NAME, LIKELIHOOD_KIND, LIKELIHOOD_SCHEMA_VERSION, poly, to_fmpq, workprec
+from ._checking import (
+    CheckFailed,
+    VerificationResult,
+    checked,
+    field,
+    read_exact,
+    read_exact_list,
+    require_keys,
+    rounded,
+    show,
+)
+from ._kernel import (
+    ENDPOINT_DEFINITION,
+    ENDPOINT_NAME,
+    LIKELIHOOD_KIND,
+    LIKELIHOOD_SCHEMA_VERSION,
+    poly,
+    to_fmpq,
+    workprec,
+)
 from ._objective_check import objective_polynomial
 from ._proofs import on_piece, positive_on_closed_unit_interval
 
-__all__ = ["CHECKS", "DEFINED_OBJECTIVES", "INFINITE_PIECES", "POSITIVE_PIECES", "cell_probabilities", "lagrangian_polynomial", "likelihood_ball", "near_contacts",
-           "verify_likelihood_dict"]
+__all__ = [
+    "CHECKS",
+    "DEFINED_OBJECTIVES",
+    "INFINITE_PIECES",
+    "POSITIVE_PIECES",
+    "cell_probabilities",
+    "lagrangian_polynomial",
+    "likelihood_ball",
+    "near_contacts",
+    "verify_likelihood_dict",
+]
 
 #: The checks, in the order they run; a result names the first that failed.
 CHECKS = (
@@ -100,7 +127,19 @@ POSITIVE_PIECES = ((Fraction(0), Fraction(0), Fraction(0)), (Fraction(0), Fracti
 #: The objectives a file gives by name and definition instead of polynomial terms: name -> (definition, pieces).
 DEFINED_OBJECTIVES = {ENDPOINT_NAME: (ENDPOINT_DEFINITION, INFINITE_PIECES), "pass_inf": ("P(Q > 0)", POSITIVE_PIECES)}
 
-_TOP = ("schema_version", "kind", "side", "objective", "cells", "threshold", "reference_law", "law", "lagrangian", "bound", "provenance")
+_TOP = (
+    "schema_version",
+    "kind",
+    "side",
+    "objective",
+    "cells",
+    "threshold",
+    "reference_law",
+    "law",
+    "lagrangian",
+    "bound",
+    "provenance",
+)
 _PROVENANCE = ("package", "version", "margin", "seconds", "created")
 #: The optional top-level ``source`` (group and data file; not part of the proof, compared with
 #: a folder's index.json by ``certify verify DIR``).
@@ -116,6 +155,7 @@ def _integer(data: dict, key: str, where: str) -> int:
 
 
 # -- exact pieces shared with the builder --------------------------------------------
+
 
 def cell_probabilities(cells, atoms, weights) -> list[flint.fmpq]:
     """Exact p_c = sum_j w_j C(K_c, S_c) x_j^S_c (1 - x_j)^(K_c - S_c) for each cell."""
@@ -217,6 +257,7 @@ def near_contacts(f: flint.fmpq_poly, atoms) -> list[Fraction]:
 
 # -- reading the file ------------------------------------------------------------------
 
+
 def _read_law(data, where: str):
     law = require_keys(data, where, ("atoms", "weights"))
     atoms = read_exact_list(field(law, "atoms", list, where), f"{where}.atoms")
@@ -231,7 +272,9 @@ def _read(cert: dict) -> dict:
         source = require_keys(cert["source"], "source", _SOURCE)
         field(source, "group", str, "source")
         if not _SHA256.fullmatch(field(source, "data_sha256", str, "source")):
-            raise CheckFailed("structure", f"source.data_sha256={show(source['data_sha256'])} must be 64 lowercase hexadecimal digits")
+            raise CheckFailed(
+                "structure", f"source.data_sha256={show(source['data_sha256'])} must be 64 lowercase hexadecimal digits"
+            )
     side = field(cert, "side", str, "certificate")
     if side not in ("lower", "upper"):
         raise CheckFailed("structure", f"side={show(side)} must be 'lower' or 'upper'")
@@ -246,7 +289,10 @@ def _read(cert: dict) -> dict:
         raise CheckFailed("structure", f"threshold.alpha={show(alpha)} must be null or a number in (0, 1)")
     # The label is never printed in the verdict, but readers show it: one short printable line, no control characters.
     if label is not None and not (isinstance(label, str) and label.isprintable() and len(label) <= MAX_LABEL):
-        raise CheckFailed("structure", f"threshold.calibration={show(label)} must be null or a printable string of at most {MAX_LABEL} characters")
+        raise CheckFailed(
+            "structure",
+            f"threshold.calibration={show(label)} must be null or a printable string of at most {MAX_LABEL} characters",
+        )
     lag = require_keys(cert["lagrangian"], "lagrangian", ("lambda", "a"))
     require_keys(cert["provenance"], "provenance", _PROVENANCE)
     return {
@@ -266,6 +312,7 @@ def _read(cert: dict) -> dict:
 
 # -- the checks ------------------------------------------------------------------------
 
+
 def _objective_pieces(obj) -> tuple[list[tuple[Fraction, Fraction, flint.fmpq_poly]], str]:
     """The objective as exact polynomial pieces (start, end, g) covering [0, 1], and its name.
 
@@ -279,8 +326,11 @@ def _objective_pieces(obj) -> tuple[list[tuple[Fraction, Fraction, flint.fmpq_po
         entry = DEFINED_OBJECTIVES.get(name) if isinstance(name, str) else None
         if entry is None or obj["definition"] != entry[0]:
             known = " or ".join(f"{n!r} = {d!r}" for n, (d, _) in DEFINED_OBJECTIVES.items())
-            raise CheckFailed("objective", f"objective {show(name)} = {show(obj['definition'])} must be "
-                                     f"{known}, the objectives given by a definition")
+            raise CheckFailed(
+                "objective",
+                f"objective {show(name)} = {show(obj['definition'])} must be "
+                f"{known}, the objectives given by a definition",
+            )
         return [(lo, hi, poly([v])) for lo, hi, v in entry[1]], name
     g, name = objective_polynomial(require_keys(obj, "objective", ("name", "degree", "majority", "bernstein")))
     return [(Fraction(0), Fraction(1), g)], name
@@ -291,14 +341,18 @@ def _check_cells(cells) -> None:
         raise CheckFailed("cells", "cells is empty: a likelihood needs at least one example")
     for i, (k, s, n) in enumerate(cells):
         if not 1 <= k <= MAX_CALLS or not 0 <= s <= k or n < 1:
-            raise CheckFailed("cells", f"cells[{i}] = (K={k}, S={s}, n={n}) needs 1 <= K <= {MAX_CALLS}, 0 <= S <= K, n >= 1")
+            raise CheckFailed(
+                "cells", f"cells[{i}] = (K={k}, S={s}, n={n}) needs 1 <= K <= {MAX_CALLS}, 0 <= S <= K, n >= 1"
+            )
     if len({(k, s) for k, s, _ in cells}) != len(cells):
         raise CheckFailed("cells", "cells repeat a (calls, successes) pair; a cell's count must be listed once")
 
 
 def _check_law(atoms, weights, check: str) -> None:
     if not atoms or len(atoms) != len(weights):
-        raise CheckFailed(check, f"{check} has {len(atoms)} atoms and {len(weights)} weights; need at least one of each, equal counts")
+        raise CheckFailed(
+            check, f"{check} has {len(atoms)} atoms and {len(weights)} weights; need at least one of each, equal counts"
+        )
     for j, x in enumerate(atoms):
         if not 0 <= x <= 1:
             raise CheckFailed(check, f"{check}.atoms[{j}]={x} is outside [0, 1]")
@@ -313,7 +367,9 @@ def _run(cert) -> VerificationResult:
     if not isinstance(cert, dict):
         raise CheckFailed("structure", "a certificate must be a JSON object")
     if cert.get("schema_version") != LIKELIHOOD_SCHEMA_VERSION:
-        raise CheckFailed("schema_version", f"schema_version={show(cert.get('schema_version'))} is not {LIKELIHOOD_SCHEMA_VERSION!r}")
+        raise CheckFailed(
+            "schema_version", f"schema_version={show(cert.get('schema_version'))} is not {LIKELIHOOD_SCHEMA_VERSION!r}"
+        )
     check_budget(cert)
     if cert.get("kind") != LIKELIHOOD_KIND:
         raise CheckFailed("structure", f"kind={show(cert.get('kind'))} must be {LIKELIHOOD_KIND!r}")
@@ -334,29 +390,45 @@ def _run(cert) -> VerificationResult:
     for (k, s_c, _), r, t in zip(cells, p_ref, p_star):
         if r <= 0 or t <= 0:
             which = "reference_law" if r <= 0 else "law"
-            raise CheckFailed("cell_probabilities", f"{which} gives probability 0 to the cell K={k}, S={s_c}: its log-likelihood is -infinity")
+            raise CheckFailed(
+                "cell_probabilities",
+                f"{which} gives probability 0 to the cell K={k}, S={s_c}: its log-likelihood is -infinity",
+            )
 
     for start, end, g in pieces:
         f = lagrangian_polynomial(g, s, a, lam, cells, p_star)
         if f.is_zero():
             continue
         # a point piece maps onto a constant: no contact hints (and no division by its length 0)
-        hints = [(x - start) / (end - start) for x in near_contacts(f, d["law"][0]) if start <= x <= end] if start < end else []
+        hints = (
+            [(x - start) / (end - start) for x in near_contacts(f, d["law"][0]) if start <= x <= end]
+            if start < end
+            else []
+        )
         ok, why = positive_on_closed_unit_interval(on_piece(f, start, end), hints)
         if not ok:
             form = "g - a - lambda h" if s > 0 else "a - g - lambda h"
-            where = ("[0, 1]" if len(pieces) == 1 else f"[{start}, {end}] (g = {g(0)})"
-                     + ("" if (start, end) == (0, 1) else ", mapped onto [0, 1]" if start < end else ", a point"))
+            where = (
+                "[0, 1]"
+                if len(pieces) == 1
+                else f"[{start}, {end}] (g = {g(0)})"
+                + ("" if (start, end) == (0, 1) else ", mapped onto [0, 1]" if start < end else ", a point")
+            )
             raise CheckFailed("lagrangian_sign", f"{form} >= 0 on {where} is not proven: {why}")
 
     bits, b, narrow = likelihood_ball(cells, p_ref, p_star, c)
     if not narrow:
-        raise CheckFailed("likelihood_ball", f"the ball of b = l(pi_ref) - c - l(pi*) + N is too wide at {bits} bits: {b}")
+        raise CheckFailed(
+            "likelihood_ball", f"the ball of b = l(pi_ref) - c - l(pi*) + N is too wide at {bits} bits: {b}"
+        )
     with workprec(bits):  # s a - s bound exactly: a and the bound may be huge and nearly cancel
         slack = flint.arb(to_fmpq(s * (a - bound))) + flint.arb(to_fmpq(lam)) * b
     if not slack >= 0:
         rel, form = ("<=", "a + lambda b") if s > 0 else (">=", "a - lambda b")
-        raise CheckFailed("bound", f"bound={float(bound)!r} is not {rel} {form} (b = {b.mid().str(12, radius=False)}; difference {slack.mid().str(5, radius=False)})")
+        raise CheckFailed(
+            "bound",
+            f"bound={float(bound)!r} is not {rel} {form} (b = {b.mid().str(12, radius=False)}; difference {slack.mid().str(5, radius=False)})",
+        )
 
     n = sum(m for _, _, m in cells)
     ks = sorted({k for k, _, _ in cells})
@@ -365,8 +437,10 @@ def _run(cert) -> VerificationResult:
     # Only what was proven: the bound (rounded outward), the drop c (rounded down: a smaller set,
     # a weaker and still true statement) and the data. alpha and the calibration label say how
     # the producer chose c; they are not checked, so they are not printed.
-    msg = (f"{side} bound of E[{name}] {rel} {rounded(bound, s > 0, 10)} for every law with log-likelihood "
-           f">= l(reference) - {rounded(c, True, 7)} on {n} examples ({calls})")
+    msg = (
+        f"{side} bound of E[{name}] {rel} {rounded(bound, s > 0, 10)} for every law with log-likelihood "
+        f">= l(reference) - {rounded(c, True, 7)} on {n} examples ({calls})"
+    )
     return VerificationResult(True, None, msg, side, name, None, bound)
 
 

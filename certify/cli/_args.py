@@ -35,7 +35,9 @@ def check_moment_arguments(args: argparse.Namespace) -> None:
     if not args.moments and args.mu is None:
         raise InputError("--mu is required (or --moments m1 ... mm)")
     if args.moments and len(args.moments) > MAX_MOMENT_ORDER:
-        raise InputError(f"--moments has {len(args.moments)} values, more than the limit of {MAX_MOMENT_ORDER} (moment order)")
+        raise InputError(
+            f"--moments has {len(args.moments)} values, more than the limit of {MAX_MOMENT_ORDER} (moment order)"
+        )
 
 
 def parse_int(token: str, what: str, least: int, most: int) -> int:
@@ -57,8 +59,11 @@ def parse_int(token: str, what: str, least: int, most: int) -> int:
     value = int(text) if len(digits.lstrip("0")) <= len(str(max(abs(least), abs(most)))) else None
     if value is None or value < least:
         shown = shown_value(token) if value is None else value
-        raise InputError(f"{what}={shown} must be an integer >= {least}" if text.startswith("-") or value is not None
-                         else f"{what}={shown} must be an integer <= {most}")
+        raise InputError(
+            f"{what}={shown} must be an integer >= {least}"
+            if text.startswith("-") or value is not None
+            else f"{what}={shown} must be an integer <= {most}"
+        )
     if value > most:
         raise InputError(f"{what}={value} must be an integer <= {most}")
     return value
@@ -87,6 +92,7 @@ def as_argument_type(parse, *options):
     *options
         Extra arguments passed to ``parse`` after the token.
     """
+
     def convert(token: str):
         try:
             return parse(token, *options)

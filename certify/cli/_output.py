@@ -9,7 +9,7 @@ raw, an ESC sequence would drive the terminal and a line break could forge a lin
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from .._json import to_json
 

@@ -18,7 +18,9 @@ import sys
 
 from .._errors import InputError
 from .._files import file_sha256
+from .._json import schema_id
 from .._numbers import percent, percentage_points, pp_interval
+from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets, vote_accuracy
 from ..certificates import (
     INDEX_FILE,
     MAX_CALLS,
@@ -30,6 +32,7 @@ from ..certificates import (
     lagrangian_cost,
     write_certificate_set,
 )
+from ..likelihood import CellCounts, certify_interval
 from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
 from ..stats import (
     METHODS,
@@ -40,12 +43,8 @@ from ..stats import (
     parse_aggregate,
     votes_label,
 )
-from ..likelihood import CellCounts, certify_interval
-from .._json import schema_id
-from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets, vote_accuracy
 from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_line, print_table
-
 
 #: Most groups (dataset/policy) one `certify analyze` analyses: each costs its own likelihood
 #: solves, about 0.1-0.2 s for a small group with the default budgets and more for many calls,
@@ -74,53 +73,115 @@ def register(sub) -> None:
     p.add_argument("--alpha", default="0.05", help="1 - confidence level (default 0.05)")
     p.add_argument("--group", help="analyse only this dataset/policy group")
     p.add_argument("--scorer", help="inspect_ai logs: which scorer gives the bits")
-    p.add_argument("--allow-incomplete", action="store_true",
-                   help="inspect_ai logs: read a run that did not finish (status not 'success') or has unscored samples, "
-                        "using only the scored samples")
-    p.add_argument("--score-map", nargs="+", action="extend", metavar="VALUE=BIT",
-                   help="inspect_ai logs: read score VALUE as BIT (0 or 1), e.g. --score-map N=0 P=0")
-    lm = p.add_argument_group("lm-eval samples", "samples_*.jsonl of lm_eval --log_samples (generate_until, repeats >= 2)")
-    lm.add_argument("--answer-regex", metavar="REGEX",
-                    help="the answer in each response: first capture group of the first match, else the whole match; "
-                         "a response without a match counts as incorrect (default: the whole response)")
+    p.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="inspect_ai logs: read a run that did not finish (status not 'success') or has unscored samples, "
+        "using only the scored samples",
+    )
+    p.add_argument(
+        "--score-map",
+        nargs="+",
+        action="extend",
+        metavar="VALUE=BIT",
+        help="inspect_ai logs: read score VALUE as BIT (0 or 1), e.g. --score-map N=0 P=0",
+    )
+    lm = p.add_argument_group(
+        "lm-eval samples", "samples_*.jsonl of lm_eval --log_samples (generate_until, repeats >= 2)"
+    )
+    lm.add_argument(
+        "--answer-regex",
+        metavar="REGEX",
+        help="the answer in each response: first capture group of the first match, else the whole match; "
+        "a response without a match counts as incorrect (default: the whole response)",
+    )
     lm.add_argument("--answer-ignore-case", action="store_true", help="compare answer and target ignoring case")
-    cols = p.add_argument_group("table columns", "CSV/TSV/JSONL/Parquet: roles of columns the documented names do not "
-                                "cover (see certify.readers); every other column must be documented or ignored")
+    cols = p.add_argument_group(
+        "table columns",
+        "CSV/TSV/JSONL/Parquet: roles of columns the documented names do not "
+        "cover (see certify.readers); every other column must be documented or ignored",
+    )
     cols.add_argument("--id-col", metavar="COL", help="the example id column")
     cols.add_argument("--call-cols", nargs="+", metavar="COL", help="wide form: the call columns, in call order")
-    cols.add_argument("--answer-cols", nargs="+", metavar="COL",
-                      help="wide form: the answer columns, one per call, in call order (with --target-col or a target column)")
+    cols.add_argument(
+        "--answer-cols",
+        nargs="+",
+        metavar="COL",
+        help="wide form: the answer columns, one per call, in call order (with --target-col or a target column)",
+    )
     cols.add_argument("--call-col", metavar="COL", help="long form: the call-index column")
     cols.add_argument("--correct-col", metavar="COL", help="long form: the correct (0/1) column")
-    cols.add_argument("--answer-col", metavar="COL", help="long form: the answer column (with --target-col or a target column)")
-    cols.add_argument("--target-col", metavar="COL",
-                      help="the column of each example's correct answer; a call is correct when its answer equals it")
-    cols.add_argument("--group-cols", nargs="*", metavar="COL", help="columns whose values split the file into groups (none: no groups)")
+    cols.add_argument(
+        "--answer-col", metavar="COL", help="long form: the answer column (with --target-col or a target column)"
+    )
+    cols.add_argument(
+        "--target-col",
+        metavar="COL",
+        help="the column of each example's correct answer; a call is correct when its answer equals it",
+    )
+    cols.add_argument(
+        "--group-cols",
+        nargs="*",
+        metavar="COL",
+        help="columns whose values split the file into groups (none: no groups)",
+    )
     cols.add_argument("--ignore-cols", nargs="+", action="extend", metavar="COL", help="columns to drop before reading")
-    cols.add_argument("--delimiter", metavar="SEP",
-                      help="CSV/TSV/TXT: the field separator, ',' or ';' or tab (also written \\t); default: tab for "
-                           ".tsv, else the one of the three found in the header line")
-    p.add_argument("--answer-normalize", choices=NORMALIZATIONS, default=DEFAULT_NORMALIZATION,
-                   help="how answers are compared with the target and with each other: exact, strip (default: surrounding "
-                        "white space removed), casefold (also case and runs of white space), number (also numbers by value)")
+    cols.add_argument(
+        "--delimiter",
+        metavar="SEP",
+        help="CSV/TSV/TXT: the field separator, ',' or ';' or tab (also written \\t); default: tab for "
+        ".tsv, else the one of the three found in the header line",
+    )
+    p.add_argument(
+        "--answer-normalize",
+        choices=NORMALIZATIONS,
+        default=DEFAULT_NORMALIZATION,
+        help="how answers are compared with the target and with each other: exact, strip (default: surrounding "
+        "white space removed), casefold (also case and runs of white space), number (also numbers by value)",
+    )
     p.add_argument("--baseline", metavar="GROUP", help="also compare every other group with GROUP, example by example")
-    p.add_argument("--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance (default floor)")
-    p.add_argument("--method", choices=METHODS, default="likelihood",
-                   help="interval method: likelihood (every call; default) or two-call (the paper's projected Wald region)")
+    p.add_argument(
+        "--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance (default floor)"
+    )
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="likelihood",
+        help="interval method: likelihood (every call; default) or two-call (the paper's projected Wald region)",
+    )
     p.add_argument("--calls", type=int, metavar="K", help="likelihood: use only the first K calls of each example")
-    p.add_argument("--simultaneous", action="store_true",
-                   help="likelihood: calibrate so that all intervals hold at once (chi2 with the identified dimension)")
-    p.add_argument("--certificates", metavar="DIR",
-                   help="likelihood: write an exact certificate for each interval end (budgets, gains, --objective), and "
-                        "index.json listing them, as the folder DIR, all or nothing (check them with: certify verify DIR)")
-    p.add_argument("--force", action="store_true",
-                   help="--certificates: replace the certificate set certify wrote in DIR before (never other files)")
-    p.add_argument("--aggregate", nargs="+", action="extend", metavar="NAME",
-                   help="also report these aggregates of k calls: plurality (a vote over the calls' answers, "
-                        "fair ties; needs answers) and pass (best-of-k: at least one call correct); the bit "
-                        "majority is always reported")
-    p.add_argument("--objective", nargs="+", action="extend", metavar="EXPR",
-                   help='an interval of any polynomial in q, as in `certify bounds` (e.g. "1 - (1-q)**8", "V5 - V3")')
+    p.add_argument(
+        "--simultaneous",
+        action="store_true",
+        help="likelihood: calibrate so that all intervals hold at once (chi2 with the identified dimension)",
+    )
+    p.add_argument(
+        "--certificates",
+        metavar="DIR",
+        help="likelihood: write an exact certificate for each interval end (budgets, gains, --objective), and "
+        "index.json listing them, as the folder DIR, all or nothing (check them with: certify verify DIR)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="--certificates: replace the certificate set certify wrote in DIR before (never other files)",
+    )
+    p.add_argument(
+        "--aggregate",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help="also report these aggregates of k calls: plurality (a vote over the calls' answers, "
+        "fair ties; needs answers) and pass (best-of-k: at least one call correct); the bit "
+        "majority is always reported",
+    )
+    p.add_argument(
+        "--objective",
+        nargs="+",
+        action="extend",
+        metavar="EXPR",
+        help='an interval of any polynomial in q, as in `certify bounds` (e.g. "1 - (1-q)**8", "V5 - V3")',
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.set_defaults(run=run)
 
@@ -136,33 +197,66 @@ def run(args: argparse.Namespace) -> int:
     objectives = [parse_objective(o) for o in args.objective or ()]
     if args.certificates is not None:  # before any work: an unusable folder costs nothing
         check_certificate_folder(args.certificates, force=args.force)
-    columns = ColumnMap(id_col=args.id_col, call_cols=args.call_cols, call_col=args.call_col, correct_col=args.correct_col,
-                        group_cols=args.group_cols, ignore_cols=args.ignore_cols, answer_cols=args.answer_cols,
-                        answer_col=args.answer_col, target_col=args.target_col)
-    groups = read_groups(args.file, scorer=args.scorer, allow_incomplete=args.allow_incomplete,
-                         score_map=parse_score_map(args.score_map), columns=columns, delimiter=args.delimiter,
-                         answer_regex=args.answer_regex, ignore_case=args.answer_ignore_case, open_store=open_run_store,
-                         answer_normalize=args.answer_normalize)
+    columns = ColumnMap(
+        id_col=args.id_col,
+        call_cols=args.call_cols,
+        call_col=args.call_col,
+        correct_col=args.correct_col,
+        group_cols=args.group_cols,
+        ignore_cols=args.ignore_cols,
+        answer_cols=args.answer_cols,
+        answer_col=args.answer_col,
+        target_col=args.target_col,
+    )
+    groups = read_groups(
+        args.file,
+        scorer=args.scorer,
+        allow_incomplete=args.allow_incomplete,
+        score_map=parse_score_map(args.score_map),
+        columns=columns,
+        delimiter=args.delimiter,
+        answer_regex=args.answer_regex,
+        ignore_case=args.answer_ignore_case,
+        open_store=open_run_store,
+        answer_normalize=args.answer_normalize,
+    )
     read_info = next(iter(groups.values())).read_info  # how the file was read: the same for every group
     if args.group is not None:
         if args.group not in groups:
             raise InputError(f"group {args.group!r} not in {args.file} (has {_some_groups(groups)})")
         groups = {args.group: groups[args.group]}
     if len(groups) > MAX_GROUPS:
-        raise InputError(f"{args.file}: {len(groups)} groups, more than the limit of {MAX_GROUPS} per analysis; "
-                         f"analyse one at a time with --group NAME (groups: {_some_groups(groups)}), or name the "
-                         f"columns that split the file with --group-cols")
+        raise InputError(
+            f"{args.file}: {len(groups)} groups, more than the limit of {MAX_GROUPS} per analysis; "
+            f"analyse one at a time with --group NAME (groups: {_some_groups(groups)}), or name the "
+            f"columns that split the file with --group-cols"
+        )
     if args.certificates is not None:
         _check_certifiable(groups, votes, objectives, args.calls)
-    reports = [analyze(bits, votes, args.alpha, singular=args.singular, method=args.method, calls=args.calls,
-                       simultaneous=args.simultaneous, aggregates=aggregates, objectives=objectives)
-               for bits in groups.values()]
+    reports = [
+        analyze(
+            bits,
+            votes,
+            args.alpha,
+            singular=args.singular,
+            method=args.method,
+            calls=args.calls,
+            simultaneous=args.simultaneous,
+            aggregates=aggregates,
+            objectives=objectives,
+        )
+        for bits in groups.values()
+    ]
     comparisons = _policy_comparisons(groups, args.baseline, votes, args.alpha) if args.baseline is not None else []
     if args.certificates is not None:
         _write_certificates(reports, args)
     if args.json:
-        out = {"$schema": schema_id("analyze", REPORT_SCHEMA_VERSION), "schema_version": REPORT_SCHEMA_VERSION,
-               "source": str(args.file), "reports": [r.to_dict() for r in reports]}
+        out = {
+            "$schema": schema_id("analyze", REPORT_SCHEMA_VERSION),
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "source": str(args.file),
+            "reports": [r.to_dict() for r in reports],
+        }
         out["columns"] = None if read_info is None else read_info.to_dict()
         if args.baseline is not None:
             out["policy_comparisons"] = [c.to_dict() for c in comparisons]
@@ -181,8 +275,10 @@ def run(args: argparse.Namespace) -> int:
         print_line()
         print_line(f"Paired comparisons with {args.baseline} (same examples, {100 * (1 - args.alpha):g}% CI):")
         for c in comparisons:
-            print_line(f"  {c.label_b} - {c.label_a}: {percentage_points(c.difference)} pp "
-                       f"{pp_interval(c.lower, c.upper)} (n = {c.n})")
+            print_line(
+                f"  {c.label_b} - {c.label_a}: {percentage_points(c.difference)} pp "
+                f"{pp_interval(c.lower, c.upper)} (n = {c.n})"
+            )
     return 0
 
 
@@ -191,29 +287,41 @@ def _some_groups(groups) -> str:
     names = [repr(g) for g in groups]
     if not names:
         return "none"
-    return ", ".join(names) if len(names) <= SHOWN_GROUPS else f"{', '.join(names[:SHOWN_GROUPS])}, ... ({len(names)} in all)"
+    return (
+        ", ".join(names)
+        if len(names) <= SHOWN_GROUPS
+        else f"{', '.join(names[:SHOWN_GROUPS])}, ... ({len(names)} in all)"
+    )
 
 
 def _check_certifiable(groups: dict, votes, objectives, calls) -> None:
     """Refuse, before solving, data whose certificates the checker would refuse (its work budget)."""
     top = max([vote_accuracy(v).degree for v in votes if v is not V_INF] + [o.degree for o in objectives], default=0)
     if top > MAX_DEGREE:
-        raise InputError(f"--certificates: an objective of degree {top} exceeds the checker's work limit of {MAX_DEGREE} "
-                         f"(V{MAX_DEGREE}); certify verify would refuse its certificates")
+        raise InputError(
+            f"--certificates: an objective of degree {top} exceeds the checker's work limit of {MAX_DEGREE} "
+            f"(V{MAX_DEGREE}); certify verify would refuse its certificates"
+        )
     for group, bits in groups.items():
         cells = CellCounts.from_bits(bits, calls)
         where = f" (group {group!r})" if group else ""
         if cells.max_calls > MAX_CALLS:
-            raise InputError(f"--certificates: {cells.max_calls} calls per example{where} exceed the checker's work limit of "
-                             f"{MAX_CALLS}; use --calls {MAX_CALLS}")
+            raise InputError(
+                f"--certificates: {cells.max_calls} calls per example{where} exceed the checker's work limit of "
+                f"{MAX_CALLS}; use --calls {MAX_CALLS}"
+            )
         if len(cells.calls) > MAX_CELLS:
-            raise InputError(f"--certificates: {len(cells.calls)} distinct (calls, correct) cells{where} exceed the checker's "
-                             f"work limit of {MAX_CELLS}")
+            raise InputError(
+                f"--certificates: {len(cells.calls)} distinct (calls, correct) cells{where} exceed the checker's "
+                f"work limit of {MAX_CELLS}"
+            )
         cost = lagrangian_cost(int(k) for k in cells.calls)
         if cost > MAX_LAGRANGIAN_COST:
-            raise InputError(f"--certificates: the Lagrangian's cost estimate {cost:.3g} of {len(cells.calls)} cells of up to "
-                             f"{cells.max_calls} calls{where} exceeds the checker's work limit of {MAX_LAGRANGIAN_COST:.3g}; "
-                             f"use fewer calls (--calls)")
+            raise InputError(
+                f"--certificates: the Lagrangian's cost estimate {cost:.3g} of {len(cells.calls)} cells of up to "
+                f"{cells.max_calls} calls{where} exceeds the checker's work limit of {MAX_LAGRANGIAN_COST:.3g}; "
+                f"use fewer calls (--calls)"
+            )
 
 
 def _write_certificates(reports: list[AnalysisReport], args) -> None:
@@ -229,8 +337,11 @@ def _write_certificates(reports: list[AnalysisReport], args) -> None:
         for objective, interval in zip(solved.objectives, solved.intervals):
             certificates += certify_interval(solved.cells, objective, interval, source=source)
     names = write_certificate_set(args.certificates, certificates, force=args.force)
-    print_line(f"wrote {len(names)} certificates and {INDEX_FILE} to {args.certificates}; check them with: "
-               f"certify verify {args.certificates}", file=sys.stderr)
+    print_line(
+        f"wrote {len(names)} certificates and {INDEX_FILE} to {args.certificates}; check them with: "
+        f"certify verify {args.certificates}",
+        file=sys.stderr,
+    )
 
 
 def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> list:
@@ -244,7 +355,11 @@ def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> lis
             continue
         for v in [1] + [v for v in votes if v is not V_INF]:
             if v <= min(bits.calls, base.calls):
-                out.append(compare_policies(base, bits, v, alpha, labels=(f"{baseline}, {votes_label(v)}", f"{name}, {votes_label(v)}")))
+                out.append(
+                    compare_policies(
+                        base, bits, v, alpha, labels=(f"{baseline}, {votes_label(v)}", f"{name}, {votes_label(v)}")
+                    )
+                )
     return out
 
 
@@ -265,27 +380,44 @@ def _aggregate_label(aggregate: str, votes) -> str:
 def _print_aggregates(r: AnalysisReport, level: str) -> None:
     """Plurality and pass@k rows (one table, the aggregate in the first column) and the objectives."""
     if r.aggregates:
-        rows = [[_aggregate_label(a.aggregate, a.votes), _interval(a.lower, a.upper),
-                 "-" if a.empirical is None else f"{a.empirical:.4f}",
-                 "identified" if a.empirical is not None else "beyond the calls"] for a in r.aggregates]
+        rows = [
+            [
+                _aggregate_label(a.aggregate, a.votes),
+                _interval(a.lower, a.upper),
+                "-" if a.empirical is None else f"{a.empirical:.4f}",
+                "identified" if a.empirical is not None else "beyond the calls",
+            ]
+            for a in r.aggregates
+        ]
         print_table(["aggregate", level, "estimate", "route"], rows)
-        print_line(f"  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds "
-                   f"for every way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its "
-                   f"upper end is 1 by definition")
+        print_line(
+            "  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds "
+            "for every way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its "
+            "upper end is 1 by definition"
+        )
         modelled = [a for a in r.aggregates if a.model is not None]
         if modelled:
-            print_line(f"  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a "
-                       f"vote no other call gives; holds only if that model does):")
+            print_line(
+                "  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a "
+                "vote no other call gives; holds only if that model does):"
+            )
             for a in modelled:
-                print_line(f"    {_aggregate_label(a.aggregate, a.votes)}: {a.model.estimate:.4f} "
-                           f"{_interval(a.model.lower, a.model.upper)}")
+                print_line(
+                    f"    {_aggregate_label(a.aggregate, a.votes)}: {a.model.estimate:.4f} "
+                    f"{_interval(a.model.lower, a.model.upper)}"
+                )
             print_line(f"    calibration: {modelled[0].model.calibration}")
             if modelled[0].model.check:
                 print_line(f"    check: {modelled[0].model.check}")
         print_line()
     if r.objectives:
-        print_table(["objective", level, "calibration"],
-                    [[o.objective, _interval(o.interval.lower, o.interval.upper), o.interval.calibration] for o in r.objectives])
+        print_table(
+            ["objective", level, "calibration"],
+            [
+                [o.objective, _interval(o.interval.lower, o.interval.upper), o.interval.calibration]
+                for o in r.objectives
+            ],
+        )
         print_line()
 
 
@@ -298,12 +430,16 @@ def print_report(r: AnalysisReport) -> None:
     print_line(f"{head}: {r.n} examples x {calls} calls")
     print_line(f"  one call  mu-hat  = {t.mu:.4f} (SE {t.se_mu:.4f})    rho-hat = {t.rho:.4f} (SE {t.se_rho:.4f})")
     pt = t.pair_table
-    print_line(f"  first two calls: both right {percent(pt.both_correct)}%, disagree {percent(pt.disagree)}%, "
-               f"both wrong {percent(pt.both_wrong)}%")
+    print_line(
+        f"  first two calls: both right {percent(pt.both_correct)}%, disagree {percent(pt.disagree)}%, "
+        f"both wrong {percent(pt.both_wrong)}%"
+    )
     if r.all_calls is not None:
         a = r.all_calls
-        print_line(f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), "
-                   f"rho = {a.rho:.4f} (SE {a.se_rho:.4f})")
+        print_line(
+            f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), "
+            f"rho = {a.rho:.4f} (SE {a.se_rho:.4f})"
+        )
     rows = []
     likelihood = r.method == "likelihood"
     two_call = r.region is not None  # an empty Wald region drops the two-call column (a note says why)
@@ -322,8 +458,12 @@ def print_report(r: AnalysisReport) -> None:
     calls_text = f"{calls_used} calls" if r.calls >= calls_used else f"{r.calls}-{calls_used} calls"
     # with --calls the intervals use the first calls only; the empirical check still uses every call
     empirical = "empirical" if calls_used == r.calls else f"empirical ({r.calls} calls)"
-    headers = (["budget"] + ([f"{level} from {calls_text}"] if likelihood else [])
-               + ([f"{level} two-call"] if two_call else []) + ["sharp at estimate", "MaxEnt", "LDGP", empirical])
+    headers = (
+        ["budget"]
+        + ([f"{level} from {calls_text}"] if likelihood else [])
+        + ([f"{level} two-call"] if two_call else [])
+        + ["sharp at estimate", "MaxEnt", "LDGP", empirical]
+    )
     print_table(headers, rows)
     calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
     print_line(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
@@ -334,8 +474,10 @@ def print_report(r: AnalysisReport) -> None:
         if v.aggregate == "majority":
             print_line(f"  {v.text}")
     for c in r.comparisons:
-        print_line(f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp "
-                   f"{pp_interval(c.lower, c.upper)}")
+        print_line(
+            f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp "
+            f"{pp_interval(c.lower, c.upper)}"
+        )
     others = [v for v in r.verdicts if v.aggregate != "majority"]
     if others:
         print_line(f"Verdicts of the other aggregates ({level}; each interval's method in --json):")

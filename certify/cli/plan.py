@@ -56,20 +56,44 @@ def register(sub) -> None:
     )
     p.add_argument("file", metavar="FILE", help="pilot data (any file `certify analyze` reads)")
     # Numbers are read in run(), so that a bad one exits with code 2 and one line like every input error.
-    p.add_argument("--votes", required=True, metavar="K", help=f"the budget whose gain over one call is planned (2 to {MAX_PLAN_VOTES})")
+    p.add_argument(
+        "--votes",
+        required=True,
+        metavar="K",
+        help=f"the budget whose gain over one call is planned (2 to {MAX_PLAN_VOTES})",
+    )
     p.add_argument("--alpha", default="0.05", help="1 - confidence level (default 0.05)")
-    p.add_argument("--examples", nargs="+", default=["200", "1000", "4000"], metavar="N",
-                   help=f"numbers of examples to simulate (default 200 1000 4000; at most {MAX_EXAMPLES})")
-    p.add_argument("--calls", nargs="+", default=["2", "5", "10"], metavar="K",
-                   help=f"calls per example to simulate (default 2 5 10; at most {MAX_CALLS})")
-    p.add_argument("--reps", default=str(DEFAULT_PLAN_REPS),
-                   help=f"simulated studies per design and scenario (default {DEFAULT_PLAN_REPS}, Monte Carlo SE <= 0.025; "
-                        f"10 to {MAX_REPS})")
-    p.add_argument("--width-reps", default=str(DEFAULT_WIDTH_REPS),
-                   help=f"of those, the studies whose V_k interval is solved for the mean width (default {DEFAULT_WIDTH_REPS}; "
-                        f"2 to {MAX_REPS}; at least --reps solves every study's)")
-    p.add_argument("--workers", default=str(DEFAULT_WORKERS),
-                   help=f"processes that simulate (default {DEFAULT_WORKERS}; 1 to {MAX_WORKERS})")
+    p.add_argument(
+        "--examples",
+        nargs="+",
+        default=["200", "1000", "4000"],
+        metavar="N",
+        help=f"numbers of examples to simulate (default 200 1000 4000; at most {MAX_EXAMPLES})",
+    )
+    p.add_argument(
+        "--calls",
+        nargs="+",
+        default=["2", "5", "10"],
+        metavar="K",
+        help=f"calls per example to simulate (default 2 5 10; at most {MAX_CALLS})",
+    )
+    p.add_argument(
+        "--reps",
+        default=str(DEFAULT_PLAN_REPS),
+        help=f"simulated studies per design and scenario (default {DEFAULT_PLAN_REPS}, Monte Carlo SE <= 0.025; "
+        f"10 to {MAX_REPS})",
+    )
+    p.add_argument(
+        "--width-reps",
+        default=str(DEFAULT_WIDTH_REPS),
+        help=f"of those, the studies whose V_k interval is solved for the mean width (default {DEFAULT_WIDTH_REPS}; "
+        f"2 to {MAX_REPS}; at least --reps solves every study's)",
+    )
+    p.add_argument(
+        "--workers",
+        default=str(DEFAULT_WORKERS),
+        help=f"processes that simulate (default {DEFAULT_WORKERS}; 1 to {MAX_WORKERS})",
+    )
     p.add_argument("--seed", default="0", help="random seed (default 0)")
     p.add_argument("--group", help="pilot group (dataset/policy) when the file has several")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -79,8 +103,10 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     # Every option is read before the pilot file, so a bad one costs nothing.
     if is_vote_limit(args.votes):
-        raise InputError(f"votes={shown_value(args.votes)} is V_inf, whose gain over one call is not a polynomial and "
-                         f"cannot be planned; give a count from 2 to {MAX_PLAN_VOTES}")
+        raise InputError(
+            f"votes={shown_value(args.votes)} is V_inf, whose gain over one call is not a polynomial and "
+            f"cannot be planned; give a count from 2 to {MAX_PLAN_VOTES}"
+        )
     votes = parse_int(args.votes, "votes", 2, MAX_PLAN_VOTES)
     alpha = parse_alpha(args.alpha)
     examples = [parse_int(n, "examples", 2, MAX_EXAMPLES) for n in args.examples]
@@ -93,25 +119,47 @@ def run(args: argparse.Namespace) -> int:
     # the progress report goes to a terminal only: a log or a pipe gets the result alone
     show = not args.json and sys.stderr.isatty()
     with _progress_bar(show) as progress, _sigterm_interrupts():
-        plan = plan_study(bits, votes, alpha=alpha, examples=examples, calls=calls, reps=reps, width_reps=width_reps,
-                          seed=seed, workers=workers, progress=progress)
+        plan = plan_study(
+            bits,
+            votes,
+            alpha=alpha,
+            examples=examples,
+            calls=calls,
+            reps=reps,
+            width_reps=width_reps,
+            seed=seed,
+            workers=workers,
+            progress=progress,
+        )
     if args.json:
         print_json({"$schema": schema_id("plan", plan.schema_version), **plan.to_dict()})
         return 0
     level = f"{100 * (1 - plan.alpha):g}%"
-    print(f"Plan for certifying that {plan.votes} votes beat one call ({level}), from a pilot of {plan.pilot_examples} "
-          f"examples; {reps} simulated studies per design, the width from {plan.rows[0].width_reps} of them (Monte Carlo, "
-          f"not a guarantee; standard errors after +-, <= {0.5 / math.sqrt(reps):.3f} for the probability)")
+    print(
+        f"Plan for certifying that {plan.votes} votes beat one call ({level}), from a pilot of {plan.pilot_examples} "
+        f"examples; {reps} simulated studies per design, the width from {plan.rows[0].width_reps} of them (Monte Carlo, "
+        f"not a guarantee; standard errors after +-, <= {0.5 / math.sqrt(reps):.3f} for the probability)"
+    )
     for name, sc in plan.scenarios.items():
         print(f"  scenario {name}: true gain V{plan.votes} - V1 = {percentage_points(sc['gain'])} pp")
     beyond = plan.beyond_pilot()
     if beyond:
         # K calls need K moments of the latent law; the pilot identifies only its own K
-        print(f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's {plan.pilot_calls} calls: "
-              f"they come from the scenario laws as solved, one choice among laws the pilot supports equally")
+        print(
+            f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's {plan.pilot_calls} calls: "
+            f"they come from the scenario laws as solved, one choice among laws the pilot supports equally"
+        )
     print()
-    rows = [[r.scenario, r.examples, r.calls, f"{r.mean_width:.4f} +- {r.se_width:.4f}", f"{r.p_certified:.3f} +- {r.se_certified:.3f}"]
-            for r in plan.rows]
+    rows = [
+        [
+            r.scenario,
+            r.examples,
+            r.calls,
+            f"{r.mean_width:.4f} +- {r.se_width:.4f}",
+            f"{r.p_certified:.3f} +- {r.se_certified:.3f}",
+        ]
+        for r in plan.rows
+    ]
     print_table(["scenario", "examples", "calls", f"mean width of V{plan.votes}", "P(certified gain)"], rows)
     return 0
 
@@ -144,8 +192,10 @@ def _progress_bar(show: bool):
     except ImportError:
         tqdm = None
     if tqdm is None:
+
         def line(done: int, total: int) -> None:
             print(f"\rsimulated {done}/{total} studies", end="" if done < total else "\n", file=sys.stderr)
+
         yield line
         return
     bar = None

@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 
 from .._errors import InputError
-from .._results import SCHEMA_VERSION
-from ..readers import read_bits
-from ..stats import project_many, two_call_estimates, two_call_from_summary, votes_label, wald_region
 from .._json import schema_id
 from .._numbers import exact_number
 from .._objective import budget_json, parse_objective, parse_vote_budgets
+from .._results import SCHEMA_VERSION
+from ..readers import read_bits
+from ..stats import project_many, two_call_estimates, two_call_from_summary, votes_label, wald_region
 from ._args import as_argument_type, open_run_store, parse_alpha, parse_int
 from ._output import print_json, print_table
 
@@ -42,7 +42,9 @@ def register(sub) -> None:
     p.add_argument("--group", help="data file: which dataset/policy group")
     p.add_argument("--votes", nargs="+", metavar="K", default=["3", "5", "inf"], help="vote budgets (default: 3 5 inf)")
     p.add_argument("--objective", nargs="+", metavar="EXPR", default=[], help='polynomial objectives such as "V5 - V1"')
-    p.add_argument("--alpha", type=as_argument_type(parse_alpha), default="0.05", help="1 - confidence level (default 0.05)")
+    p.add_argument(
+        "--alpha", type=as_argument_type(parse_alpha), default="0.05", help="1 - confidence level (default 0.05)"
+    )
     p.add_argument("--singular", choices=["floor", "pinv"], default="floor", help="rule for a singular covariance")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         if args.mu_hat is None or args.n is None or (args.rho_hat is None and args.nu_hat is None):
             raise InputError("give --mu-hat, --rho-hat or --nu-hat, and --n (or a data FILE)")
         est = two_call_from_summary(
-            _number(args.mu_hat, "mu-hat"), parse_int(args.n, "n", 2, MAX_EXAMPLES),
+            _number(args.mu_hat, "mu-hat"),
+            parse_int(args.n, "n", 2, MAX_EXAMPLES),
             nu=None if args.nu_hat is None else _number(args.nu_hat, "nu-hat"),
             rho=None if args.rho_hat is None else _number(args.rho_hat, "rho-hat"),
         )
@@ -73,19 +76,47 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for t, iv in zip(targets, intervals):
         entry = {"votes": budget_json(t)} if t in votes else {"objective": iv.objective}
-        entry.update({"lower": iv.lower, "upper": iv.upper, "lower_at": list(iv.lower_at), "upper_at": list(iv.upper_at),
-                      "lower_gap": iv.lower_gap, "upper_gap": iv.upper_gap})
+        entry.update(
+            {
+                "lower": iv.lower,
+                "upper": iv.upper,
+                "lower_at": list(iv.lower_at),
+                "upper_at": list(iv.upper_at),
+                "lower_gap": iv.lower_gap,
+                "upper_gap": iv.upper_gap,
+            }
+        )
         results.append(entry)
-    out = {"$schema": schema_id("region", SCHEMA_VERSION), "schema_version": SCHEMA_VERSION, "mu_hat": est.mu, "nu_hat": est.nu, "rho_hat": est.rho, "n": est.n,
-           "se_mu": est.se_mu, "se_nu": est.se_nu, "se_rho": est.se_rho, "alpha": alpha, "region": region.to_dict(),
-           "results": results}
+    out = {
+        "$schema": schema_id("region", SCHEMA_VERSION),
+        "schema_version": SCHEMA_VERSION,
+        "mu_hat": est.mu,
+        "nu_hat": est.nu,
+        "rho_hat": est.rho,
+        "n": est.n,
+        "se_mu": est.se_mu,
+        "se_nu": est.se_nu,
+        "se_rho": est.se_rho,
+        "alpha": alpha,
+        "region": region.to_dict(),
+        "results": results,
+    }
     if args.json:
         print_json(out)
         return 0
-    print(f"{100 * (1 - alpha):g}% projected intervals: mu-hat = {est.mu:.6g} (SE {est.se_mu:.3g}), "
-          f"rho-hat = {est.rho:.6g} (SE {est.se_rho:.3g}), n = {est.n}")
-    rows = [[votes_label(r["votes"]) if "votes" in r else r["objective"],
-             f"{r['lower']:.6f}", f"{r['upper']:.6f}", f"{r['upper'] - r['lower']:.4f}"] for r in results]
+    print(
+        f"{100 * (1 - alpha):g}% projected intervals: mu-hat = {est.mu:.6g} (SE {est.se_mu:.3g}), "
+        f"rho-hat = {est.rho:.6g} (SE {est.se_rho:.3g}), n = {est.n}"
+    )
+    rows = [
+        [
+            votes_label(r["votes"]) if "votes" in r else r["objective"],
+            f"{r['lower']:.6f}",
+            f"{r['upper']:.6f}",
+            f"{r['upper'] - r['lower']:.4f}",
+        ]
+        for r in results
+    ]
     print_table(["objective", "lower", "upper", "width"], rows)
     return 0
 

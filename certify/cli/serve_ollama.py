@@ -36,22 +36,47 @@ def register(subparsers) -> None:
         description="Serve the embedded Gemma 3 270M (or a GGUF) with Ollama's HTTP API.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=_int("--port"), default=11434,
-                   help="port, 0 to 65535 (default 11434; 0 picks a free one)")
+    p.add_argument(
+        "--port", type=_int("--port"), default=11434, help="port, 0 to 65535 (default 11434; 0 picks a free one)"
+    )
     p.add_argument("--model", default="gemma3:270m", help="gemma3:270m (packaged) or a GGUF path")
     p.add_argument("--name", default="gemma3:270m", help="model name clients ask for")
-    p.add_argument("--mode", choices=("generate", "choice"), default="generate",
-                   help="choice: answer single-enum schemas from one prompt pass")
-    p.add_argument("--instances", type=_int("--instances"), default=1,
-                   help="model copies serving requests in parallel (default 1; at most the CPU cores, within memory)")
-    p.add_argument("--threads", type=_int("--threads"), default=0,
-                   help="threads per instance, 0 to 1024 (default 0: half the cores)")
-    p.add_argument("--n-ctx", type=_int("--n-ctx"), default=2048, help="context length per instance (default 2048; 256 to 32768, within memory)")
-    p.add_argument("--max-connections", type=_int("--max-connections"), default=256,
-                   help="connections served at once, 1 to 4096 (default 256); the ones beyond get 503")
-    p.add_argument("--timeout", type=_int("--timeout"), default=10,
-                   help="seconds for each stage of reading a request and of sending its answer, "
-                        "1 to 3600 (default 10)")
+    p.add_argument(
+        "--mode",
+        choices=("generate", "choice"),
+        default="generate",
+        help="choice: answer single-enum schemas from one prompt pass",
+    )
+    p.add_argument(
+        "--instances",
+        type=_int("--instances"),
+        default=1,
+        help="model copies serving requests in parallel (default 1; at most the CPU cores, within memory)",
+    )
+    p.add_argument(
+        "--threads",
+        type=_int("--threads"),
+        default=0,
+        help="threads per instance, 0 to 1024 (default 0: half the cores)",
+    )
+    p.add_argument(
+        "--n-ctx",
+        type=_int("--n-ctx"),
+        default=2048,
+        help="context length per instance (default 2048; 256 to 32768, within memory)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=_int("--max-connections"),
+        default=256,
+        help="connections served at once, 1 to 4096 (default 256); the ones beyond get 503",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_int("--timeout"),
+        default=10,
+        help="seconds for each stage of reading a request and of sending its answer, 1 to 3600 (default 10)",
+    )
     p.set_defaults(run=_run)
 
 
@@ -60,9 +85,18 @@ def _run(args) -> int:
 
     # Before any model is loaded: a context or a number of instances this machine cannot hold is one line.
     check_embedded_capacity(args.n_ctx, args.instances, "--n-ctx", "--instances")
-    server = OllamaServer(args.host, args.port, model=args.model, name=args.name, mode=args.mode,
-                          instances=args.instances, n_ctx=args.n_ctx, n_threads=args.threads,
-                          max_connections=args.max_connections, timeout=args.timeout)
+    server = OllamaServer(
+        args.host,
+        args.port,
+        model=args.model,
+        name=args.name,
+        mode=args.mode,
+        instances=args.instances,
+        n_ctx=args.n_ctx,
+        n_threads=args.threads,
+        max_connections=args.max_connections,
+        timeout=args.timeout,
+    )
     host, port = server.server_address[:2]
     host = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
     # SIGTERM shuts down like Ctrl-C.

@@ -120,10 +120,17 @@ def check_file(path: Path, index: FolderIndex | None = None) -> tuple[int, str]:
     if is_index(data):
         return _index_line(path)
     if not isinstance(data, dict):  # verify() would take a JSON string for the text of a certificate
-        return 1, f"{shown}: FAILED structure: a certificate must be a JSON object, not a JSON {_JSON_TYPES.get(type(data), 'value')}"
+        return (
+            1,
+            f"{shown}: FAILED structure: a certificate must be a JSON object, not a JSON {_JSON_TYPES.get(type(data), 'value')}",
+        )
     result = verify(data)
     if not result.ok:
-        return (2, f"{shown}: REFUSED {result.message}") if result.check == "work_limit" else (1, f"{shown}: FAILED {result.message}")
+        return (
+            (2, f"{shown}: REFUSED {result.message}")
+            if result.check == "work_limit"
+            else (1, f"{shown}: FAILED {result.message}")
+        )
     problem = None if index is None else entry_problem(index, path.name, data)
     return (1, f"{shown}: FAILED index: {problem}") if problem else (0, f"{shown}: OK {result.message}")
 
@@ -135,8 +142,10 @@ def _index_line(path: Path) -> tuple[int, str]:
     except IndexProblem as exc:
         return 1, f"{_shown(path)}: FAILED index: {exc}"
     if index.ok:
-        return 0, (f"{_shown(path)}: OK index of {len(index.entries)} certificates: each listed file present and unchanged, "
-                   f"no other file in the folder")
+        return 0, (
+            f"{_shown(path)}: OK index of {len(index.entries)} certificates: each listed file present and unchanged, "
+            f"no other file in the folder"
+        )
     counts = [(len(index.unlisted), "not listed"), (len(index.missing), "missing"), (len(index.changed), "changed")]
     return 1, f"{_shown(path)}: FAILED index: files {', '.join(f'{n} {what}' for n, what in counts if n)}"
 
@@ -153,14 +162,21 @@ def check_path(path: Path) -> list[tuple[int, str]]:
         others = [check_file(f) for f in sorted(path.glob("*.json")) if f.name != INDEX_FILE]
         return [(1, f"{_shown(path / INDEX_FILE)}: FAILED index: {exc}"), *others]
     lines = [_index_line(path / INDEX_FILE)]
-    lines += [(1, f"{_shown(path / name)}: FAILED index: not listed in {INDEX_FILE} (a stale or foreign file)")
-              for name in index.unlisted]
+    lines += [
+        (1, f"{_shown(path / name)}: FAILED index: not listed in {INDEX_FILE} (a stale or foreign file)")
+        for name in index.unlisted
+    ]
     for name in index.entries:
         if name in index.missing:
             lines.append((1, f"{_shown(path / name)}: FAILED index: listed in {INDEX_FILE} but missing"))
         elif name in index.changed:
-            lines.append((1, f"{_shown(path / name)}: FAILED index: its SHA-256 is not the one {INDEX_FILE} lists "
-                             "(changed after it was written)"))
+            lines.append(
+                (
+                    1,
+                    f"{_shown(path / name)}: FAILED index: its SHA-256 is not the one {INDEX_FILE} lists "
+                    "(changed after it was written)",
+                )
+            )
         else:
             lines.append(check_file(path / name, index))
     return lines

@@ -17,8 +17,15 @@ from __future__ import annotations
 
 from ._backends import CallRequest, CallResult, make_backend
 from ._backends._embedded import choice_probability, draw_answer, load_model, resolve_model_path
-from ._config import (MAX_EMBEDDED_N_CTX, BackendConfig, DatasetConfig, ExperimentConfig, PolicyConfig,
-                      check_embedded_capacity, load_config)
+from ._config import (
+    MAX_EMBEDDED_N_CTX,
+    BackendConfig,
+    DatasetConfig,
+    ExperimentConfig,
+    PolicyConfig,
+    check_embedded_capacity,
+    load_config,
+)
 from ._datasets import Example, draw_examples, load_population, normalize
 from ._errors import BackendError, DatasetError, EndpointError, StoreError, StoreInUseError
 from ._export import StatusRow, export_bits, status

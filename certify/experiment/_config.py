@@ -90,9 +90,7 @@ EMBEDDED_CONTEXT_BYTES = 24 << 10
 
 
 def _urls(v) -> bool:
-    return isinstance(v, (list, tuple)) and all(
-        isinstance(u, str) and re.match(r"^https?://[^\s/]+", u) for u in v
-    )
+    return isinstance(v, (list, tuple)) and all(isinstance(u, str) and re.match(r"^https?://[^\s/]+", u) for u in v)
 
 
 _NAME_RULE = "a name of letters, digits and ._:+- starting with a letter or digit"
@@ -243,7 +241,9 @@ class BackendConfig:
     keep_alive: str = _rule(_text, "an Ollama duration such as 30m", "30m")
     api_key_env: str = _rule(_text, "an environment variable name", "OPENAI_API_KEY")
     api_key: str = _rule(_text, "a string", "")
-    response_format: str = _rule(lambda v: v in ("auto", *RESPONSE_FORMATS), "auto, json_schema, json_object or text", "auto")
+    response_format: str = _rule(
+        lambda v: v in ("auto", *RESPONSE_FORMATS), "auto, json_schema, json_object or text", "auto"
+    )
     mode: str = _rule(lambda v: v in ("choice", "generate"), "choice or generate", "generate")
     n_ctx: int = _rule(_int_in(256, MAX_EMBEDDED_N_CTX), f"an integer from 256 to {MAX_EMBEDDED_N_CTX}", 2048)
     n_threads: int = _rule(_int_in(0, 1024), "an integer from 0 to 1024", 0)
@@ -359,13 +359,10 @@ class ExperimentConfig:
             if key not in allowed:
                 raise InputError(f"unknown top-level key {key!r}; allowed: {', '.join(sorted(allowed))}")
         exp = _read(_ExperimentTable, doc.get("experiment", {}), "experiment")
-        datasets = tuple(
-            DatasetConfig.from_dict(t, f"datasets[{i}]") for i, t in enumerate(_array(doc, "datasets"))
-        )
+        datasets = tuple(DatasetConfig.from_dict(t, f"datasets[{i}]") for i, t in enumerate(_array(doc, "datasets")))
         draws = Path(exp.store).parent / "draws"
         datasets = tuple(
-            d if d.draw_file else replace(d, draw_file=str(draws / f"{d.name}_main_{d.n}.jsonl"))
-            for d in datasets
+            d if d.draw_file else replace(d, draw_file=str(draws / f"{d.name}_main_{d.n}.jsonl")) for d in datasets
         )
         backends = _read_backends(doc.get("backends", {}))
         defaults = doc.get("defaults", {})
@@ -496,21 +493,27 @@ def check_embedded_capacity(n_ctx: int, instances: int, n_ctx_name: str, instanc
         raise InputError(f"{n_ctx_name} = {n_ctx!r}: must be an integer from 256 to {MAX_EMBEDDED_N_CTX}")
     cores = _cores()
     if not _is_int(instances) or not 1 <= instances <= max(cores, 1):
-        raise InputError(f"{instances_name} = {instances!r}: must be an integer from 1 to {cores}, the CPU cores this "
-                         "process may use (each model instance computes on at least one)")
+        raise InputError(
+            f"{instances_name} = {instances!r}: must be an integer from 1 to {cores}, the CPU cores this "
+            "process may use (each model instance computes on at least one)"
+        )
     memory = machine_memory()
     if memory is None:
         return
     gib = f"{memory / 2**30:.1f} GiB"
     if n_ctx * EMBEDDED_LOGITS_BYTES > memory:
         most = memory // EMBEDDED_LOGITS_BYTES
-        raise InputError(f"{n_ctx_name} = {n_ctx}: must be at most {most} on this machine ({gib} of memory): "
-                         f"llama-cpp-python reserves {EMBEDDED_LOGITS_BYTES >> 20} MiB of logits per context token "
-                         "for Gemma's vocabulary")
+        raise InputError(
+            f"{n_ctx_name} = {n_ctx}: must be at most {most} on this machine ({gib} of memory): "
+            f"llama-cpp-python reserves {EMBEDDED_LOGITS_BYTES >> 20} MiB of logits per context token "
+            "for Gemma's vocabulary"
+        )
     each = EMBEDDED_INSTANCE_BYTES + n_ctx * EMBEDDED_CONTEXT_BYTES
     if instances * each > memory:
-        raise InputError(f"{instances_name} = {instances}: must be at most {memory // each} on this machine "
-                         f"({gib} of memory): each model instance needs about {each >> 20} MiB at n_ctx {n_ctx}")
+        raise InputError(
+            f"{instances_name} = {instances}: must be at most {memory // each} on this machine "
+            f"({gib} of memory): each model instance needs about {each >> 20} MiB at n_ctx {n_ctx}"
+        )
 
 
 #: Largest config file read. A config lists datasets, policies and backends in a few
@@ -538,16 +541,22 @@ def load_config(path: str | Path) -> ExperimentConfig:
     p = Path(path)
     try:
         if not p.is_file():
-            raise InputError(f"config {str(p)!r}: cannot read (" + ("not a regular file" if p.exists() else "no such file") + ")")
+            raise InputError(
+                f"config {str(p)!r}: cannot read (" + ("not a regular file" if p.exists() else "no such file") + ")"
+            )
         with p.open("rb") as fh:
             raw = fh.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
-            raise InputError(f"config {str(p)!r}: larger than the limit of {MAX_CONFIG_BYTES // 2**20} MiB for a config")
+            raise InputError(
+                f"config {str(p)!r}: larger than the limit of {MAX_CONFIG_BYTES // 2**20} MiB for a config"
+            )
         text = raw.decode("utf-8")
     except OSError as exc:
         raise InputError(f"config {str(p)!r}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:
-        raise InputError(f"config {str(p)!r}: not UTF-8 text (byte {exc.start}: {exc.reason}); TOML files are UTF-8") from None
+        raise InputError(
+            f"config {str(p)!r}: not UTF-8 text (byte {exc.start}: {exc.reason}); TOML files are UTF-8"
+        ) from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._extras import require
+from .._files import write_atomically
 from ._config import DatasetConfig
 from ._errors import DatasetError, InputError
-from .._files import write_atomically
 from ._protocol import TASKS, YES_NO, Task
 
 __all__ = ["BUILTIN_GENERATED", "Example", "builtin_examples", "draw_examples", "load_population", "normalize"]
@@ -34,18 +34,82 @@ _ID_KEYS = ("idx", "index", "id")
 
 # Nouns of the built-in membership task: short, common, one word each.
 _WORDS = (
-    "apple", "river", "candle", "tiger", "pencil", "garden", "window", "rabbit",
-    "guitar", "bottle", "mountain", "orange", "bridge", "camera", "ladder", "pillow",
-    "rocket", "spoon", "turtle", "violin", "wallet", "anchor", "basket", "cactus",
-    "dolphin", "engine", "feather", "glove", "hammer", "island", "jacket", "kettle",
-    "lemon", "mirror", "needle", "onion", "parrot", "quilt", "saddle", "tomato",
-    "umbrella", "valley", "walnut", "zebra", "blanket", "cherry", "donkey", "forest",
+    "apple",
+    "river",
+    "candle",
+    "tiger",
+    "pencil",
+    "garden",
+    "window",
+    "rabbit",
+    "guitar",
+    "bottle",
+    "mountain",
+    "orange",
+    "bridge",
+    "camera",
+    "ladder",
+    "pillow",
+    "rocket",
+    "spoon",
+    "turtle",
+    "violin",
+    "wallet",
+    "anchor",
+    "basket",
+    "cactus",
+    "dolphin",
+    "engine",
+    "feather",
+    "glove",
+    "hammer",
+    "island",
+    "jacket",
+    "kettle",
+    "lemon",
+    "mirror",
+    "needle",
+    "onion",
+    "parrot",
+    "quilt",
+    "saddle",
+    "tomato",
+    "umbrella",
+    "valley",
+    "walnut",
+    "zebra",
+    "blanket",
+    "cherry",
+    "donkey",
+    "forest",
 )
 
 # Names of the built-in lookup tasks: short, common first names.
 _NAMES = (
-    "Anna", "Ben", "Carl", "Dora", "Emma", "Finn", "Gina", "Hugo", "Ivan", "Jane", "Kate", "Leo",
-    "Mia", "Nora", "Omar", "Paul", "Rosa", "Sam", "Tina", "Uma", "Vera", "Will", "Yara", "Zoe",
+    "Anna",
+    "Ben",
+    "Carl",
+    "Dora",
+    "Emma",
+    "Finn",
+    "Gina",
+    "Hugo",
+    "Ivan",
+    "Jane",
+    "Kate",
+    "Leo",
+    "Mia",
+    "Nora",
+    "Omar",
+    "Paul",
+    "Rosa",
+    "Sam",
+    "Tina",
+    "Uma",
+    "Vera",
+    "Will",
+    "Yara",
+    "Zoe",
 )
 
 
@@ -77,8 +141,10 @@ class Example:
         """Read a draw-file line of ``task``."""
         missing = [k for k in ("id", "label", *task.fields) if k not in d]
         if missing or d["label"] not in task.answers:
-            raise InputError(f"draw line {d!r:.80}: needs id, a label of {', '.join(task.answers)} "
-                             f"and fields {', '.join(task.fields)}")
+            raise InputError(
+                f"draw line {d!r:.80}: needs id, a label of {', '.join(task.answers)} "
+                f"and fields {', '.join(task.fields)}"
+            )
         return cls(str(d["id"]), d["label"], {k: str(d[k]) for k in task.fields})
 
 
@@ -146,7 +212,7 @@ def _hub_rows(cfg: DatasetConfig) -> list[tuple[object, object, dict]]:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DatasetError(
             f"dataset {cfg.name!r}: cannot load {cfg.hub_name}/{cfg.task} split {cfg.split} from the hub ({first}); "
-            "use source = \"file\" with a local copy"
+            'use source = "file" with a local copy'
         ) from None
     return [(row.get("idx", i), row["label"], row) for i, row in enumerate(ds)]
 
@@ -227,8 +293,14 @@ def _tally(seed: int, i: int) -> tuple[dict, str]:
     return {"votes": ", ".join(votes[j] for j in order)}, colors[winner]
 
 
-_GENERATORS = {"compare": _compare, "membership": _membership, "parity": _parity,
-               "lookup3": _lookup(3), "lookup5": _lookup(5), "tally5": _tally}
+_GENERATORS = {
+    "compare": _compare,
+    "membership": _membership,
+    "parity": _parity,
+    "lookup3": _lookup(3),
+    "lookup5": _lookup(5),
+    "tally5": _tally,
+}
 
 
 def builtin_examples(task: str, seed: int, count: int) -> list[Example]:
@@ -298,7 +370,7 @@ def load_population(cfg: DatasetConfig) -> list[Example]:
 
 
 def _draw_key(seed: int, example_id: str) -> bytes:
-    return hashlib.sha256(f"{seed}|{example_id}".encode("utf-8")).digest()
+    return hashlib.sha256(f"{seed}|{example_id}".encode()).digest()
 
 
 def draw_examples(cfg: DatasetConfig) -> list[Example]:

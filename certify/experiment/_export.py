@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .._extras import require
-from ._errors import InputError
 from .._files import check_output, output_state, write_file_atomically
+from ._errors import InputError
 from ._store import RunStore
 
 __all__ = ["StatusRow", "export_bits", "status"]
@@ -95,9 +95,7 @@ def _long_rows(store: RunStore) -> tuple[list[str], list[tuple]]:
 
 def _wide_rows(store: RunStore) -> tuple[list[str], list[tuple]]:
     repeats = max(_repeats(store), (store.query("SELECT MAX(repeat) + 1 FROM calls")[0][0] or 0))
-    bits = ", ".join(
-        f"MAX(CASE WHEN c.repeat = {r} THEN c.correct END)" for r in range(repeats)
-    ) or "NULL"
+    bits = ", ".join(f"MAX(CASE WHEN c.repeat = {r} THEN c.correct END)" for r in range(repeats)) or "NULL"
     rows = store.query(
         f"""
         SELECT c.dataset, c.policy, c.example_id, e.position, e.label, l.q, {bits}
@@ -110,7 +108,9 @@ def _wide_rows(store: RunStore) -> tuple[list[str], list[tuple]]:
     return cols, rows
 
 
-def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str = "wide", *, force: bool = False) -> int:
+def export_bits(
+    store: RunStore, out: str | Path, fmt: str = "csv", layout: str = "wide", *, force: bool = False
+) -> int:
     """Write the store's correctness bits to ``out``.
 
     Parameters
@@ -143,6 +143,7 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
     seen = output_state(out, option="output")  # what the write may replace: nothing that appears while rows are read
     cols, rows = (_wide_rows if layout == "wide" else _long_rows)(store)
     if fmt == "csv":
+
         def write(tmp):
             with open(tmp, "w", encoding="utf-8", newline="") as fh:
                 w = csv.writer(fh)
@@ -152,8 +153,16 @@ def export_bits(store: RunStore, out: str | Path, fmt: str = "csv", layout: str 
         pa = require("pyarrow", "writing Parquet")
         pq = require("pyarrow.parquet", "writing Parquet")
 
-        types = {"position": pa.int64(), "repeat": pa.int64(), "q": pa.float64(), "valid": pa.int8(), "correct": pa.int8()}
-        schema = pa.schema([(c, types.get(c, pa.int8() if c[0] == "b" and c[1:].isdigit() else pa.string())) for c in cols])
+        types = {
+            "position": pa.int64(),
+            "repeat": pa.int64(),
+            "q": pa.float64(),
+            "valid": pa.int8(),
+            "correct": pa.int8(),
+        }
+        schema = pa.schema(
+            [(c, types.get(c, pa.int8() if c[0] == "b" and c[1:].isdigit() else pa.string())) for c in cols]
+        )
         table = pa.Table.from_pylist([dict(zip(cols, r)) for r in rows], schema=schema)
 
         def write(tmp):

@@ -122,24 +122,21 @@ TASKS: MappingProxyType[str, Task] = MappingProxyType(
             "qnli",
             ("question", "sentence"),
             (1200, 3500),
-            "Question:\n{question}\n\nSentence:\n{sentence}\n\n"
-            "Does the sentence entail an answer to the question?",
+            "Question:\n{question}\n\nSentence:\n{sentence}\n\nDoes the sentence entail an answer to the question?",
             "GLUE QNLI; Yes = entailment",
         ),
         "qqp": Task(
             "qqp",
             ("question1", "question2"),
             (1200, 1200),
-            "Question 1:\n{question1}\n\nQuestion 2:\n{question2}\n\n"
-            "Do these two questions ask the same thing?",
+            "Question 1:\n{question1}\n\nQuestion 2:\n{question2}\n\nDo these two questions ask the same thing?",
             "GLUE QQP; Yes = duplicate",
         ),
         "compare": Task(
             "compare",
             ("first", "second"),
             (64, 64),
-            "First number:\n{first}\n\nSecond number:\n{second}\n\n"
-            "Is the first number larger than the second number?",
+            "First number:\n{first}\n\nSecond number:\n{second}\n\nIs the first number larger than the second number?",
             "built-in: two distinct integers; Yes = the first is larger",
         ),
         "membership": Task(
@@ -186,8 +183,7 @@ TASKS: MappingProxyType[str, Task] = MappingProxyType(
             ("votes",),
             (256,),
             "Votes:\n{votes}\n\nWhich color has the most votes?",
-            "built-in: a shuffled list of votes for five colors, one ahead by at least two; "
-            "the answer is that color",
+            "built-in: a shuffled list of votes for five colors, one ahead by at least two; the answer is that color",
             ("red", "blue", "green", "yellow", "white"),
         ),
     }

@@ -89,8 +89,9 @@ def _count_done(cfg: ExperimentConfig, store: RunStore, policies: list[PolicyCon
     return sum(store.count_completed(ds.name, p.name, cfg.repeats) for ds in cfg.datasets for p in policies)
 
 
-def _pending(cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Example]],
-             policies: list[PolicyConfig]) -> Iterator[_Job]:
+def _pending(
+    cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Example]], policies: list[PolicyConfig]
+) -> Iterator[_Job]:
     """The calls of ``policies`` the store lacks, generated lazily, example by example.
 
     Ordered example-major (example, then policy, then repeat), so that the embedded
@@ -104,7 +105,7 @@ def _pending(cfg: ExperimentConfig, store: RunStore, draws: dict[str, list[Examp
         task = TASKS[ds.task]
         examples = draws[ds.name]
         for start in range(0, len(examples), size):
-            chunk = examples[start:start + size]
+            chunk = examples[start : start + size]
             ids = [e.example_id for e in chunk]
             done = {p.name: store.completed(ds.name, p.name, ids) for p in policies}
             # A recorded p_yes gives the whole law of a Yes/No task only; an example of a task
@@ -153,8 +154,13 @@ def _records(job: _Job, result: CallResult) -> tuple[CallRecord, LatentRecord | 
     lat = result.latent
     latent = None
     if lat is not None:
-        latent = LatentRecord(job.dataset, job.policy.name, job.example.example_id,
-                              *_latent_columns(lat, job.request.answers, job.example.label), lat.prompt_tokens)
+        latent = LatentRecord(
+            job.dataset,
+            job.policy.name,
+            job.example.example_id,
+            *_latent_columns(lat, job.request.answers, job.example.label),
+            lat.prompt_tokens,
+        )
     return call, latent
 
 
@@ -177,8 +183,9 @@ def _latent_columns(lat: Latent, answers: tuple[str, ...], label: str) -> tuple[
     return q, q, lat.logits[k], float(top + np.log(np.exp(others - top).sum()))
 
 
-def _worker(backend: Backend, endpoint: str, jobs: queue.Queue, out: queue.Queue, halt: threading.Event,
-            stop: threading.Event):
+def _worker(
+    backend: Backend, endpoint: str, jobs: queue.Queue, out: queue.Queue, halt: threading.Event, stop: threading.Event
+):
     """Make the calls of ``jobs`` until a ``None`` end mark, an error, ``halt`` (the drive) or ``stop`` (the run)."""
     while not (halt.is_set() or stop.is_set()):
         try:
@@ -216,8 +223,9 @@ class _Progress:
             self.bar.close()
 
 
-def _drive(backend: Backend, jobs: Iterator[_Job], store: RunStore, progress: _Progress, stop: threading.Event,
-           counts: dict):
+def _drive(
+    backend: Backend, jobs: Iterator[_Job], store: RunStore, progress: _Progress, stop: threading.Event, counts: dict
+):
     """Run ``jobs`` on ``backend``'s worker slots, saving results batch by batch.
 
     The main thread hands the workers at most two calls per slot ahead of what it has
@@ -229,8 +237,9 @@ def _drive(backend: Backend, jobs: Iterator[_Job], store: RunStore, progress: _P
     results: queue.Queue = queue.Queue()
     halt = threading.Event()  # this drive is over: its workers return
     slots = backend.slots()
-    workers = [threading.Thread(target=_worker, args=(backend, ep, todo, results, halt, stop), daemon=True)
-               for ep in slots]
+    workers = [
+        threading.Thread(target=_worker, args=(backend, ep, todo, results, halt, stop), daemon=True) for ep in slots
+    ]
     for w in workers:
         w.start()
     error: BaseException | None = None
@@ -307,8 +316,9 @@ def _warn_on_stderr(message: str) -> None:
     print(f"certify experiment: warning: {message}", file=sys.stderr)
 
 
-def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading.Event | None = None,
-                   warn=_warn_on_stderr) -> RunSummary:
+def run_experiment(
+    cfg: ExperimentConfig, progress: bool = True, stop: threading.Event | None = None, warn=_warn_on_stderr
+) -> RunSummary:
     """Make every call of ``cfg`` that its store does not hold yet.
 
     One run at a time per store: the run holds the store's writer lock
@@ -350,14 +360,18 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, stop: threading
         draws = {}
         for ds in cfg.datasets:
             examples = draw_examples(ds)
-            store.bind_draw(ds.name, ds.task, ds.draw_file, file_sha256(ds.draw_file),
-                            [(e.example_id, e.label) for e in examples])
+            store.bind_draw(
+                ds.name, ds.task, ds.draw_file, file_sha256(ds.draw_file), [(e.example_id, e.label) for e in examples]
+            )
             draws[ds.name] = examples
         # Counted in SQL and generated lazily (_pending): the plan is never held whole.
         examples = sum(len(draws[ds.name]) for ds in cfg.datasets)
         done = {key: _count_done(cfg, store, policies) for key, policies in _groups(cfg).items()}
-        groups = {key: policies for key, policies in _groups(cfg).items()
-                  if done[key] < examples * len(policies) * cfg.repeats}
+        groups = {
+            key: policies
+            for key, policies in _groups(cfg).items()
+            if done[key] < examples * len(policies) * cfg.repeats
+        }
         skipped = sum(done.values())
         counts = {"recorded": 0, "invalid": 0}
         backends = {}

@@ -46,7 +46,7 @@ import re
 import socket
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http import HTTPStatus
 
 from ._backends._embedded import (
@@ -183,8 +183,10 @@ def generate_options(options) -> dict:
         "temperature": (lambda v: _is_real(v) and v >= 0, "a number >= 0"),
         "top_p": (lambda v: _is_real(v) and 0 < v <= 1, "a number in (0, 1]"),
         "top_k": (lambda v: _is_int(v) and 0 <= v <= _MAX_TOP_K, f"an integer from 0 to {_MAX_TOP_K}"),
-        "num_predict": (lambda v: _is_int(v) and (v in (-1, -2) or 1 <= v <= MAX_NUM_PREDICT),
-                        f"-1, -2 or an integer from 1 to {MAX_NUM_PREDICT}"),
+        "num_predict": (
+            lambda v: _is_int(v) and (v in (-1, -2) or 1 <= v <= MAX_NUM_PREDICT),
+            f"-1, -2 or an integer from 1 to {MAX_NUM_PREDICT}",
+        ),
         "seed": (lambda v: _is_int(v) and 0 <= v <= MAX_SEED, f"an integer from 0 to {MAX_SEED}"),
     }
     for key, (ok, rule) in checks.items():
@@ -233,9 +235,19 @@ class OllamaServer:
         The address cannot be listened on, or the model cannot be loaded.
     """
 
-    def __init__(self, host: str, port: int, model: str = DEFAULT_EMBEDDED_MODEL, name: str = DEFAULT_EMBEDDED_MODEL,
-                 mode: str = "generate", instances: int = 1, n_ctx: int = 2048, n_threads: int = 0,
-                 max_connections: int = DEFAULT_MAX_CONNECTIONS, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        model: str = DEFAULT_EMBEDDED_MODEL,
+        name: str = DEFAULT_EMBEDDED_MODEL,
+        mode: str = "generate",
+        instances: int = 1,
+        n_ctx: int = 2048,
+        n_threads: int = 0,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        timeout: float = DEFAULT_TIMEOUT,
+    ):
         if mode not in ("generate", "choice"):
             raise InputError(f"mode {mode!r}: must be generate or choice")
         _check_range("port", port, _PORTS)
@@ -267,8 +279,9 @@ class OllamaServer:
     @staticmethod
     def _listen(host: str, port: int) -> socket.socket:
         try:
-            family, _, _, _, address = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
-                                                          flags=socket.AI_PASSIVE)[0]
+            family, _, _, _, address = socket.getaddrinfo(
+                host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            )[0]
             return socket.create_server(address, family=family, backlog=128)
         except OSError as exc:
             # socket.create_server appends the address to the system's reason; the message names it already.
@@ -298,8 +311,9 @@ class OllamaServer:
         self._stop = asyncio.Event()
         # asyncio reports trouble it cannot raise (an accept failing for lack of file
         # descriptors, say) through this handler; the default one prints a traceback.
-        self._loop.set_exception_handler(lambda loop, context: self._log("-", context.get("message", "error"),
-                                                                         context.get("exception")))
+        self._loop.set_exception_handler(
+            lambda loop, context: self._log("-", context.get("message", "error"), context.get("exception"))
+        )
         server = await asyncio.start_server(self._connection, sock=self.socket, limit=MAX_HEAD_BYTES, backlog=128)
         try:
             await self._stop.wait()
@@ -315,8 +329,9 @@ class OllamaServer:
         """One line on stderr about one request or connection (control characters escaped)."""
         if exc is not None:
             message = f"{message}: {type(exc).__name__}: {exc}"
-        text = _PRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"),
-                              f"certify serve-ollama: {client} {message}")
+        text = _PRINTABLE.sub(
+            lambda m: m.group().encode("unicode_escape").decode("ascii"), f"certify serve-ollama: {client} {message}"
+        )
         with contextlib.suppress(OSError, ValueError):  # stderr closed or full: the request is answered anyway
             print(text[:500], file=sys.stderr, flush=True)
 
@@ -335,8 +350,15 @@ class OllamaServer:
         client = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) and len(peer) >= 2 else "-"
         if len(self._open) >= self.max_connections:
             self._log(client, f"503: {self.max_connections} connections already open (the limit); closed")
-            writer.write(_response(503, {"error": f"server busy: {self.max_connections} connections open, the limit; "
-                                                  f"retry later"}, close=True, head_only=False, retry_after=1))
+            writer.write(
+                _response(
+                    503,
+                    {"error": f"server busy: {self.max_connections} connections open, the limit; retry later"},
+                    close=True,
+                    head_only=False,
+                    retry_after=1,
+                )
+            )
             if self._refusing >= self.max_connections:
                 writer.transport.abort()  # a flood: no lingering, so refused connections hold no descriptors
                 return
@@ -405,8 +427,9 @@ class OllamaServer:
                 async with asyncio.timeout(self.timeout):
                     body = await reader.readexactly(length) if length else b""
             except TimeoutError:
-                raise _RequestError(408, f"request body ({length} bytes) not received within {self.timeout:g} s",
-                                    close=True) from None
+                raise _RequestError(
+                    408, f"request body ({length} bytes) not received within {self.timeout:g} s", close=True
+                ) from None
             except asyncio.IncompleteReadError:
                 return False  # the client closed mid-body: no one to answer
             status, payload, content_type = await self._route(method, target.split("?", 1)[0], body)
@@ -461,7 +484,7 @@ class OllamaServer:
         self.served += 1
         reply = {
             "model": self.model_name,
-            "created_at": datetime.now(timezone.utc).isoformat(),
+            "created_at": datetime.now(UTC).isoformat(),
             "response": out["text"],
             "done": True,
             "done_reason": "length" if out["stop_reason"] == "length" else "stop",
@@ -482,11 +505,10 @@ class OllamaServer:
         return {
             "name": self.model_name,
             "model": self.model_name,
-            "modified_at": datetime.fromtimestamp(stat.st_mtime, timezone.utc).isoformat(),
+            "modified_at": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
             "size": stat.st_size,
             "digest": f"{stat.st_size:x}{int(stat.st_mtime):x}",
-            "details": {"format": "gguf", "family": "gemma3", "parameter_size": "270M",
-                        "quantization_level": "Q4_K_M"},
+            "details": {"format": "gguf", "family": "gemma3", "parameter_size": "270M", "quantization_level": "Q4_K_M"},
         }
 
     def _generate_job(self, req: dict) -> dict:
@@ -517,11 +539,17 @@ class OllamaServer:
         elif isinstance(fmt, dict):
             schema = fmt
         else:
-            raise _RequestError(400, f"format={_shown(fmt)} must be \"json\" or a JSON schema object")
+            raise _RequestError(400, f'format={_shown(fmt)} must be "json" or a JSON schema object')
         raw = bool(req.get("raw"))
         choice = enum_choice(schema) if self.mode == "choice" and not raw else None
-        return {"prompt": prompt, "schema": schema, "options": opts, "raw": raw, "choice": choice,
-                "stream": req.get("stream", True) is not False}
+        return {
+            "prompt": prompt,
+            "schema": schema,
+            "options": opts,
+            "raw": raw,
+            "choice": choice,
+            "stream": req.get("stream", True) is not False,
+        }
 
     def _run(self, job: dict) -> asyncio.Future:
         """Run ``job`` on a free model copy in a worker thread; the future of its output."""
@@ -557,12 +585,25 @@ class OllamaServer:
             if job["choice"] is not None:
                 key, options = job["choice"]
                 logits, n = model.choice_logits(job["prompt"], key, options)
-                answer = draw_answer(choice_probability(logits, opts["temperature"], opts["top_p"]), options,
-                                     opts["seed"])
-                return {"text": json.dumps({key: answer}), "prompt_tokens": n, "completion_tokens": 1,
-                        "stop_reason": "stop"}
-            return model.generate(job["prompt"], schema, opts["temperature"], opts["top_p"], opts["num_predict"],
-                                  opts["seed"], opts["top_k"], raw=job["raw"])
+                answer = draw_answer(
+                    choice_probability(logits, opts["temperature"], opts["top_p"]), options, opts["seed"]
+                )
+                return {
+                    "text": json.dumps({key: answer}),
+                    "prompt_tokens": n,
+                    "completion_tokens": 1,
+                    "stop_reason": "stop",
+                }
+            return model.generate(
+                job["prompt"],
+                schema,
+                opts["temperature"],
+                opts["top_p"],
+                opts["num_predict"],
+                opts["seed"],
+                opts["top_k"],
+                raw=job["raw"],
+            )
         finally:
             self.pool.put(model)
 
@@ -585,8 +626,9 @@ async def _read_head(reader: asyncio.StreamReader, started: list) -> tuple[str, 
         try:
             line = first + await reader.readline()
         except (ValueError, asyncio.LimitOverrunError):
-            raise _RequestError(431, f"a request line or header is longer than {MAX_HEAD_BYTES} bytes",
-                                close=True) from None
+            raise _RequestError(
+                431, f"a request line or header is longer than {MAX_HEAD_BYTES} bytes", close=True
+            ) from None
         first = b""
         if not line.endswith(b"\n"):
             return None  # the client closed the connection inside the head: no one to answer
@@ -637,13 +679,15 @@ def _body_length(method: str, headers: dict) -> int:
         raise _RequestError(400, f"Content-Length {_shown(text)} is not a non-negative decimal integer", close=True)
     digits = text.lstrip("0") or "0"  # int() refuses more than 4300 digits, and leading zeros are digits
     if len(digits) > len(str(MAX_BODY_BYTES)) or int(digits) > MAX_BODY_BYTES:
-        raise _RequestError(413, f"Content-Length {_shown(text)} exceeds the limit of {MAX_BODY_BYTES} bytes",
-                            close=True)
+        raise _RequestError(
+            413, f"Content-Length {_shown(text)} exceeds the limit of {MAX_BODY_BYTES} bytes", close=True
+        )
     return int(digits)
 
 
 def _json_object(body: bytes) -> dict:
     """The request body as a JSON object (NaN and Infinity refused: they are not JSON)."""
+
     def constant(name):
         raise ValueError(f"{name} is not JSON")
 
@@ -657,15 +701,25 @@ def _json_object(body: bytes) -> dict:
     return value
 
 
-def _response(status: int, payload, *, content_type: str = "application/json", close: bool, head_only: bool,
-              retry_after: int | None = None) -> bytes:
+def _response(
+    status: int,
+    payload,
+    *,
+    content_type: str = "application/json",
+    close: bool,
+    head_only: bool,
+    retry_after: int | None = None,
+) -> bytes:
     """The bytes of one HTTP/1.1 answer (no body for HEAD; its length is the GET answer's)."""
     if isinstance(payload, bytes):
         body = payload
     else:
         body = (json.dumps(payload) + ("\n" if content_type == "application/x-ndjson" else "")).encode()
-    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", f"Content-Type: {content_type}",
-             f"Content-Length: {len(body)}"]
+    lines = [
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}",
+        f"Content-Type: {content_type}",
+        f"Content-Length: {len(body)}",
+    ]
     if retry_after is not None:
         lines.append(f"Retry-After: {retry_after}")
     if close:

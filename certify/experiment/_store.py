@@ -388,14 +388,16 @@ class RunStore:
         sql = f"SELECT {columns} FROM {table} WHERE dataset = ? AND policy = ?"
         if example_ids is None:
             return self._db.execute(sql, (dataset, policy))
-        return self._db.execute(f"{sql} AND example_id IN ({', '.join('?' * len(example_ids))})",
-                                (dataset, policy, *example_ids))
+        return self._db.execute(
+            f"{sql} AND example_id IN ({', '.join('?' * len(example_ids))})", (dataset, policy, *example_ids)
+        )
 
     def count_completed(self, dataset: str, policy: str, repeats: int) -> int:
         """Recorded calls of a (dataset, policy) with a repeat below ``repeats`` and an example of the draw."""
         ((n,),) = self.query(
             """SELECT COUNT(*) FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
-               WHERE c.dataset = ? AND c.policy = ? AND c.repeat < ?""", (dataset, policy, repeats)
+               WHERE c.dataset = ? AND c.policy = ? AND c.repeat < ?""",
+            (dataset, policy, repeats),
         )
         return n
 
@@ -443,8 +445,10 @@ class RunStore:
                    WHERE e.example_id IS NULL"""
             )
             if calls:
-                raise self._unusable(f"{calls} recorded call(s) of {examples} example(s) missing from its examples table, "
-                                     f"the first {first}")
+                raise self._unusable(
+                    f"{calls} recorded call(s) of {examples} example(s) missing from its examples table, "
+                    f"the first {first}"
+                )
             return self.query(
                 """SELECT c.dataset, c.policy, c.example_id, c.repeat, c.correct, c.answer
                    FROM calls c JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id

@@ -81,8 +81,8 @@ re-exports these names and builds the analysis report and study plans on them).
 
 from ._calibration import critical_value, identified_df
 from ._cells import CellCounts, cell_counts
-from ._finite import FiniteModel, finite_interval
 from ._certificates import certified_envelope, certified_intervals, certify_interval
+from ._finite import FiniteModel, finite_interval
 from ._intervals import likelihood_bound, likelihood_envelope, likelihood_interval, likelihood_intervals
 from ._npmle import gradient_function, log_likelihood, npmle
 from ._profile import profile_drop

@@ -118,10 +118,10 @@ import math
 
 import numpy as np
 
+from .._aggregate_bounds import PassLimit
 from .._bernstein import monomial_to_bernstein
 from .._distributions import chi2_quantile, f_quantile
 from .._errors import InputError
-from .._aggregate_bounds import PassLimit
 from .._objective import Objective, VoteLimit
 from ._cells import CellCounts, _as_cells
 from ._npmle import _latent, _npmle
@@ -143,7 +143,15 @@ from ._tolerances import (
 #: or the face (chi2_d, d the free parameters of the extremal laws; measured, not proven).
 BEYOND = ("projection", "face")
 
-__all__ = ["LatticeProblem", "critical_value", "face_df", "identified_df", "on_lattice", "saturated_ratio", "small_count_drop"]
+__all__ = [
+    "LatticeProblem",
+    "critical_value",
+    "face_df",
+    "identified_df",
+    "on_lattice",
+    "saturated_ratio",
+    "small_count_drop",
+]
 
 
 def identified_df(cells) -> int:
@@ -302,8 +310,9 @@ def on_lattice(total: int, coef: np.ndarray, p_hat: np.ndarray) -> bool:
     return bool(spread.sum() > 0 and spread[total * p_hat < SMALL_COUNT].sum() > SMALL_SHARE * spread.sum())
 
 
-def small_count_drop(counts: np.ndarray, coef: np.ndarray, p_hat: np.ndarray, p_lower: np.ndarray,
-                     p_upper: np.ndarray, alpha: float) -> float | None:
+def small_count_drop(
+    counts: np.ndarray, coef: np.ndarray, p_hat: np.ndarray, p_lower: np.ndarray, p_upper: np.ndarray, alpha: float
+) -> float | None:
     """The small-count threshold c for one identified objective, or None where it does not apply.
 
     Parameters
@@ -360,11 +369,15 @@ class LatticeProblem:
 
     def __init__(self, cells: CellCounts, obj: Objective):
         self.calls = int(cells.calls[0])
-        self.counts = np.bincount(cells.successes, weights=cells.multiplicity, minlength=self.calls + 1).astype(np.int64)
+        self.counts = np.bincount(cells.successes, weights=cells.multiplicity, minlength=self.calls + 1).astype(
+            np.int64
+        )
         self.coef = np.array([float(b) for b in monomial_to_bernstein(obj.monomial_coefficients(), self.calls)])
         # every cell S = 0..K, the empty ones included, through the one binomial kernel
         support = np.arange(self.calls + 1)
-        self._every_cell = _Problem(CellCounts(np.full(len(support), self.calls), support, np.ones(len(support), dtype=np.int64)))
+        self._every_cell = _Problem(
+            CellCounts(np.full(len(support), self.calls), support, np.ones(len(support), dtype=np.int64))
+        )
 
     @staticmethod
     def applies(cells: CellCounts, obj) -> bool:
@@ -386,9 +399,14 @@ def _small_count_drop(ctx: _Context, obj: Objective, ends: dict) -> float | None
         return None  # given c; or ragged call counts, whose saturated model is not one multinomial
     lattice = LatticeProblem(ctx.cells, obj)
     ref = ctx.reference
-    return small_count_drop(lattice.counts, lattice.coef, lattice.probabilities(ref.atoms, ref.weights),
-                            lattice.probabilities(ends["lower"].atoms, ends["lower"].weights),
-                            lattice.probabilities(ends["upper"].atoms, ends["upper"].weights), ctx.alpha)
+    return small_count_drop(
+        lattice.counts,
+        lattice.coef,
+        lattice.probabilities(ref.atoms, ref.weights),
+        lattice.probabilities(ends["lower"].atoms, ends["lower"].weights),
+        lattice.probabilities(ends["upper"].atoms, ends["upper"].weights),
+        ctx.alpha,
+    )
 
 
 class _Context:
@@ -438,7 +456,7 @@ class _Context:
         identified = _is_polynomial(obj) and obj.degree <= self.cells.max_calls
         return "profile" if identified else self.beyond
 
-    def calibrate(self, calibration: str) -> "_Context":
+    def calibrate(self, calibration: str) -> _Context:
         """Set c, df and the level for ``calibration``; returns self.
 
         The face calibration starts at the projection value: its df is read off the extremal
@@ -451,14 +469,14 @@ class _Context:
         self.level = self.reference.loglik - self.c
         return self
 
-    def set_df(self, df: int) -> "_Context":
+    def set_df(self, df: int) -> _Context:
         """Use chi2_df (F-form) with the current calibration (the face calibration's d); returns self."""
         self.df = int(df)
         self.c = critical_value(self.alpha, self.df, n=int(self.prob.N), dim=identified_df(self.cells))
         self.level = self.reference.loglik - self.c
         return self
 
-    def set_drop(self, c: float) -> "_Context":
+    def set_drop(self, c: float) -> _Context:
         """Use the drop ``c`` (the small-count threshold) with the current calibration; returns self."""
         self.c = float(c)
         self.level = self.reference.loglik - self.c

@@ -83,7 +83,9 @@ class CellCounts:
         s = _int_array(self.successes, "successes")
         n = _int_array(self.multiplicity, "multiplicity")
         if not (len(k) == len(s) == len(n)):
-            raise InputError(f"calls, successes and multiplicity have lengths {len(k)}, {len(s)}, {len(n)}; they must be equal")
+            raise InputError(
+                f"calls, successes and multiplicity have lengths {len(k)}, {len(s)}, {len(n)}; they must be equal"
+            )
         _check_calls_successes(k, s, ("calls", "successes"))
         if len(n) and n.min() < 1:
             i = int(np.argmin(n))
@@ -112,7 +114,7 @@ class CellCounts:
         return len(self.calls)
 
     @classmethod
-    def from_bits(cls, bits: CallBits, calls: int | None = None) -> "CellCounts":
+    def from_bits(cls, bits: CallBits, calls: int | None = None) -> CellCounts:
         """Cells of :class:`~certify.readers.CallBits`, optionally from the first ``calls`` calls only.
 
         Parameters

@@ -23,16 +23,30 @@ from ._targets import _parse_all
 __all__ = ["certified_envelope", "certified_intervals", "certify_interval"]
 
 
-def _certified(cells, interval: LikelihoodInterval, lower, upper, source: DataSource | None
-               ) -> tuple[LikelihoodCertificate, LikelihoodCertificate]:
+def _certified(
+    cells, interval: LikelihoodInterval, lower, upper, source: DataSource | None
+) -> tuple[LikelihoodCertificate, LikelihoodCertificate]:
     """The certificates of an interval's two ends, of the objectives ``lower`` and ``upper`` (equal but for envelopes)."""
-    return tuple(build_likelihood_certificate(objective, end.side, cells, end.c, interval.reference, end, end.lam,
-                                              alpha=interval.alpha, calibration=interval.calibration_text(), source=source)
-                 for objective, end in ((lower, interval.lower), (upper, interval.upper)))
+    return tuple(
+        build_likelihood_certificate(
+            objective,
+            end.side,
+            cells,
+            end.c,
+            interval.reference,
+            end,
+            end.lam,
+            alpha=interval.alpha,
+            calibration=interval.calibration_text(),
+            source=source,
+        )
+        for objective, end in ((lower, interval.lower), (upper, interval.upper))
+    )
 
 
-def certify_interval(cells: CellCounts, objective, interval: LikelihoodInterval, *, source: DataSource | None = None
-                     ) -> tuple[LikelihoodCertificate, LikelihoodCertificate]:
+def certify_interval(
+    cells: CellCounts, objective, interval: LikelihoodInterval, *, source: DataSource | None = None
+) -> tuple[LikelihoodCertificate, LikelihoodCertificate]:
     """Exact certificates of both ends of a likelihood-ratio interval already solved.
 
     Parameters
@@ -58,8 +72,9 @@ def certify_interval(cells: CellCounts, objective, interval: LikelihoodInterval,
     return _certified(cells, interval, objective, objective, source)
 
 
-def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, simultaneous: bool = False
-                        ) -> list[tuple[LikelihoodInterval, LikelihoodCertificate, LikelihoodCertificate]]:
+def certified_intervals(
+    cells: CellCounts, objectives, *, alpha: float = 0.05, simultaneous: bool = False
+) -> list[tuple[LikelihoodInterval, LikelihoodCertificate, LikelihoodCertificate]]:
     """Likelihood-ratio intervals with an exact certificate for each end.
 
     Parameters
@@ -85,8 +100,9 @@ def certified_intervals(cells: CellCounts, objectives, *, alpha: float = 0.05, s
     return [(iv, *certify_interval(cells, objective, iv)) for objective, iv in zip(parsed, intervals)]
 
 
-def certified_envelope(cells: CellCounts, lower, upper, *, alpha: float = 0.05, simultaneous: bool = False
-                       ) -> tuple[LikelihoodInterval, LikelihoodCertificate, LikelihoodCertificate]:
+def certified_envelope(
+    cells: CellCounts, lower, upper, *, alpha: float = 0.05, simultaneous: bool = False
+) -> tuple[LikelihoodInterval, LikelihoodCertificate, LikelihoodCertificate]:
     """:func:`~certify.likelihood.likelihood_envelope` with an exact certificate for each end.
 
     Returns

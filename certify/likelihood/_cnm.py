@@ -62,14 +62,16 @@ def _new_minima(law: _Law, scr: _Screen, below: float) -> np.ndarray:
 
 def _vertex_direction(law: _Law, scr: _Screen, best: int) -> np.ndarray:
     """The direction delta_q* - pi in the weights of ``law`` (which holds q* = the screen's ``best`` minimum)."""
-    same = (law.piece == scr.piece[best])
+    same = law.piece == scr.piece[best]
     j = int(np.argmin(np.where(same, np.abs(law.atoms - scr.q[best]), np.inf)))
     d = -law.weights.copy()
     d[j] += 1.0
     return d
 
 
-def duality_gap(tgt: _Target, lam: float, law: _Law, bm: np.ndarray, u: np.ndarray, scr: _Screen) -> tuple[float, float, int]:
+def duality_gap(
+    tgt: _Target, lam: float, law: _Law, bm: np.ndarray, u: np.ndarray, scr: _Screen
+) -> tuple[float, float, int]:
     """(gap, E_pi psi, index of the screen's minimum): gap = E_pi psi - min psi >= F(pi) - min F (eq. (L8)).
 
     ``bm``: the kernel at the law's atoms; ``u`` = n / p; ``scr``: the screen of psi for this law.
@@ -94,14 +96,24 @@ class WorkBudget:
     def spend(self, iterations: int) -> None:
         self.left -= iterations
         if self.left < 0:
-            raise SolverError("likelihood", "work limit",
-                              f"{self.what}: the constrained Newton method spent its {self.limit:,} quadratic-program "
-                              f"iterations without converging; use fewer calls per example (certify analyze --calls) "
-                              f"or a smaller budget of votes")
+            raise SolverError(
+                "likelihood",
+                "work limit",
+                f"{self.what}: the constrained Newton method spent its {self.limit:,} quadratic-program "
+                f"iterations without converging; use fewer calls per example (certify analyze --calls) "
+                f"or a smaller budget of votes",
+            )
 
 
-def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_iter: int = CNM_MAX_ITER,
-        budget: WorkBudget | None = None):
+def cnm(
+    prob: _Problem,
+    tgt: _Target,
+    lam: float,
+    law: _Law,
+    tol: float,
+    max_iter: int = CNM_MAX_ITER,
+    budget: WorkBudget | None = None,
+):
     """Constrained Newton method: add every local minimum of psi below its mean, reweight.
 
     Minimizes F(w) = E g / lam - l on a growing support. Returns (law, gap, screen) where
@@ -121,8 +133,11 @@ def cnm(prob: _Problem, tgt: _Target, lam: float, law: _Law, tol: float, max_ite
         if gap <= tol:
             return law, gap, scr
         add = _new_minima(law, scr, mean)
-        new = _Law(np.concatenate([law.atoms, scr.q[add]]), np.concatenate([law.weights, np.zeros(int(add.sum()))]),
-                   np.concatenate([law.piece, scr.piece[add]]))
+        new = _Law(
+            np.concatenate([law.atoms, scr.q[add]]),
+            np.concatenate([law.weights, np.zeros(int(add.sum()))]),
+            np.concatenate([law.piece, scr.piece[add]]),
+        )
         bnew = np.concatenate([bm, prob.kernel(scr.q[add])], axis=1)
         (gnew,) = tgt.jet(new.atoms, new.piece, (0,))
         h = u @ bnew
@@ -182,9 +197,11 @@ def _exchange(law: _Law, scr: _Screen, a: float) -> _Law:
     m = int(add.sum())
     if m == 0:
         return law
-    return _Law(np.concatenate([law.atoms, scr.q[add]]),
-                np.concatenate([(1.0 - m * EXCHANGE_WEIGHT) * law.weights, np.full(m, EXCHANGE_WEIGHT)]),
-                np.concatenate([law.piece, scr.piece[add]]))
+    return _Law(
+        np.concatenate([law.atoms, scr.q[add]]),
+        np.concatenate([(1.0 - m * EXCHANGE_WEIGHT) * law.weights, np.full(m, EXCHANGE_WEIGHT)]),
+        np.concatenate([law.piece, scr.piece[add]]),
+    )
 
 
 def _simplex_qp(qmat: np.ndarray, lin: np.ndarray, w0: np.ndarray, budget: WorkBudget | None = None) -> np.ndarray:

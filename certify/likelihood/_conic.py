@@ -81,7 +81,7 @@ def _solve(prob: _Problem, kernel: np.ndarray, rhs: np.ndarray, level: float | N
     y, t, a_col, lam_col = 0, cells, 2 * cells, 2 * cells + 1
     # the inequality at every grid point: sum_c y_c B_c(x) (+ a) + slack = g(x), slack >= 0
     grid_rows = np.zeros((kernel.shape[1], nv))
-    grid_rows[:, y: y + cells] = kernel.T
+    grid_rows[:, y : y + cells] = kernel.T
     if end:
         grid_rows[:, a_col] = 1.0
     cone = np.zeros((3 * cells, nv))
@@ -96,7 +96,7 @@ def _solve(prob: _Problem, kernel: np.ndarray, rhs: np.ndarray, level: float | N
     a_mat = sparse.csc_matrix(np.vstack([grid_rows, cone]))
     b = np.concatenate([rhs, cone_b])
     cost = np.zeros(nv)
-    cost[t: t + cells] = -freq
+    cost[t : t + cells] = -freq
     if end:
         cost[a_col] = -1.0
         cost[lam_col] = -(level / prob.N + 1.0 - float(freq @ np.log(freq)))
@@ -107,9 +107,9 @@ def _solve(prob: _Problem, kernel: np.ndarray, rhs: np.ndarray, level: float | N
     if str(sol.status) not in _USABLE:
         return None
     x = np.asarray(sol.x)
-    if not np.all(np.isfinite(x)) or not np.all(x[y: y + cells] > 0):
+    if not np.all(np.isfinite(x)) or not np.all(x[y : y + cells] > 0):
         return None
-    return x[y: y + cells], (float(x[a_col]) if end else 0.0), (float(x[lam_col]) if end else 1.0)
+    return x[y : y + cells], (float(x[a_col]) if end else 0.0), (float(x[lam_col]) if end else 1.0)
 
 
 def _law_from(prob: _Problem, values: np.ndarray, grid: np.ndarray, p_target: np.ndarray, scale: float) -> _Law | None:
@@ -126,7 +126,9 @@ def _law_from(prob: _Problem, values: np.ndarray, grid: np.ndarray, p_target: np
         return None
     atoms = grid[idx]
     try:
-        w, _ = optimize.nnls(prob.kernel(atoms) / p_target[:, None], np.ones(len(p_target)), maxiter=NNLS_ITER_PER_COLUMN * len(atoms))  # relative misfit per cell
+        w, _ = optimize.nnls(
+            prob.kernel(atoms) / p_target[:, None], np.ones(len(p_target)), maxiter=NNLS_ITER_PER_COLUMN * len(atoms)
+        )  # relative misfit per cell
     except RuntimeError:  # scipy's iteration limit (seen at K = 1000, N = 50): no start, the other routes run
         return None
     if not np.all(np.isfinite(w)):

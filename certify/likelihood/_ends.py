@@ -227,8 +227,12 @@ def _extrapolated(warm: _EndState, before: _EndState | None, tgt: _Target) -> _E
     weights linearly, lambda geometrically) puts Newton's start closer than the last solution
     alone. Atoms stay inside their pieces and weights positive; otherwise the last solution.
     """
-    if before is None or len(before.law.atoms) != len(warm.law.atoms) \
-            or not np.array_equal(before.law.piece, warm.law.piece) or before.lam <= 0:
+    if (
+        before is None
+        or len(before.law.atoms) != len(warm.law.atoms)
+        or not np.array_equal(before.law.piece, warm.law.piece)
+        or before.lam <= 0
+    ):
         return warm
     atoms = 2.0 * warm.law.atoms - before.law.atoms
     weights = 2.0 * warm.law.weights - before.law.weights
@@ -352,7 +356,9 @@ def _fast(ctx: _Context, tgt: _Target, law: _Law, lam: float, cnm_first: bool = 
         # (one vertex-exchange step); after that, CNM adds the missing atoms
         law, lam = got.law, got.lam
         if exchanged or scr is None:
-            law, _, _ = cnm(prob, tgt, lam, law, INNER_LOOSE_GAP * (tgt.scale() + lam * prob.N), max_iter=CNM_SUPPORT_ITER)
+            law, _, _ = cnm(
+                prob, tgt, lam, law, INNER_LOOSE_GAP * (tgt.scale() + lam * prob.N), max_iter=CNM_SUPPORT_ITER
+            )
             start = merge(prob, law, tgt, lam)
         else:
             start = _exchange(law, scr, got.a)
@@ -371,9 +377,11 @@ def _inner(prob: _Problem, tgt: _Target, lam: float, law: _Law, ref: _Law, budge
     spsi = tgt.scale() + lam * prob.N
     p, p_ref = prob.probabilities(law), prob.probabilities(ref)
     if not np.all(p >= WARM_FLOOR * p_ref):
-        law = _Law(np.concatenate([law.atoms, ref.atoms]),
-                   np.concatenate([(1.0 - WARM_MIX) * law.weights, WARM_MIX * ref.weights]),
-                   np.concatenate([law.piece, ref.piece]))
+        law = _Law(
+            np.concatenate([law.atoms, ref.atoms]),
+            np.concatenate([(1.0 - WARM_MIX) * law.weights, WARM_MIX * ref.weights]),
+            np.concatenate([law.piece, ref.piece]),
+        )
     got = newton(prob, tgt, merge(prob, law, tgt, lam), lam)
     if got is not None and _checked(prob, tgt, *got) is not None:
         return got.law
@@ -450,8 +458,11 @@ def _robust(ctx: _Context, tgt: _Target, lam0: float):
             hi = (t, f)
     if lo is None or hi is None:
         span = BRACKET_STEP * BRACKET_STEPS
-        raise SolverError("likelihood", "no bracket",
-                          f"l(pi_lambda) - level kept its sign for log lambda in [{t0 - span:.0f}, {t0 + span:.0f}] ({tgt.name})")
+        raise SolverError(
+            "likelihood",
+            "no bracket",
+            f"l(pi_lambda) - level kept its sign for log lambda in [{t0 - span:.0f}, {t0 + span:.0f}] ({tgt.name})",
+        )
     if hi[1] == 0:
         t_star = hi[0]
     else:
@@ -467,8 +478,9 @@ def _robust(ctx: _Context, tgt: _Target, lam0: float):
         # 2-call examples, whose law keeps or drops a small atom near its success rate).
         # (A gap within LEVEL_RTOL is rounding of a continuous root: that law is the end.)
         t_star = min(t for t, (_, gap) in cache.items() if gap >= 0)
-        law = _mixed_to_level(prob, ctx.level, cache[max(t for t, (_, gap) in cache.items() if gap < 0)][0],
-                              cache[t_star][0])
+        law = _mixed_to_level(
+            prob, ctx.level, cache[max(t for t, (_, gap) in cache.items() if gap < 0)][0], cache[t_star][0]
+        )
     else:
         law = cache[t_star][0]
     lam = math.exp(t_star)
@@ -488,10 +500,13 @@ def _mixed_to_level(prob: _Problem, level: float, below: _Law, above: _Law) -> _
     l is concave along the segment, negative-then-nonnegative against the level at its ends, so
     the crossing is unique; Brent's method finds it and the feasible end of its bracket is kept.
     """
+
     def mixture(theta: float) -> _Law:
-        return _Law(np.concatenate([below.atoms, above.atoms]),
-                    np.concatenate([(1.0 - theta) * below.weights, theta * above.weights]),
-                    np.concatenate([below.piece, above.piece]))
+        return _Law(
+            np.concatenate([below.atoms, above.atoms]),
+            np.concatenate([(1.0 - theta) * below.weights, theta * above.weights]),
+            np.concatenate([below.piece, above.piece]),
+        )
 
     def gap(theta: float) -> float:
         return prob.loglik(prob.probabilities(mixture(theta))) - level
@@ -535,7 +550,8 @@ def _finish(ctx: _Context, tgt: _Target, law: _Law, lam: float, side: str, scr: 
         value, attained = certified, False
     if not abs(value - certified) <= allowed:
         raise SolverError(
-            "likelihood", "not converged",
+            "likelihood",
+            "not converged",
             f"{tgt.name} {side}: value {value!r} and certified bound {certified!r} "
             f"differ by {abs(value - certified):.3g} > {allowed:.3g}",
         )

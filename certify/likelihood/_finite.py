@@ -36,8 +36,15 @@ from .._errors import InputError
 from ._cnm import cnm
 from ._problem import _Screen
 from ._targets import _Law
-from ._tolerances import (FINITE_BISECTIONS, FINITE_BRACKET_STEPS, FINITE_CANDIDATES, FINITE_END_TOL, FINITE_GAP_RTOL,
-                          FINITE_LAMBDA_STEP, TINY)
+from ._tolerances import (
+    FINITE_BISECTIONS,
+    FINITE_BRACKET_STEPS,
+    FINITE_CANDIDATES,
+    FINITE_END_TOL,
+    FINITE_GAP_RTOL,
+    FINITE_LAMBDA_STEP,
+    TINY,
+)
 
 __all__ = ["FiniteModel", "finite_interval"]
 

@@ -22,13 +22,13 @@ E_pi[g_up] for every law (plurality accuracy between E[V_k] and E[U_k]) gets
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .._errors import InputError
-from ._cells import _as_cells
 from ._calibration import LatticeProblem, _Context, _small_count_drop, face_df
-from ._problem import admit
+from ._cells import _as_cells
 from ._ends import _EndState, _extrapolated, _finish, _solve_end
+from ._problem import admit
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
 from ._targets import _Law, _objective, _parse_all, _target
 from ._warm import WarmStarts
@@ -36,8 +36,13 @@ from ._warm import WarmStarts
 __all__ = ["likelihood_bound", "likelihood_envelope", "likelihood_interval", "likelihood_intervals"]
 
 
-def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", "upper"),
-              starts: WarmStarts | None = None, wanted: Sequence[str] = ("lower", "upper")) -> list[dict]:
+def _all_ends(
+    ctx: _Context,
+    objectives: list,
+    sides: Sequence[str] = ("lower", "upper"),
+    starts: WarmStarts | None = None,
+    wanted: Sequence[str] = ("lower", "upper"),
+) -> list[dict]:
     """Both ends of every objective, each from the previous solution of its side (a warm start).
 
     Then the small-count calibration (:mod:`._calibration`): an identified
@@ -95,8 +100,14 @@ def _all_ends(ctx: _Context, objectives: list, sides: Sequence[str] = ("lower", 
     return out
 
 
-def _resolve(ctx: _Context, targets: dict, ends: dict, starts: WarmStarts | None, kind: str,
-             sides: Sequence[str] = ("lower", "upper")) -> None:
+def _resolve(
+    ctx: _Context,
+    targets: dict,
+    ends: dict,
+    starts: WarmStarts | None,
+    kind: str,
+    sides: Sequence[str] = ("lower", "upper"),
+) -> None:
     """The ends of one objective again at the context's current c (``kind``: ``"small-count"`` or ``"face"``).
 
     Each end starts from the previous data set's solution of the same re-solve when ``starts``
@@ -117,9 +128,17 @@ def _resolve(ctx: _Context, targets: dict, ends: dict, starts: WarmStarts | None
     ends["calibration"] = (ctx.calibration, ctx.df, ctx.c)
 
 
-def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simultaneous: bool = False,
-                     c: float | None = None, reference: LatentLaw | None = None,
-                     warm: WarmStarts | None = None) -> LikelihoodEnd:
+def likelihood_bound(
+    cells,
+    objective,
+    side: str,
+    *,
+    alpha: float = 0.05,
+    simultaneous: bool = False,
+    c: float | None = None,
+    reference: LatentLaw | None = None,
+    warm: WarmStarts | None = None,
+) -> LikelihoodEnd:
     """One end of the likelihood-ratio interval of E_pi[g]; see :func:`likelihood_interval`.
 
     It is that interval's end (same calibration); the other end is solved only where the
@@ -142,8 +161,12 @@ def likelihood_bound(cells, objective, side: str, *, alpha: float = 0.05, simult
     ctx = _Context(cells, alpha, simultaneous, c, reference)
     # the small-count threshold needs both ends; whether it runs is decided by the NPMLE
     # alone (LatticeProblem.on_lattice), so elsewhere one side is enough
-    small = (ctx.alpha is not None and ctx.calibration_of(obj) == "profile" and LatticeProblem.applies(ctx.cells, obj)
-             and LatticeProblem(ctx.cells, obj).on_lattice(ctx.reference))
+    small = (
+        ctx.alpha is not None
+        and ctx.calibration_of(obj) == "profile"
+        and LatticeProblem.applies(ctx.cells, obj)
+        and LatticeProblem(ctx.cells, obj).on_lattice(ctx.reference)
+    )
     return _all_ends(ctx, [obj], ("lower", "upper") if small else (side,), starts=warm, wanted=(side,))[0][side]
 
 
@@ -152,9 +175,17 @@ def _check_warm(warm) -> None:
         raise InputError(f"warm={type(warm).__name__} must be a WarmStarts")
 
 
-def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous: bool = False,
-                         c: float | None = None, reference: LatentLaw | None = None,
-                         warm: WarmStarts | None = None, beyond: str = "projection") -> list[LikelihoodInterval]:
+def likelihood_intervals(
+    cells,
+    objectives,
+    *,
+    alpha: float = 0.05,
+    simultaneous: bool = False,
+    c: float | None = None,
+    reference: LatentLaw | None = None,
+    warm: WarmStarts | None = None,
+    beyond: str = "projection",
+) -> list[LikelihoodInterval]:
     """Likelihood-ratio intervals of E_pi[g] for many objectives sharing one NPMLE.
 
     Each side is solved objective after objective, warm-starting from the previous
@@ -202,17 +233,31 @@ def likelihood_intervals(cells, objectives, *, alpha: float = 0.05, simultaneous
     ends = _all_ends(ctx, parsed, starts=warm)
     return [
         LikelihoodInterval(
-            objective=e["lower"].objective, lower=e["lower"], upper=e["upper"], alpha=ctx.alpha,
-            c=e["calibration"][2], df=e["calibration"][1], simultaneous=ctx.simultaneous,
-            calibration=e["calibration"][0], reference=ctx.reference, small_count=e.get("small_count", False),
+            objective=e["lower"].objective,
+            lower=e["lower"],
+            upper=e["upper"],
+            alpha=ctx.alpha,
+            c=e["calibration"][2],
+            df=e["calibration"][1],
+            simultaneous=ctx.simultaneous,
+            calibration=e["calibration"][0],
+            reference=ctx.reference,
+            small_count=e.get("small_count", False),
         )
         for e in ends
     ]
 
 
-def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: bool = False,
-                        c: float | None = None, reference: LatentLaw | None = None,
-                        beyond: str = "projection") -> LikelihoodInterval:
+def likelihood_interval(
+    cells,
+    objective,
+    *,
+    alpha: float = 0.05,
+    simultaneous: bool = False,
+    c: float | None = None,
+    reference: LatentLaw | None = None,
+    beyond: str = "projection",
+) -> LikelihoodInterval:
     """Likelihood-ratio interval [min, max] of E_pi[g] over {pi : l(pi) >= l(pi-hat) - c} (eq. (L6)).
 
     Parameters
@@ -235,12 +280,21 @@ def likelihood_interval(cells, objective, *, alpha: float = 0.05, simultaneous: 
     SolverError
         If an optimization does not reach its tolerance (never a silently wrong number).
     """
-    return likelihood_intervals(cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference,
-                                beyond=beyond)[0]
+    return likelihood_intervals(
+        cells, [objective], alpha=alpha, simultaneous=simultaneous, c=c, reference=reference, beyond=beyond
+    )[0]
 
 
-def likelihood_envelope(cells, lower, upper, *, alpha: float = 0.05, simultaneous: bool = False,
-                        c: float | None = None, reference: LatentLaw | None = None) -> LikelihoodInterval:
+def likelihood_envelope(
+    cells,
+    lower,
+    upper,
+    *,
+    alpha: float = 0.05,
+    simultaneous: bool = False,
+    c: float | None = None,
+    reference: LatentLaw | None = None,
+) -> LikelihoodInterval:
     """[min E_pi[g_lo], max E_pi[g_up]] over one set C = {pi : l(pi) >= l(pi-hat) - c} (eq. (L6)).
 
     For a quantity A(pi) with E_pi[g_lo] <= A(pi) <= E_pi[g_up] for every law (plurality
@@ -278,7 +332,13 @@ def likelihood_envelope(cells, lower, upper, *, alpha: float = 0.05, simultaneou
         law, lam, scr = _solve_end(ctx, tgt, None)
         ends[side] = _finish(ctx, tgt, law, lam, side, scr)
     return LikelihoodInterval(
-        objective=f"{ends['lower'].objective} .. {ends['upper'].objective}", lower=ends["lower"], upper=ends["upper"],
-        alpha=ctx.alpha, c=ctx.c, df=ctx.df, simultaneous=ctx.simultaneous, calibration=ctx.calibration,
+        objective=f"{ends['lower'].objective} .. {ends['upper'].objective}",
+        lower=ends["lower"],
+        upper=ends["upper"],
+        alpha=ctx.alpha,
+        c=ctx.c,
+        df=ctx.df,
+        simultaneous=ctx.simultaneous,
+        calibration=ctx.calibration,
         reference=ctx.reference,
     )

@@ -144,8 +144,9 @@ def merge(prob: _Problem, law: _Law, tgt: _Target, lam: float) -> _Law:
     return merged if np.all(prob.probabilities(merged) > 0) else law
 
 
-def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | None = None,
-           fixed: bool = False) -> _KKTPoint | None:
+def newton(
+    prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | None = None, fixed: bool = False
+) -> _KKTPoint | None:
     """Solve the KKT equations (L9) by Newton's method on the current support.
 
     Unknowns: weights, interior atom locations, a (and t = log lam when ``level`` is given,
@@ -197,10 +198,10 @@ def newton(prob: _Problem, tgt: _Target, law: _Law, lam: float, level: float | N
         cap = 1.0
         if level is not None and abs(dx[-2]) > MAX_LOG_LAMBDA_STEP:
             cap = MAX_LOG_LAMBDA_STEP / abs(dx[-2])
-        if f and np.max(np.abs(dx[m: m + f])) > MAX_ATOM_STEP:
-            cap = min(cap, MAX_ATOM_STEP / float(np.max(np.abs(dx[m: m + f]))))
+        if f and np.max(np.abs(dx[m : m + f])) > MAX_ATOM_STEP:
+            cap = min(cap, MAX_ATOM_STEP / float(np.max(np.abs(dx[m : m + f]))))
         dx = dx * cap
-        dw, dth = dx[:m], dx[m: m + f]
+        dw, dth = dx[:m], dx[m : m + f]
         # largest step keeping weights >= 0 and atoms inside their pieces
         step, block = 1.0, None
         for i in np.flatnonzero(dw < 0):
@@ -275,7 +276,7 @@ def _step(law: _Law, dx: np.ndarray, free: np.ndarray, step: float) -> _Law:
     m = len(law.atoms)
     w = np.maximum(law.weights + step * dx[:m], 0.0)
     atoms = law.atoms.copy()
-    atoms[free] = atoms[free] + step * dx[m: m + len(free)]
+    atoms[free] = atoms[free] + step * dx[m : m + len(free)]
     return _Law(atoms, w, law.piece.copy())
 
 
@@ -328,6 +329,6 @@ def _kkt(prob: _Problem, tgt, law, lam, a, level, lo, hi, gscale, jacobian, mean
         if level is not None:
             # t = log lam: d psi / dt = -lam h
             jac[:m, -2] = -lam * h0
-            jac[m: m + f, -2] = -lam * h1[free]
+            jac[m : m + f, -2] = -lam * h1[free]
             jac[m + f + 1, : m + f] = u @ e
     return r, jac, sc, free

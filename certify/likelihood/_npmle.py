@@ -81,8 +81,10 @@ def _warm_law(prob: _Problem, start: _Law) -> _Law:
     empirical = _initial_law(prob)
     if np.all(prob.probabilities(start) >= WARM_FLOOR * prob.probabilities(empirical)):
         return start
-    return _Law.unassigned(np.concatenate([start.atoms, empirical.atoms]),
-                           np.concatenate([(1.0 - WARM_MIX) * start.weights, WARM_MIX * empirical.weights]))
+    return _Law.unassigned(
+        np.concatenate([start.atoms, empirical.atoms]),
+        np.concatenate([(1.0 - WARM_MIX) * start.weights, WARM_MIX * empirical.weights]),
+    )
 
 
 def _newton_gap(prob: _Problem, zero, law: _Law, scr) -> float:
@@ -121,7 +123,11 @@ def _newton_rounds(prob: _Problem, zero, law: _Law):
         found, ok = _screened_npmle(prob, zero, cand)
         if ok:
             return cand, found
-        if before is not None and len(cand.atoms) == len(before) and np.allclose(cand.atoms, before, rtol=0.0, atol=SAME_SUPPORT_TOL):
+        if (
+            before is not None
+            and len(cand.atoms) == len(before)
+            and np.allclose(cand.atoms, before, rtol=0.0, atol=SAME_SUPPORT_TOL)
+        ):
             return None
         if i + 1 == FAST_ROUNDS:
             break
@@ -203,8 +209,11 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
     i = scr.argmin()
     dmax = -float(scr.psi[i]) - prob.N
     if not dmax <= max(tol, NPMLE_ACCEPT_GAP):
-        raise SolverError("npmle", "not converged",
-                          f"max of the gradient function {dmax:.3g} > {max(tol, NPMLE_ACCEPT_GAP):.3g} on {prob.cells.size} cells")
+        raise SolverError(
+            "npmle",
+            "not converged",
+            f"max of the gradient function {dmax:.3g} > {max(tol, NPMLE_ACCEPT_GAP):.3g} on {prob.cells.size} cells",
+        )
     return law.sorted(), dmax, float(scr.q[i])
 
 

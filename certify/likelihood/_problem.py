@@ -37,7 +37,14 @@ from .._objective import V_INF
 from .._screen import LIKELIHOOD, POLICIES, grid, grid_minima, grid_points, polish
 from ._cells import CellCounts
 from ._targets import _Law, _Piece, _Target
-from ._tolerances import DIRECT_PMF_MAX_CALLS, MAX_CANDIDATES, POLISH_MARGIN, POLISH_ROUNDING, SAME_MINIMUM_DECIMALS, TINY
+from ._tolerances import (
+    DIRECT_PMF_MAX_CALLS,
+    MAX_CANDIDATES,
+    POLISH_MARGIN,
+    POLISH_ROUNDING,
+    SAME_MINIMUM_DECIMALS,
+    TINY,
+)
 
 #: Work limit: calls per example (K) of any likelihood computation. The kernel tables, the
 #: screening grids (LIKELIHOOD_CELLS_PER_DEGREE points per degree K) and the small-count
@@ -75,9 +82,11 @@ def admit(cells: CellCounts, objectives) -> None:
     per example (MAX_CALLS is checked by every :class:`_Problem`)."""
     kmax = int(cells.calls.max())
     if kmax > STEP_MAX_CALLS and any(obj is V_INF for obj in objectives):
-        raise InputError(f"K={kmax} calls of one example exceeds the work limit of {STEP_MAX_CALLS} calls per example "
-                         f"of the V_inf interval; use the first {STEP_MAX_CALLS} calls of each example (certify analyze "
-                         f"--calls {STEP_MAX_CALLS}) or leave inf out of the votes")
+        raise InputError(
+            f"K={kmax} calls of one example exceeds the work limit of {STEP_MAX_CALLS} calls per example "
+            f"of the V_inf interval; use the first {STEP_MAX_CALLS} calls of each example (certify analyze "
+            f"--calls {STEP_MAX_CALLS}) or leave inf out of the votes"
+        )
 
 
 def _binomial_coefficients(k: np.ndarray, s: np.ndarray, valid: np.ndarray) -> list[int]:
@@ -99,8 +108,10 @@ def _binomial_coefficients(k: np.ndarray, s: np.ndarray, valid: np.ndarray) -> l
             for j in range(max(ss)):
                 row.append(row[-1] * (a - j) // (j + 1))
             rows[a] = row
-    return [(rows[a][b] if a in rows else math.comb(a, b)) if ok else 0
-            for a, b, ok in zip(k.tolist(), s.tolist(), valid.tolist())]
+    return [
+        (rows[a][b] if a in rows else math.comb(a, b)) if ok else 0
+        for a, b, ok in zip(k.tolist(), s.tolist(), valid.tolist())
+    ]
 
 
 class _Problem:
@@ -109,9 +120,11 @@ class _Problem:
     def __init__(self, cells: CellCounts):
         kmax = int(cells.calls.max())
         if kmax > MAX_CALLS:
-            raise InputError(f"K={kmax} calls of one example exceeds the likelihood's work limit of {MAX_CALLS} calls per "
-                             f"example (its kernel, screens and small-count draws grow with K); use the first {MAX_CALLS} calls "
-                             f"of each example (certify analyze --calls {MAX_CALLS}, CellCounts.from_bits(bits, calls={MAX_CALLS}))")
+            raise InputError(
+                f"K={kmax} calls of one example exceeds the likelihood's work limit of {MAX_CALLS} calls per "
+                f"example (its kernel, screens and small-count draws grow with K); use the first {MAX_CALLS} calls "
+                f"of each example (certify analyze --calls {MAX_CALLS}, CellCounts.from_bits(bits, calls={MAX_CALLS}))"
+            )
         self.cells = cells
         self.K = cells.calls.astype(np.int64)
         self.S = cells.successes.astype(np.int64)
@@ -164,8 +177,8 @@ class _Problem:
         c = len(self.K)
         t = self._tables(np.asarray(q, dtype=float), 6 * c)
         k = self._kf
-        d1 = k * (t[c: 2 * c] - t[2 * c: 3 * c])
-        d2 = k * (k - 1.0) * (t[3 * c: 4 * c] - 2.0 * t[4 * c: 5 * c] + t[5 * c:])
+        d1 = k * (t[c : 2 * c] - t[2 * c : 3 * c])
+        d2 = k * (k - 1.0) * (t[3 * c : 4 * c] - 2.0 * t[4 * c : 5 * c] + t[5 * c :])
         return t[:c], d1, d2
 
     def kernel_derivatives(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -257,8 +270,15 @@ class _Problem:
                 keep &= ~hit
         sub = np.flatnonzero(keep)
         if len(sub):
-            x_all[sub], v_all[sub] = polish(lambda x: self._dpsi(pc, lam, u, x), lambda x: self._psi(pc, lam, u, x),
-                                            lo_x[sub], hi_x[sub], x0[sub], v0[sub], POLICIES[LIKELIHOOD].step_tol)
+            x_all[sub], v_all[sub] = polish(
+                lambda x: self._dpsi(pc, lam, u, x),
+                lambda x: self._psi(pc, lam, u, x),
+                lo_x[sub],
+                hi_x[sub],
+                x0[sub],
+                v0[sub],
+                POLICIES[LIKELIHOOD].step_tol,
+            )
         return x_all, v_all
 
     def psi_at(self, tgt: _Target, law: _Law, lam: float, u: np.ndarray) -> np.ndarray:

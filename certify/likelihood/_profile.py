@@ -143,5 +143,8 @@ def _side_drop(ctx: _Context, obj, side: str, value: float) -> float:
         if steps >= PROFILE_BISECT_AFTER and below is not None and above < math.inf:
             step = 0.5 * (below[0] + above)  # Newton has not settled: bisect the bracket
         c, warm = max(step, PROFILE_DROP_FLOOR), _EndState(law, lam) if lam > 0 else warm
-    raise SolverError("likelihood", "not converged",
-                      f"{tgt.name} {side}: the drop of {value!r} did not converge in {PROFILE_NEWTON_STEPS} Newton steps")
+    raise SolverError(
+        "likelihood",
+        "not converged",
+        f"{tgt.name} {side}: the drop of {value!r} did not converge in {PROFILE_NEWTON_STEPS} Newton steps",
+    )

@@ -16,8 +16,10 @@ from .._results import Law
 __all__ = ["LatentLaw", "LikelihoodEnd", "LikelihoodInterval", "PASS_INF_NOTE"]
 
 #: Said with every interval of pass@inf = P(Q > 0): its upper end is not a computation.
-PASS_INF_NOTE = ("the upper end of P(Q > 0) is 1 by definition: moving a law's mass at q = 0 to a small eps > 0 keeps "
-                 "it in the likelihood set (the likelihood is continuous in the atoms) and solves every example")
+PASS_INF_NOTE = (
+    "the upper end of P(Q > 0) is 1 by definition: moving a law's mass at q = 0 to a small eps > 0 keeps "
+    "it in the likelihood set (the likelihood is continuous in the atoms) and solves every example"
+)
 
 
 @dataclass(frozen=True)
@@ -182,7 +184,11 @@ class LikelihoodInterval:
         if self.calibration == "given":
             return f"likelihood ratio, c = {self.c:g} given"
         if self.small_count:
-            return (f"approximate, {self.calibration} likelihood ratio, c = {self.c:.4g} from the small-count "
-                    f"calibration (simulated lattice quantile at {1 - self.alpha:g}; above chi2({self.df}))")
-        return (f"asymptotic, {self.calibration} likelihood ratio, chi2({self.df}, {1 - self.alpha:g}) "
-                f"with the F small-sample correction (c = {self.c:.4g})")
+            return (
+                f"approximate, {self.calibration} likelihood ratio, c = {self.c:.4g} from the small-count "
+                f"calibration (simulated lattice quantile at {1 - self.alpha:g}; above chi2({self.df}))"
+            )
+        return (
+            f"asymptotic, {self.calibration} likelihood ratio, chi2({self.df}, {1 - self.alpha:g}) "
+            f"with the F small-sample correction (c = {self.c:.4g})"
+        )

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._errors import InputError
 from .._aggregate_bounds import PASS_INF, PassLimit, is_pass_limit
+from .._errors import InputError
 from .._objective import V_INF, Objective, VoteLimit, is_vote_limit, parse_objective, vote_accuracy
 from ._tolerances import TINY
 
@@ -72,8 +72,16 @@ class _Target:
     (unsigned), onto which a reported end is clamped.
     """
 
-    def __init__(self, name: str, pieces: list[_Piece], degree: int, sign: int, bounds: tuple[float, float],
-                 jump: float | None = None, mirror: "_Target | None" = None):
+    def __init__(
+        self,
+        name: str,
+        pieces: list[_Piece],
+        degree: int,
+        sign: int,
+        bounds: tuple[float, float],
+        jump: float | None = None,
+        mirror: _Target | None = None,
+    ):
         self.name, self.pieces, self.degree, self.sign = name, pieces, degree, sign
         self.bounds, self.jump = bounds, jump
         # the other side's target, -g on the same pieces: its grid values, negated, are these
@@ -101,8 +109,9 @@ class _Target:
     def grid_values(self, k: int, grid: np.ndarray) -> np.ndarray:
         key = (k, len(grid))
         if key not in self._grid_values:
-            self._grid_values[key] = (-self.mirror.grid_values(k, grid) if self.mirror is not None
-                                      else self.pieces[k].values(grid, 0))
+            self._grid_values[key] = (
+                -self.mirror.grid_values(k, grid) if self.mirror is not None else self.pieces[k].values(grid, 0)
+            )
         return self._grid_values[key]
 
     def scale(self) -> float:
@@ -199,14 +208,14 @@ class _Law:
         self.piece = np.asarray(piece, dtype=np.int64)
 
     @classmethod
-    def unassigned(cls, atoms, weights) -> "_Law":
+    def unassigned(cls, atoms, weights) -> _Law:
         """A law with every atom on piece 0 (:func:`_pieces_law` assigns them for a target)."""
         return cls(atoms, weights, np.zeros(len(atoms), dtype=np.int64))
 
-    def copy(self) -> "_Law":
+    def copy(self) -> _Law:
         return _Law(self.atoms.copy(), self.weights.copy(), self.piece.copy())
 
-    def sorted(self) -> "_Law":
+    def sorted(self) -> _Law:
         o = np.lexsort((self.piece, self.atoms))
         return _Law(self.atoms[o], self.weights[o], self.piece[o])
 

@@ -40,14 +40,21 @@ def _law_arrays(law) -> tuple[np.ndarray, np.ndarray]:
     """(atoms, weights) of a :class:`certify.Law`, a :class:`LatentLaw` or an (atoms, weights) pair."""
     atoms, weights = (law.atoms, law.weights) if hasattr(law, "atoms") else law
     a, w = np.asarray(atoms, dtype=float), np.asarray(weights, dtype=float)
-    if a.ndim != 1 or a.shape != w.shape or len(a) == 0 or np.any((a < 0) | (a > 1)) or np.any(w < 0) \
-            or not abs(float(w.sum()) - 1.0) <= WITNESS_WEIGHT_SUM_TOL:
+    if (
+        a.ndim != 1
+        or a.shape != w.shape
+        or len(a) == 0
+        or np.any((a < 0) | (a > 1))
+        or np.any(w < 0)
+        or not abs(float(w.sum()) - 1.0) <= WITNESS_WEIGHT_SUM_TOL
+    ):
         raise InputError("a witness law needs 1-d atoms in [0, 1] and weights >= 0 summing to 1, of equal length")
     return a, w
 
 
-def witness_below(cells, objective, value: float, laws, *, alpha: float = 0.05,
-                  reference: LatentLaw | None = None) -> Law | None:
+def witness_below(
+    cells, objective, value: float, laws, *, alpha: float = 0.05, reference: LatentLaw | None = None
+) -> Law | None:
     """A law of the likelihood set C of ``objective`` whose E[g] is below ``value``, or None.
 
     A returned law proves that the lower end of the interval of :func:`likelihood_interval`
@@ -70,7 +77,11 @@ def witness_below(cells, objective, value: float, laws, *, alpha: float = 0.05,
     -------
     Law or None
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not np.isfinite(value)
+    ):
         raise InputError(f"value={value!r} must be a finite number")
     obj = _objective(objective)
     if not isinstance(obj, Objective):
@@ -84,11 +95,12 @@ def witness_below(cells, objective, value: float, laws, *, alpha: float = 0.05,
     ref = ctx.ref_law
     for atoms, weights in candidates:
         for s in WITNESS_MIX:
-            law = _Law.unassigned(np.concatenate([atoms, ref.atoms]), np.concatenate([(1.0 - s) * weights, s * ref.weights]))
+            law = _Law.unassigned(
+                np.concatenate([atoms, ref.atoms]), np.concatenate([(1.0 - s) * weights, s * ref.weights])
+            )
             if float(law.weights @ obj.evaluate(law.atoms)) > below:
                 continue
             if ctx.prob.loglik(ctx.prob.probabilities(law)) >= ctx.level:
                 keep = law.weights > 0
                 return Law(atoms=tuple(law.atoms[keep].tolist()), weights=tuple(law.weights[keep].tolist()))
     return None
-

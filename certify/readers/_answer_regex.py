@@ -74,7 +74,9 @@ class AnswerRegex:
         try:
             self.compiled = regex.compile(pattern)
         except regex.error as exc:
-            raise DataError(f"--answer-regex (answer_regex=) {show_regex(pattern)} is not a valid Python regular expression ({exc})") from None
+            raise DataError(
+                f"--answer-regex (answer_regex=) {show_regex(pattern)} is not a valid Python regular expression ({exc})"
+            ) from None
         self.pattern = pattern
         self.spent = 0.0  # seconds of searching so far (REGEX_TOTAL_SECONDS)
 
@@ -89,8 +91,10 @@ class AnswerRegex:
     def answer(self, text: str, where: str) -> str | None:
         """The answer in ``text`` (module docstring), None for no answer; ``where`` names the response in errors."""
         if len(text) > MAX_REGEX_CHARS:
-            raise DataError(f"{where}: the response has {len(text)} characters, more than the limit of {MAX_REGEX_CHARS} "
-                            f"that --answer-regex (answer_regex=) is applied to")
+            raise DataError(
+                f"{where}: the response has {len(text)} characters, more than the limit of {MAX_REGEX_CHARS} "
+                f"that --answer-regex (answer_regex=) is applied to"
+            )
         budget = min(REGEX_SECONDS, REGEX_TOTAL_SECONDS - self.spent)
         start = time.perf_counter()
         try:
@@ -99,15 +103,18 @@ class AnswerRegex:
             m = self.compiled.search(text, timeout=budget)
         except TimeoutError:
             if budget < REGEX_SECONDS:
-                raise DataError(f"{where}: --answer-regex {self.shown} has searched the responses for more than "
-                                f"{REGEX_TOTAL_SECONDS:g} s in all (this one: {_excerpt(text)}); write a regex that "
-                                f"does not backtrack, e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number") from None
-            raise DataError(f"{where}: --answer-regex {self.shown} took more than {REGEX_SECONDS:g} s on the response "
-                            f"{_excerpt(text)}: it backtracks without bound on this text; write one that does not, "
-                            f"e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number") from None
+                raise DataError(
+                    f"{where}: --answer-regex {self.shown} has searched the responses for more than "
+                    f"{REGEX_TOTAL_SECONDS:g} s in all (this one: {_excerpt(text)}); write a regex that "
+                    f"does not backtrack, e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number"
+                ) from None
+            raise DataError(
+                f"{where}: --answer-regex {self.shown} took more than {REGEX_SECONDS:g} s on the response "
+                f"{_excerpt(text)}: it backtracks without bound on this text; write one that does not, "
+                f"e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number"
+            ) from None
         finally:
             self.spent += time.perf_counter() - start
         if m is None:
             return None
         return m.group(1) if self.compiled.groups else m.group(0)
-

@@ -47,8 +47,16 @@ import numpy as np
 
 from .._calls import CORRECT, NO_ANSWER, NO_CALL, DataError
 
-__all__ = ["NORMALIZATIONS", "DEFAULT_NORMALIZATION", "MAX_ANSWER_NUMBER_LENGTH", "AnswerNumber", "normalize_answer",
-           "answer_codes", "NO_ANSWER_ID", "NO_CALL_ID"]
+__all__ = [
+    "NORMALIZATIONS",
+    "DEFAULT_NORMALIZATION",
+    "MAX_ANSWER_NUMBER_LENGTH",
+    "AnswerNumber",
+    "normalize_answer",
+    "answer_codes",
+    "NO_ANSWER_ID",
+    "NO_CALL_ID",
+]
 
 NORMALIZATIONS = ("exact", "strip", "casefold", "number")
 DEFAULT_NORMALIZATION = "strip"
@@ -65,8 +73,11 @@ _SPACE = re.compile(r"\s+")
 # Width variants only (the <wide> and <narrow> compatibility decompositions: U+3000 and the
 # Halfwidth and Fullwidth Forms block): full NFKC would also turn "10²" into "102" and "1½"
 # into "11⁄2", merging answers that differ in value.
-_WIDTH = {c: unicodedata.normalize("NFKC", chr(c)) for c in (0x3000, *range(0xFF00, 0xFFF0))
-          if unicodedata.decomposition(chr(c)).split(" ")[0] in ("<wide>", "<narrow>")}
+_WIDTH = {
+    c: unicodedata.normalize("NFKC", chr(c))
+    for c in (0x3000, *range(0xFF00, 0xFFF0))
+    if unicodedata.decomposition(chr(c)).split(" ")[0] in ("<wide>", "<narrow>")
+}
 # ASCII digits only: Python's own number parsing also reads "١" (Arabic-Indic one) and "1_0".
 _NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?(?:[eE][+-]?\d{1,4})?", re.ASCII)
 _RATIO = re.compile(r"[+-]?\d+/\d+", re.ASCII)
@@ -177,8 +188,8 @@ def answer_codes(ids: np.ndarray, correct: np.ndarray) -> np.ndarray:
         r, kk = rows[order], keys[order]
         first = np.ones(r.size, dtype=bool)
         first[1:] = (r[1:] != r[:-1]) | (kk[1:] != kk[:-1])
-        group = np.cumsum(first) - 1                      # pair index of every wrong call
-        pr, pc = r[first], cols[order][first]             # each pair's row and first call
+        group = np.cumsum(first) - 1  # pair index of every wrong call
+        pr, pc = r[first], cols[order][first]  # each pair's row and first call
         by_appearance = np.lexsort((pc, pr))
         rank = np.empty(pr.size, dtype=np.int64)
         starts = np.r_[0, np.flatnonzero(pr[by_appearance][1:] != pr[by_appearance][:-1]) + 1]

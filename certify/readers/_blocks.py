@@ -71,8 +71,12 @@ def _hashable(value):
 #: Value types that a dict tells apart exactly as they are (with None): a column of one of
 #: them is encoded in C, without a key per value (``1``, ``1.0`` and ``True``, which a dict
 #: takes for one key, are never in one such column).
-_PLAIN = (frozenset({str, type(None)}), frozenset({int, type(None)}), frozenset({float, type(None)}),
-          frozenset({bool, type(None)}))
+_PLAIN = (
+    frozenset({str, type(None)}),
+    frozenset({int, type(None)}),
+    frozenset({float, type(None)}),
+    frozenset({bool, type(None)}),
+)
 
 
 def encode_values(values: list) -> Encoded:

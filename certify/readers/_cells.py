@@ -70,7 +70,7 @@ SHOWN_CHARS = 60
 def _show(value) -> str:
     """repr(value) for a message, cut to SHOWN_CHARS characters (with the length said)."""
     text = repr(str(value) if isinstance(value, Decimal) else value)
-    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS - 3]}... ({len(text)} characters)"
+    return text if len(text) <= SHOWN_CHARS else f"{text[: SHOWN_CHARS - 3]}... ({len(text)} characters)"
 
 
 def _where(source: str, row, column) -> str:
@@ -91,16 +91,20 @@ def _bit(value, source: str, row, column, context=None):
     if isinstance(value, Decimal):  # a JSON number, as its decimal text reads (exactly)
         if value == 0 or value == 1:
             return float(value)
-        raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
-                        f"{context(column) if context else ''}")
+        raise DataError(
+            f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
+            f"{context(column) if context else ''}"
+        )
     if isinstance(value, (int, float)):
         v = float(value)
         if math.isnan(v):
             return None
         if v in (0.0, 1.0):
             return v
-        raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
-                    f"{context(column) if context else ''}")
+        raise DataError(
+            f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
+            f"{context(column) if context else ''}"
+        )
     text = str(value).strip()
     if text == "" or text.lower() in ("na", "nan", "null", "none"):
         return None
@@ -109,8 +113,10 @@ def _bit(value, source: str, row, column, context=None):
         return 1.0
     if low in _FALSE:
         return 0.0
-    raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
-                    f"{context(column) if context else ''}")
+    raise DataError(
+        f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
+        f"{context(column) if context else ''}"
+    )
 
 
 #: A long table's (examples x distinct call indices) array of any shape up to this many
@@ -159,10 +165,16 @@ def _call_index(value, source, row, column, context) -> int:
     elif isinstance(value, str) and _INDEX_TEXT.fullmatch(value.strip()):
         c = int(value.strip().split(".")[0])
     if c is None or abs(c) > MAX_CALL_INDEX:
-        why = (" (beyond a 64-bit integer)" if c is not None else
-               " (an integer is written in ASCII digits 0-9)" if isinstance(value, str) and any(
-                   (ch.isdigit() and not "0" <= ch <= "9") or ch == "_" for ch in value) else "")
-        raise DataError(f"{_where(source, row, column)}: call index {_show(value)} is not an integer{why}{context(column)}")
+        why = (
+            " (beyond a 64-bit integer)"
+            if c is not None
+            else " (an integer is written in ASCII digits 0-9)"
+            if isinstance(value, str) and any((ch.isdigit() and not "0" <= ch <= "9") or ch == "_" for ch in value)
+            else ""
+        )
+        raise DataError(
+            f"{_where(source, row, column)}: call index {_show(value)} is not an integer{why}{context(column)}"
+        )
     return c
 
 
@@ -235,8 +247,15 @@ class Cells:
         How answers are compared (:data:`~certify.readers._answers.NORMALIZATIONS`).
     """
 
-    def __init__(self, source: str, row_label: str, info: ReadInfo, context=None, labels=None,
-                 normalize: str = DEFAULT_NORMALIZATION):
+    def __init__(
+        self,
+        source: str,
+        row_label: str,
+        info: ReadInfo,
+        context=None,
+        labels=None,
+        normalize: str = DEFAULT_NORMALIZATION,
+    ):
         self.source, self.row_label, self.info = source, row_label, info
         self.context = context or (lambda column: "")
         self.labels = labels
@@ -277,7 +296,8 @@ class Cells:
                 f"{self.source}: column {self.info.call!r} has {v:,} distinct call indices over {n:,} examples, an "
                 f"(examples x call indices) table of {n * v:,} cells for {self.rows_read:,} {self.row_label}s read "
                 f"(at most {MAX_CELLS_PER_ROW} per {self.row_label} past {DENSE_CELLS:,}); the call index must number "
-                f"the calls of each example (0, 1, 2, ...){self.context(self.info.call)}")
+                f"the calls of each example (0, 1, 2, ...){self.context(self.info.call)}"
+            )
         # examples grow by half again (amortized copies); call indices are few and grow exactly
         new_n = max(n, cap_n + cap_n // 2, 1024) if n > cap_n else cap_n
         new_v = max(v, cap_v)
@@ -334,9 +354,14 @@ class Cells:
             if all(texts):  # CSV cells, none blank: the stripped texts are the ids
                 return texts, np.zeros(len(rows), dtype=bool)
         # _id_text's rule, written out so that a block of CSV texts costs one pass
-        texts = [v.strip() or None if type(v) is str else
-                 None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v).strip() or None
-                 for v in values]
+        texts = [
+            v.strip() or None
+            if type(v) is str
+            else None
+            if v is None or (isinstance(v, float) and math.isnan(v))
+            else str(v).strip() or None
+            for v in values
+        ]
         if all(t is not None for t in texts):
             return texts, np.zeros(len(rows), dtype=bool)
         return self._convert(enc, lambda v, r: _id_text(v, self.source, r, column), rows, 0, errors)
@@ -356,9 +381,16 @@ class Cells:
             stacked = np.stack([block.columns[g].codes for g in info.groups], axis=1)
             combos, inverse = np.unique(stacked, axis=0, return_inverse=True)
             # a group is named by its values as text, as in the dataset/policy label
-            lut = np.array([self.group_code.setdefault(
-                tuple(str(block.columns[g].values[c]).strip() for g, c in zip(info.groups, combo)), len(self.group_code))
-                for combo in combos.tolist()], dtype=np.int64)
+            lut = np.array(
+                [
+                    self.group_code.setdefault(
+                        tuple(str(block.columns[g].values[c]).strip() for g, c in zip(info.groups, combo)),
+                        len(self.group_code),
+                    )
+                    for combo in combos.tolist()
+                ],
+                dtype=np.int64,
+            )
             gidx = lut[inverse.reshape(-1)]
         return (gidx << 32) | codes, bad
 
@@ -391,7 +423,7 @@ class Cells:
         fresh = ex >= before
         if fresh.any():
             self.ex_key[ex[fresh]] = keys[fresh]
-            self.ex_first[before: self.n] = np.iinfo(np.int64).max
+            self.ex_first[before : self.n] = np.iinfo(np.int64).max
             np.minimum.at(self.ex_first, ex[fresh], rows[fresh])
         return ex
 
@@ -431,7 +463,9 @@ class Cells:
             if blank.any():
                 keep = np.flatnonzero(~blank) if keep is None else keep[~blank[keep]]
         if keep is not None:
-            block = type(block)(block.rows[keep], {c: replace(e, codes=e.codes[keep]) for c, e in block.columns.items()})
+            block = type(block)(
+                block.rows[keep], {c: replace(e, codes=e.codes[keep]) for c, e in block.columns.items()}
+            )
         if len(block.rows) == 0:
             return
         if block.rows[-1] > MAX_ROWS:
@@ -451,8 +485,9 @@ class Cells:
         errors: list = []
         keys, bad = self._keys(block, errors)
         call_enc = block.columns[info.call]
-        calls, bad_call = self._convert(call_enc, lambda v, r: _call_index(v, source, r, info.call, self.context),
-                                        rows, 1, errors)
+        calls, bad_call = self._convert(
+            call_enc, lambda v, r: _call_index(v, source, r, info.call, self.context), rows, 1, errors
+        )
         bad |= bad_call
         given = None
         if info.correct is not None:
@@ -500,10 +535,15 @@ class Cells:
             dup_at = np.concatenate([np.flatnonzero(earlier > 0), order[1:][same]])
             j = int(np.argmin(dup_rows))
             e, p = int(ex[dup_at[j]]), int(pos[dup_at[j]])
-            errors.append((int(dup_rows[j]), 6,
-                           f"{source}: {self.row_label} {self.label(dup_rows[j])} duplicates {self.row_label} "
-                           f"{self.label(dup_of[j])}: (example, call) = ({_show(self._id_of(e))}, "
-                           f"{self.call_value[p]}) appears twice"))
+            errors.append(
+                (
+                    int(dup_rows[j]),
+                    6,
+                    f"{source}: {self.row_label} {self.label(dup_rows[j])} duplicates {self.row_label} "
+                    f"{self.label(dup_of[j])}: (example, call) = ({_show(self._id_of(e))}, "
+                    f"{self.call_value[p]}) appears twice",
+                )
+            )
         if target is not None:
             self._one_target(ex, rows, target[valid], errors)
         self._raise_first(errors)
@@ -519,8 +559,9 @@ class Cells:
         vals = np.empty((len(rows), width), dtype=np.int8)
         for j, name in enumerate(info.calls):
             enc = block.columns[name]
-            bits, bad_j = self._convert(enc, lambda v, r, name=name: _bit(v, source, r, name, self.context),
-                                        rows, 1 + j, errors)
+            bits, bad_j = self._convert(
+                enc, lambda v, r, name=name: _bit(v, source, r, name, self.context), rows, 1 + j, errors
+            )
             vals[:, j] = np.array([-1 if b is None else int(b) for b in bits], dtype=np.int8)[enc.codes]
             bad |= bad_j
         answers = None
@@ -538,11 +579,26 @@ class Cells:
                     orphan = ~bad & (vals[:, j] < 0) & (answers[:, j] != 1)
                     if orphan.any():
                         i = int(np.argmin(np.where(orphan, rows, np.iinfo(np.int64).max)))
-                        errors.append((int(rows[i]), 2 + 2 * width + j,
-                                       f"{_where(source, self.label(rows[i]), name)}: an answer for a call that is not "
-                                       f"recorded (column {call!r} is empty)"))
-                    self._disagree(block, rows, vals[:, j], computed[:, j], answers[:, j], ~bad & (vals[:, j] >= 0),
-                                   call, name, 2 + 2 * width + j, errors)
+                        errors.append(
+                            (
+                                int(rows[i]),
+                                2 + 2 * width + j,
+                                f"{_where(source, self.label(rows[i]), name)}: an answer for a call that is not "
+                                f"recorded (column {call!r} is empty)",
+                            )
+                        )
+                    self._disagree(
+                        block,
+                        rows,
+                        vals[:, j],
+                        computed[:, j],
+                        answers[:, j],
+                        ~bad & (vals[:, j] >= 0),
+                        call,
+                        name,
+                        2 + 2 * width + j,
+                        errors,
+                    )
             else:
                 vals = computed  # every answer column is a call; an empty answer is a call without an answer
         present = vals >= 0
@@ -553,9 +609,14 @@ class Cells:
             i = int(np.argmin(np.where(hole.any(axis=1), rows, np.iinfo(np.int64).max)))
             j = int(np.argmax(hole[i]))
             last = width - 1 - int(np.argmax(present[i, ::-1]))
-            errors.append((int(rows[i]), 2 + 3 * width,
-                           f"{_where(source, self.label(rows[i]), info.calls[j])}: missing value before the recorded "
-                           f"call in column {info.calls[last]!r}"))
+            errors.append(
+                (
+                    int(rows[i]),
+                    2 + 3 * width,
+                    f"{_where(source, self.label(rows[i]), info.calls[j])}: missing value before the recorded "
+                    f"call in column {info.calls[last]!r}",
+                )
+            )
         self._raise_first(errors)
         # a key seen before (earlier block or earlier row): a duplicate, reported once every value is read
         uniq, first_at = np.unique(keys, return_index=True)
@@ -567,8 +628,11 @@ class Cells:
             k = int(keys[i])
             known = self._known(np.array([k], dtype=np.int64))[0]
             first = self.ex_first[self._index(k)] if known else rows[keys == k].min()
-            self.duplicate = (int(rows[i]), f"{source}: {self.row_label} {self.label(rows[i])} duplicates "
-                              f"{self.row_label} {self.label(first)}: key {_show(self.id_text[k & 0xFFFFFFFF])} appears twice")
+            self.duplicate = (
+                int(rows[i]),
+                f"{source}: {self.row_label} {self.label(rows[i])} duplicates "
+                f"{self.row_label} {self.label(first)}: key {_show(self.id_text[k & 0xFFFFFFFF])} appears twice",
+            )
         ok = ~dup
         ex = self._examples(keys[ok], rows[ok])
         self.bit[ex, :width] = vals[ok]
@@ -594,8 +658,10 @@ class Cells:
             text = _answer_text(value, source, row, column)
             key = None if text is None else normalize_answer(text, self.normalize)
             if key is None:
-                raise DataError(f"{_where(source, row, column)}: missing target (a call's answer is compared with "
-                                f"its example's target)")
+                raise DataError(
+                    f"{_where(source, row, column)}: missing target (a call's answer is compared with "
+                    f"its example's target)"
+                )
             return _kind(value), key
 
         enc = block.columns[column]
@@ -605,13 +671,17 @@ class Cells:
                 self.target_kinds[pair[0]] = int(rows[enc.codes == u].min())
         if len(self.target_kinds) > 1:
             (k1, r1), (k2, r2) = sorted(self.target_kinds.items(), key=lambda t: t[1])[:2]
-            raise DataError(f"{source}: column {column!r} mixes {k1}s ({self.row_label} {self.label(r1)}) and {k2}s "
-                            f"({self.row_label} {self.label(r2)}); a target column holds one kind of value (write them "
-                            f"all as text, or all as numbers)")
+            raise DataError(
+                f"{source}: column {column!r} mixes {k1}s ({self.row_label} {self.label(r1)}) and {k2}s "
+                f"({self.row_label} {self.label(r2)}); a target column holds one kind of value (write them "
+                f"all as text, or all as numbers)"
+            )
         ids = (_intern(self.keys, [None if p is None else p[1] for p in pairs]) + 2).astype(np.int32)
         return ids[enc.codes], bad
 
-    def _disagree(self, block, rows, given, computed, answer, check, bit_column, answer_column, priority, errors) -> None:
+    def _disagree(
+        self, block, rows, given, computed, answer, check, bit_column, answer_column, priority, errors
+    ) -> None:
         """An error for the first row whose bit is not answer == target."""
         wrong = check & (given != computed)
         if not wrong.any():
@@ -619,10 +689,15 @@ class Cells:
         i = int(np.argmin(np.where(wrong, rows, np.iinfo(np.int64).max)))
         a, t = block.columns[answer_column], block.columns[self.info.target]
         shown = "no answer" if answer[i] == 1 else f"the answer {_show(a.values[a.codes[i]])}"
-        errors.append((int(rows[i]), priority,
-                       f"{_where(self.source, self.label(rows[i]), bit_column)}: the bit is {int(given[i])} but "
-                       f"{shown} {'equals' if computed[i] else 'does not equal'} the target {_show(t.values[t.codes[i]])} "
-                       f"(--answer-normalize {self.normalize}); a bit or correct column must agree with answer == target"))
+        errors.append(
+            (
+                int(rows[i]),
+                priority,
+                f"{_where(self.source, self.label(rows[i]), bit_column)}: the bit is {int(given[i])} but "
+                f"{shown} {'equals' if computed[i] else 'does not equal'} the target {_show(t.values[t.codes[i]])} "
+                f"(--answer-normalize {self.normalize}); a bit or correct column must agree with answer == target",
+            )
+        )
 
     def _one_target(self, ex, rows, target, errors) -> None:
         """An error when an example's rows give it two targets (long form): the first target it was given is its own."""
@@ -636,10 +711,15 @@ class Cells:
         if clash.any():
             i = int(np.argmin(np.where(clash, rows, np.iinfo(np.int64).max)))
             texts = self.keys.texts
-            errors.append((int(rows[i]), 7,
-                           f"{self.source}: {self.row_label} {self.label(rows[i])}: example {_show(self._id_of(int(ex[i])))} "
-                           f"has the target {_show(texts[target[i] - 2])} here and {_show(texts[expected[i] - 2])} in another "
-                           f"{self.row_label}; an example has one target"))
+            errors.append(
+                (
+                    int(rows[i]),
+                    7,
+                    f"{self.source}: {self.row_label} {self.label(rows[i])}: example {_show(self._id_of(int(ex[i])))} "
+                    f"has the target {_show(texts[target[i] - 2])} here and {_show(texts[expected[i] - 2])} in another "
+                    f"{self.row_label}; an example has one target",
+                )
+            )
 
     def _id_of(self, example: int) -> str:
         return self.id_text[int(self.ex_key[example]) & 0xFFFFFFFF]
@@ -674,9 +754,11 @@ class Cells:
         short = np.flatnonzero(k < 2)
         if len(short):
             e = int(short[np.argmin(first[short])])
-            raise DataError(f"{source}: {self.row_label} {self.label(first[e])}, example "
-                            f"{_show(self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF])}: {int(k[e])} call(s) recorded; "
-                            f"at least 2 are needed")
+            raise DataError(
+                f"{source}: {self.row_label} {self.label(first[e])}, example "
+                f"{_show(self.id_text[int(self.ex_key[e]) & 0xFFFFFFFF])}: {int(k[e])} call(s) recorded; "
+                f"at least 2 are needed"
+            )
         # recorded calls first, in call-index order; NaN after an example's K_i calls. The
         # calls are put in place in the 1-byte bits, so that the float output is the only
         # (examples x calls) array of 8-byte values ever allocated.
@@ -701,8 +783,12 @@ class Cells:
             codes = answer_codes(codes.astype(np.int64) - 2, bits == 1)
         names = {g: "/".join(t) for t, g in self.group_code.items()} or {0: ""}
         out, notes = {}, []
-        if (len(names) == 1 and len(self.id_text) == n and (self.ex_key[:n] == np.arange(n)).all()
-                and (first[1:] > first[:-1]).all()):
+        if (
+            len(names) == 1
+            and len(self.id_text) == n
+            and (self.ex_key[:n] == np.arange(n)).all()
+            and (first[1:] > first[:-1]).all()
+        ):
             # one group whose examples were numbered in file order (the usual file): the
             # example ids are the id texts as they are, the bits and counts are the whole arrays
             groups = [(0, slice(None), self.id_text)]
@@ -728,18 +814,28 @@ class Cells:
             kmax = int(kg.max())
             ids = tuple(texts)
             member_first = first[rows]
-            out[names[g]] = CallBits(ids, bits[rows, :kmax], kg.astype(int, copy=False), source, names[g],
-                                     answers=None if codes is None else codes[rows, :kmax])
+            out[names[g]] = CallBits(
+                ids,
+                bits[rows, :kmax],
+                kg.astype(int, copy=False),
+                source,
+                names[g],
+                answers=None if codes is None else codes[rows, :kmax],
+            )
             fewer = np.flatnonzero(kg < kmax)
             if len(fewer):
                 i = int(fewer[0])
                 where = f"{names[g]}: " if names[g] else ""
-                notes.append(f"{where}{len(fewer)} of {len(ids)} examples {'has' if len(fewer) == 1 else 'have'} "
-                             f"fewer than {kmax} calls (the first: example {ids[i]!r}, {self.row_label} "
-                             f"{self.label(member_first[i])}, {int(kg[i])} calls); every recorded call is used, and "
-                             f"quantities needing m calls only for m <= {int(kg.min())}")
+                notes.append(
+                    f"{where}{len(fewer)} of {len(ids)} examples {'has' if len(fewer) == 1 else 'have'} "
+                    f"fewer than {kmax} calls (the first: example {ids[i]!r}, {self.row_label} "
+                    f"{self.label(member_first[i])}, {int(kg[i])} calls); every recorded call is used, and "
+                    f"quantities needing m calls only for m <= {int(kg.min())}"
+                )
         values = sorted(self.call_value)
         if self.info.form == "long" and values[-1] - values[0] + 1 != len(values):
-            notes.append(f"call indices {abbreviate(map(str, values))} are not consecutive; each example's calls "
-                         f"are used in index order")
+            notes.append(
+                f"call indices {abbreviate(map(str, values))} are not consecutive; each example's calls "
+                f"are used in index order"
+            )
         return out, notes

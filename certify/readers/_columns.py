@@ -58,12 +58,34 @@ from dataclasses import dataclass
 
 from .._calls import DataError, ReadInfo, abbreviate
 
-__all__ = ["ANSWER_COLUMNS", "CALL_COLUMNS", "CORRECT_COLUMNS", "ColumnMap", "ID_COLUMNS", "TARGET_COLUMNS",
-           "WIDE_PREFIXES", "resolve_columns", "role_columns", "role_context"]
+__all__ = [
+    "ANSWER_COLUMNS",
+    "CALL_COLUMNS",
+    "CORRECT_COLUMNS",
+    "ColumnMap",
+    "ID_COLUMNS",
+    "TARGET_COLUMNS",
+    "WIDE_PREFIXES",
+    "resolve_columns",
+    "role_columns",
+    "role_context",
+]
 
 ID_COLUMNS = ("example_id", "example", "id", "sample_id", "doc_id", "question_id", "item_id", "qid")
 CALL_COLUMNS = ("call", "call_index", "repeat", "epoch", "attempt", "try", "trial", "sample")
-CORRECT_COLUMNS = ("correct", "is_correct", "bit", "score", "value", "exact_match", "em", "acc", "accuracy", "pass", "passed")
+CORRECT_COLUMNS = (
+    "correct",
+    "is_correct",
+    "bit",
+    "score",
+    "value",
+    "exact_match",
+    "em",
+    "acc",
+    "accuracy",
+    "pass",
+    "passed",
+)
 ANSWER_COLUMNS = ("answer",)
 TARGET_COLUMNS = ("target", "label")
 GROUP_COLUMNS = ("dataset", "policy", "task", "model")
@@ -71,10 +93,14 @@ META_COLUMNS = frozenset(GROUP_COLUMNS) | {"position", "label", "q", "answer", "
 WIDE_PREFIXES = ("b", "c", "bit", "call", "repeat", "epoch", "try", "attempt", "trial", "sample", "correct")
 ANSWER_PREFIXES = ("answer",)
 # ASCII digits only: \d would also match "١" (Arabic-Indic one) and read it as call 1
-_WIDE_CALL = re.compile(r"^(" + "|".join(sorted(WIDE_PREFIXES, key=len, reverse=True)) + r")[_\- ]?([0-9]+)$", re.IGNORECASE)
+_WIDE_CALL = re.compile(
+    r"^(" + "|".join(sorted(WIDE_PREFIXES, key=len, reverse=True)) + r")[_\- ]?([0-9]+)$", re.IGNORECASE
+)
 _WIDE_ANSWER = re.compile(r"^(" + "|".join(ANSWER_PREFIXES) + r")[_\- ]?([0-9]+)$", re.IGNORECASE)
-_MAP_HINT = ("map columns with --id-col, --call-cols/--answer-cols (wide), --call-col/--correct-col/--answer-col (long), "
-             "--target-col, --group-cols or --ignore-cols")
+_MAP_HINT = (
+    "map columns with --id-col, --call-cols/--answer-cols (wide), --call-col/--correct-col/--answer-col (long), "
+    "--target-col, --group-cols or --ignore-cols"
+)
 
 
 @dataclass(frozen=True)
@@ -123,7 +149,7 @@ class ColumnMap:
             object.__setattr__(self, name, tuple(str(v) for v in value))
 
     @classmethod
-    def coerce(cls, columns, source: str = "columns") -> "ColumnMap":
+    def coerce(cls, columns, source: str = "columns") -> ColumnMap:
         """A ColumnMap from None, a ColumnMap or a dict with the same keys."""
         if columns is None:
             return cls()
@@ -132,8 +158,10 @@ class ColumnMap:
         if isinstance(columns, Mapping):
             unknown = sorted(set(columns) - set(cls.__dataclass_fields__))
             if unknown:
-                raise DataError(f"{source}: columns: unknown key(s) {', '.join(map(repr, unknown))}; "
-                                f"use {', '.join(cls.__dataclass_fields__)}")
+                raise DataError(
+                    f"{source}: columns: unknown key(s) {', '.join(map(repr, unknown))}; "
+                    f"use {', '.join(cls.__dataclass_fields__)}"
+                )
             return cls(**columns)
         raise DataError(f"{source}: columns={columns!r} must be a ColumnMap or a dict")
 
@@ -149,7 +177,9 @@ def _find(columns: list[str], name: str, option: str, source: str) -> str:
     folded = [c for c in columns if c.strip().lower() == name.strip().lower()]
     if len(folded) == 1:
         return folded[0]
-    raise DataError(f"{source}: {option} {name!r} is not a column of the file (columns: {', '.join(map(repr, columns))})")
+    raise DataError(
+        f"{source}: {option} {name!r} is not a column of the file (columns: {', '.join(map(repr, columns))})"
+    )
 
 
 def _number(pattern: re.Pattern, column: str):
@@ -161,12 +191,16 @@ def _numbered(pattern: re.Pattern, free: list[str], what: str, source: str) -> l
     """(number, column) of the numbered columns of one kind, by number; one prefix, distinct numbers."""
     numbered = sorted(((_number(pattern, c), c) for c in free if _number(pattern, c)), key=lambda t: t[0][1])
     if len({p for (p, _), _ in numbered}) > 1:
-        raise DataError(f"{source}: numbered {what} columns with different prefixes ({abbreviate([c for _, c in numbered])}); "
-                        f"say which are the calls, in order, with --{what}-cols")
+        raise DataError(
+            f"{source}: numbered {what} columns with different prefixes ({abbreviate([c for _, c in numbered])}); "
+            f"say which are the calls, in order, with --{what}-cols"
+        )
     numbers = [k for (_, k), _ in numbered]
     if len(set(numbers)) != len(numbers):
-        raise DataError(f"{source}: two {what} columns have the same number ({abbreviate([c for _, c in numbered])}); "
-                        f"say which are the calls, in order, with --{what}-cols")
+        raise DataError(
+            f"{source}: two {what} columns have the same number ({abbreviate([c for _, c in numbered])}); "
+            f"say which are the calls, in order, with --{what}-cols"
+        )
     return [(k, c) for (_, k), c in numbered]
 
 
@@ -176,9 +210,11 @@ def _gap_note(numbered: list[tuple[int, str]], what: str) -> str | None:
     if not numbers or numbers[-1] - numbers[0] + 1 == len(numbers):
         return None
     missing = sorted(set(range(numbers[0], numbers[-1] + 1)) - set(numbers))
-    return (f"the {what} columns {abbreviate([c for _, c in numbered])} skip the number"
-            f"{'s' if len(missing) > 1 else ''} {abbreviate(map(str, missing))}; the columns present are read "
-            f"as consecutive calls, in the order of their numbers")
+    return (
+        f"the {what} columns {abbreviate([c for _, c in numbered])} skip the number"
+        f"{'s' if len(missing) > 1 else ''} {abbreviate(map(str, missing))}; the columns present are read "
+        f"as consecutive calls, in the order of their numbers"
+    )
 
 
 def _pair_wide(calls: list[tuple[int, str]], answers: list[tuple[int, str]], source: str) -> None:
@@ -186,12 +222,16 @@ def _pair_wide(calls: list[tuple[int, str]], answers: list[tuple[int, str]], sou
     call_at, answer_at = dict(calls), dict(answers)
     for k, col in answers:
         if k not in call_at:
-            raise DataError(f"{source}: answer column {col!r} has no matching call column (number {k}; call columns: "
-                            f"{abbreviate(call_at.values())}); pair them by number or drop it with --ignore-cols")
+            raise DataError(
+                f"{source}: answer column {col!r} has no matching call column (number {k}; call columns: "
+                f"{abbreviate(call_at.values())}); pair them by number or drop it with --ignore-cols"
+            )
     for k, col in calls:
         if k not in answer_at:
-            raise DataError(f"{source}: call column {col!r} has no matching answer column (number {k}; answer columns: "
-                            f"{abbreviate(answer_at.values())}); pair them by number or drop it with --ignore-cols")
+            raise DataError(
+                f"{source}: call column {col!r} has no matching answer column (number {k}; answer columns: "
+                f"{abbreviate(answer_at.values())}); pair them by number or drop it with --ignore-cols"
+            )
 
 
 def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInfo:
@@ -199,8 +239,10 @@ def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInf
     wide_given = bool(cmap.call_cols or cmap.answer_cols)
     long_given = cmap.call_col is not None or cmap.correct_col is not None or cmap.answer_col is not None
     if wide_given and long_given:
-        raise DataError(f"{source}: --call-cols/--answer-cols (call_cols/answer_cols, wide form) cannot be combined with "
-                        f"--call-col/--correct-col/--answer-col (call_col/correct_col/answer_col, long form)")
+        raise DataError(
+            f"{source}: --call-cols/--answer-cols (call_cols/answer_cols, wide form) cannot be combined with "
+            f"--call-col/--correct-col/--answer-col (call_col/correct_col/answer_col, long form)"
+        )
     ignored = tuple(dict.fromkeys(_find(columns, c, "--ignore-cols", source) for c in cmap.ignore_cols))
     explicit: dict[str, str] = {}  # column -> role, for the one-role-per-column check
 
@@ -226,8 +268,10 @@ def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInf
     call_cols = take_list(cmap.call_cols, "--call-cols", "call")
     answer_cols = take_list(cmap.answer_cols, "--answer-cols", "answer")
     if call_cols and answer_cols and len(call_cols) != len(answer_cols):
-        raise DataError(f"{source}: --call-cols names {len(call_cols)} columns and --answer-cols {len(answer_cols)}; "
-                        f"give one answer column per call, in the same order")
+        raise DataError(
+            f"{source}: --call-cols names {len(call_cols)} columns and --answer-cols {len(answer_cols)}; "
+            f"give one answer column per call, in the same order"
+        )
     call_col = take_one(cmap.call_col, "--call-col", "call index")
     correct_col = take_one(cmap.correct_col, "--correct-col", "correct")
     answer_col = take_one(cmap.answer_col, "--answer-col", "answer")
@@ -238,8 +282,10 @@ def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInf
     def by_name(names, role, option):
         found = [c for c in free if c.strip().lower() in names]
         if len(found) > 1:
-            raise DataError(f"{source}: columns {', '.join(map(repr, found))} all name the {role}; "
-                            f"say which with {option} (and drop the others with --ignore-cols)")
+            raise DataError(
+                f"{source}: columns {', '.join(map(repr, found))} all name the {role}; "
+                f"say which with {option} (and drop the others with --ignore-cols)"
+            )
         return found[0] if found else None
 
     if id_col is None:
@@ -250,7 +296,8 @@ def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInf
         if numbered and long_named:
             raise DataError(
                 f"{source}: both numbered call columns ({abbreviate(numbered)}, wide form) and long-form column(s) "
-                f"({', '.join(long_named)}); say which with --call-cols (wide) or --call-col/--correct-col (long)")
+                f"({', '.join(long_named)}); say which with --call-cols (wide) or --call-col/--correct-col (long)"
+            )
         form = "long" if long_named else "wide"
     else:
         form = "wide" if wide_given else "long"
@@ -268,8 +315,10 @@ def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInf
         if call_col is None:
             problems.append(f"long form needs a call-index column ({', '.join(CALL_COLUMNS)}) or --call-col")
         if correct_col is None and answer_col is None:
-            problems.append(f"long form needs a correct column ({', '.join(CORRECT_COLUMNS)}) or --correct-col, or an "
-                            f"answer column ({', '.join(ANSWER_COLUMNS)}, with a target column) or --answer-col")
+            problems.append(
+                f"long form needs a correct column ({', '.join(CORRECT_COLUMNS)}) or --correct-col, or an "
+                f"answer column ({', '.join(ANSWER_COLUMNS)}, with a target column) or --answer-col"
+            )
     else:
         if not call_cols and not answer_cols:
             calls_n = _numbered(_WIDE_CALL, free, "call", source)
@@ -285,38 +334,65 @@ def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInf
         if target_col is None:
             target_col = by_name(TARGET_COLUMNS, "target", "--target-col")
         if target_col is None:
-            raise DataError(f"{source}: answer column{'s' if len(answer_cols) > 1 else ''} {abbreviate(answer_cols)} "
-                            f"without a target column ({', '.join(TARGET_COLUMNS)}): a call is correct when its answer "
-                            f"equals the target; give it with --target-col, or drop the answers with --ignore-cols")
+            raise DataError(
+                f"{source}: answer column{'s' if len(answer_cols) > 1 else ''} {abbreviate(answer_cols)} "
+                f"without a target column ({', '.join(TARGET_COLUMNS)}): a call is correct when its answer "
+                f"equals the target; give it with --target-col, or drop the answers with --ignore-cols"
+            )
     elif target_col is not None:
-        raise DataError(f"{source}: --target-col {target_col!r} without answer columns; give them with "
-                        f"{'--answer-col' if form == 'long' else '--answer-cols'}")
+        raise DataError(
+            f"{source}: --target-col {target_col!r} without answer columns; give them with "
+            f"{'--answer-col' if form == 'long' else '--answer-cols'}"
+        )
     taken = {id_col, call_col, correct_col, target_col, *call_cols, *answer_cols} - {None}
     if group_cols is None:
         rest = [c for c in free if c not in taken]
         group_cols = tuple(c for c in rest if c.strip().lower() in ("dataset", "policy")) or tuple(
-            c for c in rest if c.strip().lower() in ("task", "model"))
+            c for c in rest if c.strip().lower() in ("task", "model")
+        )
     taken |= set(group_cols)
     metadata = tuple(c for c in free if c not in taken and c.strip().lower() in META_COLUMNS)
     unknown = [c for c in free if c not in taken and c not in metadata]
-    info = ReadInfo(form, id_col, call_cols, call_col, correct_col, group_cols, metadata, ignored,
-                    notes=tuple(notes), answers=answer_cols, target=target_col)
+    info = ReadInfo(
+        form,
+        id_col,
+        call_cols,
+        call_col,
+        correct_col,
+        group_cols,
+        metadata,
+        ignored,
+        notes=tuple(notes),
+        answers=answer_cols,
+        target=target_col,
+    )
     if form == "wide" and len(call_cols or answer_cols) < 2:
         found = call_cols or answer_cols
         problems.append(
             f"found {len(found)} call column(s) ({', '.join(found) or 'none'}); wide form needs at least 2 "
             f"named {', '.join(p + 'N' for p in WIDE_PREFIXES[:4])}... (b0, b1, ...) or answerN, or given with "
-            f"--call-cols, long form needs columns {ID_COLUMNS[0]}, {CALL_COLUMNS[0]}, {CORRECT_COLUMNS[0]}")
+            f"--call-cols, long form needs columns {ID_COLUMNS[0]}, {CALL_COLUMNS[0]}, {CORRECT_COLUMNS[0]}"
+        )
     if unknown:
         names = ", ".join(repr(c) for c in unknown)
-        missing = [flag for flag, col in (("--id-col", id_col), ("--call-col", call_col),
-                                          ("--correct-col", correct_col if answer_col is None else answer_col))
-                   if form == "long" and col is None]
-        example = (f"{missing[0]} {_shell(unknown[0])}" if len(missing) == 1 and len(unknown) == 1
-                   else f"--ignore-cols {' '.join(_shell(c) for c in unknown)}")
+        missing = [
+            flag
+            for flag, col in (
+                ("--id-col", id_col),
+                ("--call-col", call_col),
+                ("--correct-col", correct_col if answer_col is None else answer_col),
+            )
+            if form == "long" and col is None
+        ]
+        example = (
+            f"{missing[0]} {_shell(unknown[0])}"
+            if len(missing) == 1 and len(unknown) == 1
+            else f"--ignore-cols {' '.join(_shell(c) for c in unknown)}"
+        )
         problems.append(
             f"column{'s' if len(unknown) > 1 else ''} {names} {'have' if len(unknown) > 1 else 'has'} no documented role "
-            f"(read so far: {info.describe()}); {_MAP_HINT}, e.g. {example}")
+            f"(read so far: {info.describe()}); {_MAP_HINT}, e.g. {example}"
+        )
     if problems:
         raise DataError(f"{source}: " + "; ".join(problems))
     return info
@@ -328,12 +404,26 @@ def _shell(name: str) -> str:
 
 def role_context(info: ReadInfo, column: str) -> str:
     """The tail of a value error in a role column: what was read as what, and how to remap."""
-    role = ("the correct bit" if column == info.correct else "the call index" if column == info.call
-            else "the target" if column == info.target else "an answer" if column in info.answers else "a call")
+    role = (
+        "the correct bit"
+        if column == info.correct
+        else "the call index"
+        if column == info.call
+        else "the target"
+        if column == info.target
+        else "an answer"
+        if column in info.answers
+        else "a call"
+    )
     return f"; column {column!r} was read as {role} (columns: {info.describe()}); if that is wrong, {_MAP_HINT}"
 
 
 def role_columns(info: ReadInfo) -> list[str]:
     """The columns a table is read from (metadata and ignored columns are not read)."""
-    return list(dict.fromkeys(c for c in (info.id, info.call, info.correct, *info.calls, *info.answers, info.target,
-                                          *info.groups) if c is not None))
+    return list(
+        dict.fromkeys(
+            c
+            for c in (info.id, info.call, info.correct, *info.calls, *info.answers, info.target, *info.groups)
+            if c is not None
+        )
+    )

@@ -106,8 +106,10 @@ class _CheckedFile(io.RawIOBase):
     def _check(self, data: np.ndarray) -> None:
         nul = np.flatnonzero(data == 0)
         if len(nul):
-            raise DataError(f"{self.path}: not UTF-8 text (a NUL byte at byte {self.offset + int(nul[0])}: a binary "
-                            f"file?); save the file as UTF-8 CSV")
+            raise DataError(
+                f"{self.path}: not UTF-8 text (a NUL byte at byte {self.offset + int(nul[0])}: a binary "
+                f"file?); save the file as UTF-8 CSV"
+            )
         ends = np.flatnonzero(data == 10)  # b"\n"; "\r\n" counts its "\r" in the line
         lengths = np.diff(ends, prepend=-1) if len(ends) else np.zeros(0, dtype=np.intp)
         if len(ends):
@@ -116,8 +118,10 @@ class _CheckedFile(io.RawIOBase):
         over = np.flatnonzero(lengths > MAX_LINE_BYTES + 1)  # a line's length with its "\n"
         if len(over) or tail > MAX_LINE_BYTES:
             line = self.line + (int(over[0]) if len(over) else len(ends))
-            raise DataError(f"{self.path}: line {line} is longer than the limit of {MAX_LINE_BYTES:,} bytes "
-                            f"(MAX_LINE_BYTES); a table has one row per line")
+            raise DataError(
+                f"{self.path}: line {line} is longer than the limit of {MAX_LINE_BYTES:,} bytes "
+                f"(MAX_LINE_BYTES); a table has one row per line"
+            )
         self.offset += len(data)
         self.line += len(ends)
         self.run = tail
@@ -148,8 +152,10 @@ def _sniff(path: Path, line: str, suffix: str) -> str:
             found.add(ch)
     if len(found) > 1:
         names = " and ".join(DELIMITERS[d] for d in DELIMITERS if d in found)
-        raise DataError(f"{path}: the header line contains both {names}, so the delimiter is ambiguous; "
-                        f"give it with --delimiter ',' or ';' or tab (delimiter=)")
+        raise DataError(
+            f"{path}: the header line contains both {names}, so the delimiter is ambiguous; "
+            f"give it with --delimiter ',' or ';' or tab (delimiter=)"
+        )
     return found.pop() if found else ","  # no delimiter: one column, which the column rules then reject
 
 
@@ -188,15 +194,18 @@ class CsvTable:
         n = len(self.header)
         if len(fields) > n:
             if any(f.strip() for f in fields[n:]):
-                raise DataError(f"{self.path}: row {row}: {len(fields)} fields but the header has {n}, and a field beyond "
-                                f"the header is not empty")
+                raise DataError(
+                    f"{self.path}: row {row}: {len(fields)} fields but the header has {n}, and a field beyond "
+                    f"the header is not empty"
+                )
             return fields[:n]
         return fields + [""] * (n - len(fields))
 
     def _python_block(self, names, index, rows: list[int], records: list[list[str]]) -> Block:
         columns = list(zip(*records))  # records are padded to the header's length
-        return Block(np.asarray(rows, dtype=np.int64),
-                     {name: encode_texts(columns[j]) for name, j in zip(names, index)})
+        return Block(
+            np.asarray(rows, dtype=np.int64), {name: encode_texts(columns[j]) for name, j in zip(names, index)}
+        )
 
     def _python_blocks(self, names, index) -> Iterator[Block]:
         with _text(self.path) as fh:
@@ -206,8 +215,10 @@ class CsvTable:
                 for line in fh:
                     fed[0] += len(line)
                     if fed[0] > MAX_LINE_BYTES:
-                        raise DataError(f"{self.path}: row {row + 1} is longer than the limit of {MAX_LINE_BYTES:,} "
-                                        f"characters (MAX_LINE_BYTES)")
+                        raise DataError(
+                            f"{self.path}: row {row + 1} is longer than the limit of {MAX_LINE_BYTES:,} "
+                            f"characters (MAX_LINE_BYTES)"
+                        )
                     yield line
 
             reader = csv.reader(lines(), delimiter=self.delimiter, strict=False)
@@ -260,17 +271,24 @@ class CsvTable:
                     read_options=pacsv.ReadOptions(use_threads=False, block_size=BLOCK_BYTES),
                     # ignore_empty_lines=False: a blank line is a row of empty cells, so row
                     # numbers count it as Python's csv module does.
-                    parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=True,
-                                                      ignore_empty_lines=False, invalid_row_handler=on_invalid),
-                    convert_options=pacsv.ConvertOptions(include_columns=raw, column_types={c: pa.string() for c in raw},
-                                                         strings_can_be_null=False),
+                    parse_options=pacsv.ParseOptions(
+                        delimiter=self.delimiter,
+                        newlines_in_values=True,
+                        ignore_empty_lines=False,
+                        invalid_row_handler=on_invalid,
+                    ),
+                    convert_options=pacsv.ConvertOptions(
+                        include_columns=raw, column_types={c: pa.string() for c in raw}, strings_can_be_null=False
+                    ),
                     memory_pool=pool,
                 )
             except pa.ArrowInvalid as exc:
                 raise self._arrow_error(exc, 0) from None
             if [n.strip() for n in reader.schema.names] != [self.header[j] for j in index]:
-                raise DataError(f"{self.path}: the header read by pyarrow ({', '.join(reader.schema.names)}) differs from "
-                                f"the header line ({', '.join(self.raw_header)})")
+                raise DataError(
+                    f"{self.path}: the header read by pyarrow ({', '.join(reader.schema.names)}) differs from "
+                    f"the header line ({', '.join(self.raw_header)})"
+                )
             next_row = 1
             while True:
                 try:
@@ -307,14 +325,17 @@ class CsvTable:
         extra = self._python_block(names, index, [r for r, _ in short], records)
         if block is None:
             return extra
-        return Block(np.concatenate([block.rows, extra.rows]),
-                     {n: _merge(block.columns[n], extra.columns[n]) for n in names})
+        return Block(
+            np.concatenate([block.rows, extra.rows]), {n: _merge(block.columns[n], extra.columns[n]) for n in names}
+        )
 
     def _arrow_error(self, exc, row: int) -> DataError:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if "straddl" in text:  # a row (quoted fields spanning lines) longer than a block
-            return DataError(f"{self.path}: a row from row {max(row, 1)} on is longer than the limit of {MAX_LINE_BYTES:,} bytes "
-                             f"(MAX_LINE_BYTES)")
+            return DataError(
+                f"{self.path}: a row from row {max(row, 1)} on is longer than the limit of {MAX_LINE_BYTES:,} bytes "
+                f"(MAX_LINE_BYTES)"
+            )
         if "UTF8" in text or "utf8" in text.lower():
             return DataError(f"{self.path}: not UTF-8 text (in the rows from row {row} on); save the file as UTF-8 CSV")
         return DataError(f"{self.path}: not readable as CSV from row {row} on ({text})")
@@ -368,8 +389,10 @@ def open_csv_table(path, delimiter: str | None = None, engine: str | None = None
         raise DataError(f"{p}: the file is empty" if header is None else f"{p}: the header line is empty")
     others = [d for d in DELIMITERS if d != delimiter and d in header[0]]
     if len(header) == 1 and others:  # a .tsv written with commas, or a wrong --delimiter
-        raise DataError(f"{p}: the header line has no {DELIMITERS[delimiter]} but has a {DELIMITERS[others[0]]}; "
-                        f"give the delimiter with --delimiter ',' or ';' or tab (delimiter=)")
+        raise DataError(
+            f"{p}: the header line has no {DELIMITERS[delimiter]} but has a {DELIMITERS[others[0]]}; "
+            f"give the delimiter with --delimiter ',' or ';' or tab (delimiter=)"
+        )
     stripped = [h.strip() for h in header]
     seen = set()
     for h in stripped:
@@ -384,14 +407,21 @@ def open_csv_table(path, delimiter: str | None = None, engine: str | None = None
 _DEFAULT_DELIMITER = {".tsv": "\t"}
 
 
-def read_csv(path: Path, cmap: ColumnMap, delimiter: str | None, engine: str | None = None,
-             answer_normalize: str = DEFAULT_NORMALIZATION) -> tuple[dict[str, CallBits], ReadInfo]:
+def read_csv(
+    path: Path,
+    cmap: ColumnMap,
+    delimiter: str | None,
+    engine: str | None = None,
+    answer_normalize: str = DEFAULT_NORMALIZATION,
+) -> tuple[dict[str, CallBits], ReadInfo]:
     """A delimited table, streamed block by block (module docstring), and how its columns were read."""
     table = open_csv_table(path, delimiter, engine)
-    out, info = read_table(table.header, cmap, str(path), "row", table.blocks, skip_blank=True,
-                           answer_normalize=answer_normalize)
+    out, info = read_table(
+        table.header, cmap, str(path), "row", table.blocks, skip_blank=True, answer_normalize=answer_normalize
+    )
     if delimiter is None and table.delimiter != _DEFAULT_DELIMITER.get(path.suffix.lower(), ","):
         # said because a semicolon file read as commas would be one column: the reader decided
-        info = replace(info, notes=(f"fields separated by {DELIMITERS[table.delimiter]}s (found in the header line)",
-                                    *info.notes))
+        info = replace(
+            info, notes=(f"fields separated by {DELIMITERS[table.delimiter]}s (found in the header line)", *info.notes)
+        )
     return out, info

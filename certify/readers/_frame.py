@@ -53,7 +53,7 @@ def read_frame(frame, cmap: ColumnMap, answer_normalize: str) -> tuple[dict[str,
     def blocks(names):
         at = [columns.index(n) for n in names]
         for start in range(0, len(frame), BLOCK_ROWS):
-            part = frame.iloc[start:start + BLOCK_ROWS, at]
+            part = frame.iloc[start : start + BLOCK_ROWS, at]
             out = {}
             for j, name in enumerate(names):
                 col = part.iloc[:, j]

@@ -163,7 +163,11 @@ def _check_epochs(log: Log, samples: list[Sample], source: str) -> None:
         if isinstance(s.epoch, bool) or not isinstance(s.epoch, int):
             raise DataError(f"{source}: sample {i} (id {s.id!r}): epoch {s.epoch!r} is not an integer")
         if s.epoch < 1 or (epochs is not None and s.epoch > epochs):
-            rule = "epochs count from 1" if s.epoch < 1 else f"the log ran {epochs} epoch{'s' if epochs != 1 else ''} (eval.config.epochs)"
+            rule = (
+                "epochs count from 1"
+                if s.epoch < 1
+                else f"the log ran {epochs} epoch{'s' if epochs != 1 else ''} (eval.config.epochs)"
+            )
             raise DataError(f"{source}: sample {i} (id {s.id!r}): epoch {s.epoch} is outside the log's epochs: {rule}")
 
 
@@ -175,14 +179,17 @@ def _answer_text(s: Sample, scorer, regex: AnswerRegex | None, where: str) -> tu
     return (s.completion if regex is None else regex.answer(s.completion, where)), True
 
 
-def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict, regex: AnswerRegex | None,
-             normalize: str) -> dict[str, CallBits]:
+def _to_bits(
+    log: Log, source: str, scorer, allow_incomplete: bool, table: dict, regex: AnswerRegex | None, normalize: str
+) -> dict[str, CallBits]:
     finished = log.status == "success"
     status = f"status {log.status!r}" + ("" if log.error is None else f", error: {one_line(log.error)}")
     if not finished and not allow_incomplete:
-        raise DataError(f"{source}: the run did not finish: the log's status is {log.status!r}, not 'success'; pass "
-                        f"--allow-incomplete (allow_incomplete=True) to use its scored samples"
-                        + ("" if log.error is None else f"; error: {one_line(log.error)}"))
+        raise DataError(
+            f"{source}: the run did not finish: the log's status is {log.status!r}, not 'success'; pass "
+            f"--allow-incomplete (allow_incomplete=True) to use its scored samples"
+            + ("" if log.error is None else f"; error: {one_line(log.error)}")
+        )
     samples = log.samples or []
     if not samples:
         raise DataError(f"{source}: the eval log has no samples" + ("" if finished else f" ({status})"))
@@ -208,8 +215,10 @@ def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict,
     if unscored and not allow_incomplete:
         i, s, _ = unscored[0]
         why = "invalidated" if s.invalidated else (f"sample error: {one_line(s.error, 100)}" if s.error else "no score")
-        raise DataError(f"{source}: {label(i, s)} has no {scorer!r} score ({why}); {len(unscored)} of {len(samples)} samples "
-                        f"have none; pass --allow-incomplete (allow_incomplete=True) to use only the scored samples")
+        raise DataError(
+            f"{source}: {label(i, s)} has no {scorer!r} score ({why}); {len(unscored)} of {len(samples)} samples "
+            f"have none; pass --allow-incomplete (allow_incomplete=True) to use only the scored samples"
+        )
     if not used:
         raise DataError(f"{source}: no sample has a {scorer!r} score ({status}); nothing to read")
 
@@ -231,12 +240,20 @@ def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict,
     if bad:
         (i, s, value, key), count = next(iter(bad.values()))
         others = [f"{t!r} ({c})" for t, ((_, _, _, _), c) in list(bad.items())[1:]]
-        hint = "choose a scorer with one value per sample" if key is None else (
-            f"map it explicitly, e.g. --score-map {value.strip() if isinstance(value, str) else value}=0 "
-            f"(score_map={{{(value.strip() if isinstance(value, str) else value)!r}: 0}})")
-        raise DataError(f"{source}: {label(i, s)}, column {column!r}: value {value!r} is not binary ({_why(value, key)}); "
-                        f"{count} of {len(used)} scored samples have it"
-                        + (f", other unmapped values: {', '.join(others)}" if others else "") + f"; {hint}")
+        hint = (
+            "choose a scorer with one value per sample"
+            if key is None
+            else (
+                f"map it explicitly, e.g. --score-map {value.strip() if isinstance(value, str) else value}=0 "
+                f"(score_map={{{(value.strip() if isinstance(value, str) else value)!r}: 0}})"
+            )
+        )
+        raise DataError(
+            f"{source}: {label(i, s)}, column {column!r}: value {value!r} is not binary ({_why(value, key)}); "
+            f"{count} of {len(used)} scored samples have it"
+            + (f", other unmapped values: {', '.join(others)}" if others else "")
+            + f"; {hint}"
+        )
 
     notes = []
     if not finished:
@@ -245,37 +262,83 @@ def _to_bits(log: Log, source: str, scorer, allow_incomplete: bool, table: dict,
         notes.append(f"skipped {len(unscored)} of {len(samples)} samples without a {scorer!r} score")
     if log.sample_ids and isinstance(log.epochs, int) and len(log.sample_ids) * log.epochs > len(samples):
         planned = len(log.sample_ids) * log.epochs
-        notes.append(f"{planned - len(samples)} of {planned} planned samples ({len(log.sample_ids)} x {log.epochs} epochs) "
-                     f"are not in the log")
+        notes.append(
+            f"{planned - len(samples)} of {planned} planned samples ({len(log.sample_ids)} x {log.epochs} epochs) "
+            f"are not in the log"
+        )
     if allow_incomplete:
         per_id = Counter(r["example_id"] for r in records)
         short = [k for k, c in per_id.items() if c < 2]
         if short:
             keep = [j for j, r in enumerate(records) if per_id[r["example_id"]] >= 2]
-            records, labels, completed = [records[j] for j in keep], [labels[j] for j in keep], [completed[j] for j in keep]
-            notes.append(f"dropped {len(short)} example(s) with fewer than 2 scored calls ({', '.join(short[:5])}"
-                         f"{', ...' if len(short) > 5 else ''})")
+            records, labels, completed = (
+                [records[j] for j in keep],
+                [labels[j] for j in keep],
+                [completed[j] for j in keep],
+            )
+            notes.append(
+                f"dropped {len(short)} example(s) with fewer than 2 scored calls ({', '.join(short[:5])}"
+                f"{', ...' if len(short) > 5 else ''})"
+            )
             if not records:
                 raise DataError(f"{source}: no example has 2 or more scored calls ({status}); nothing to analyse")
     for (key, bit), count in sorted(mapped.items(), key=lambda t: str(t[0][0])):
         notes.append(f"score value {key!r} read as {int(bit)} (score map, {count} sample{'s' if count != 1 else ''})")
     # the answers take the path of every source's answers: normalized and coded by the accumulator
-    (bits,) = read_long(records, "example_id", "call", "correct", [], source, "sample", labels=labels,
-                        answer_col="answer", answer_normalize=normalize).values()
+    (bits,) = read_long(
+        records,
+        "example_id",
+        "call",
+        "correct",
+        [],
+        source,
+        "sample",
+        labels=labels,
+        answer_col="answer",
+        answer_normalize=normalize,
+    ).values()
     if any(completed):
-        how = f"extracted by the answer regex {regex.shown}" if regex is not None else "the whole completion (pass --answer-regex to extract it)"
-        notes.append(f"{sum(completed)} of {len(records)} calls have no Score.answer from the scorer: their answer is the "
-                     f"output completion, {how}")
+        how = (
+            f"extracted by the answer regex {regex.shown}"
+            if regex is not None
+            else "the whole completion (pass --answer-regex to extract it)"
+        )
+        notes.append(
+            f"{sum(completed)} of {len(records)} calls have no Score.answer from the scorer: their answer is the "
+            f"output completion, {how}"
+        )
     if bits.abstentions:
-        notes.append(f"{bits.abstentions} of {len(records)} calls gave no answer (empty{', or no match of the answer regex' if regex else ''}) "
-                     f"and are scored incorrect: they cast no vote")
+        notes.append(
+            f"{bits.abstentions} of {len(records)} calls gave no answer (empty{', or no match of the answer regex' if regex else ''}) "
+            f"and are scored incorrect: they cast no vote"
+        )
     rank = {str(sid): k for k, sid in enumerate(log.sample_ids or [])}
-    order = sorted(range(bits.n), key=lambda r: (rank.get(bits.example_ids[r], len(rank)), _natural(bits.example_ids[r])))
+    order = sorted(
+        range(bits.n), key=lambda r: (rank.get(bits.example_ids[r], len(rank)), _natural(bits.example_ids[r]))
+    )
     group = "/".join(str(x) for x in (log.task, log.model) if x is not None)
-    info = ReadInfo("inspect_ai log", "sample id", (), "epoch", column, reader=log.reader, status=log.status,
-                    skipped=len(unscored), notes=tuple(notes))
-    return {group: CallBits(tuple(bits.example_ids[r] for r in order), bits.bits[order], bits.counts[order], source, group,
-                            info, bits.answers[order])}
+    info = ReadInfo(
+        "inspect_ai log",
+        "sample id",
+        (),
+        "epoch",
+        column,
+        reader=log.reader,
+        status=log.status,
+        skipped=len(unscored),
+        notes=tuple(notes),
+    )
+    return {
+        group: CallBits(
+            tuple(bits.example_ids[r] for r in order),
+            bits.bits[order],
+            bits.counts[order],
+            source,
+            group,
+            info,
+            bits.answers[order],
+        )
+    }
 
 
 def is_inspect_log(path) -> bool:
@@ -289,9 +352,16 @@ def is_inspect_log(path) -> bool:
     return p.suffix.lower() == ".eval" or p.stat().st_size > 0
 
 
-def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
-                     answer_regex: str | None = None, answer_normalize: str = DEFAULT_NORMALIZATION,
-                     use_inspect: bool | None = None) -> dict[str, CallBits]:
+def read_inspect_log(
+    path,
+    *,
+    scorer: str | None = None,
+    allow_incomplete: bool = False,
+    score_map=None,
+    answer_regex: str | None = None,
+    answer_normalize: str = DEFAULT_NORMALIZATION,
+    use_inspect: bool | None = None,
+) -> dict[str, CallBits]:
     """Read an inspect_ai log (module docstring) into ``{task/model: CallBits}`` with answers.
 
     Parameters
@@ -318,7 +388,9 @@ def read_inspect_log(path, *, scorer: str | None = None, allow_incomplete: bool 
             from inspect_ai.log import read_eval_log  # optional: the built-in reader gives the same bits
         except ImportError:
             if use_inspect:
-                raise DataError(f"{p}: use_inspect=True but inspect_ai is not installed: pip install inspect-ai") from None
+                raise DataError(
+                    f"{p}: use_inspect=True but inspect_ai is not installed: pip install inspect-ai"
+                ) from None
         else:
             del log  # checked; inspect_ai's reading is the one used
             log = read_with_inspect(p, read_eval_log)

@@ -64,7 +64,8 @@ def one_line(text, limit: int = 160) -> str:
 def kind(value) -> str:
     name = type(value).__name__
     return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
-        type(value), f"{'an' if name[0] in 'aeiou' else 'a'} {name}")
+        type(value), f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    )
 
 
 # ---- the strict load (the built-in reader) ----------------------------------------------------
@@ -81,8 +82,10 @@ class _Documents:
             return parse_json(data, depth=MAX_LOG_JSON_DEPTH, values=self.budget)
         except NotJson as exc:
             whole = "JSON values" in str(exc) and self.budget.left < MAX_LOG_JSON_VALUES
-            raise DataError(f"{self.path}: {what} is not a JSON document certify reads: {exc}"
-                            + (f" (what is left of {MAX_LOG_JSON_VALUES} for the whole log)" if whole else "")) from None
+            raise DataError(
+                f"{self.path}: {what} is not a JSON document certify reads: {exc}"
+                + (f" (what is left of {MAX_LOG_JSON_VALUES} for the whole log)" if whole else "")
+            ) from None
 
 
 def _completion(output) -> str:
@@ -93,13 +96,18 @@ def _completion(output) -> str:
     if isinstance(text, str) and text:
         return text
     choices = output.get("choices")
-    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    message = (
+        choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    )
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts: the text ones, one per line (ChatMessage.text)
-        return "\n".join(c["text"] for c in content
-                         if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str))
+        return "\n".join(
+            c["text"]
+            for c in content
+            if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
+        )
     return ""
 
 
@@ -114,11 +122,15 @@ def _sample(s, i: int, path: Path) -> Sample:
     if odd is not None:  # inspect_ai's Score.answer is a string: its reader refuses the log too
         raise DataError(f"{path}: sample {i}: scores.{odd}.answer is {kind(answers[odd])}, not a string")
     err = s.get("error")
-    return Sample(s.get("id"), s.get("epoch", 1), {k: (v.get("value") if isinstance(v, dict) else v) for k, v in scores.items()},
-                  answers,
-                  _completion(s.get("output")),
-                  None if err is None else str(err.get("message") if isinstance(err, dict) else err),
-                  s.get("invalidation") is not None)
+    return Sample(
+        s.get("id"),
+        s.get("epoch", 1),
+        {k: (v.get("value") if isinstance(v, dict) else v) for k, v in scores.items()},
+        answers,
+        _completion(s.get("output")),
+        None if err is None else str(err.get("message") if isinstance(err, dict) else err),
+        s.get("invalidation") is not None,
+    )
 
 
 def _log(header: dict, samples: list, reader: str) -> Log:
@@ -127,15 +139,23 @@ def _log(header: dict, samples: list, reader: str) -> Log:
     config = ev.get("config") if isinstance(ev.get("config"), dict) else {}
     error = header.get("error")
     ids = dataset.get("sample_ids")
-    return Log(str(header.get("status", "started")),
-               None if error is None else str(error.get("message") if isinstance(error, dict) else error),
-               ev.get("task"), ev.get("model"), list(ids) if isinstance(ids, list) and ids else None,
-               config.get("epochs"), samples, reader)
+    return Log(
+        str(header.get("status", "started")),
+        None if error is None else str(error.get("message") if isinstance(error, dict) else error),
+        ev.get("task"),
+        ev.get("model"),
+        list(ids) if isinstance(ids, list) and ids else None,
+        config.get("epochs"),
+        samples,
+        reader,
+    )
 
 
 def _json_log(path: Path) -> Log:
     try:
-        data = read_bytes(path, MAX_LOG_DOCUMENT_BYTES, "an inspect_ai .json log (convert it to .eval: inspect log convert)")
+        data = read_bytes(
+            path, MAX_LOG_DOCUMENT_BYTES, "an inspect_ai .json log (convert it to .eval: inspect log convert)"
+        )
     except Unreadable as exc:
         raise DataError(f"{path}: {exc}") from None
     if not data.strip():
@@ -143,8 +163,10 @@ def _json_log(path: Path) -> Log:
     log = _Documents(path).parse(data, "the file")
     del data
     if not isinstance(log, dict):
-        raise DataError(f"{path}: not an inspect_ai eval log: the JSON is {kind(log)}, not an object with 'eval' and "
-                        f"'samples' (tables go in .jsonl, one object per line)")
+        raise DataError(
+            f"{path}: not an inspect_ai eval log: the JSON is {kind(log)}, not an object with 'eval' and "
+            f"'samples' (tables go in .jsonl, one object per line)"
+        )
     if log.get("samples") is None:
         raise DataError(f"{path}: not an inspect_ai eval log (no 'samples' list)")
     if not isinstance(log["samples"], list):
@@ -173,7 +195,9 @@ def _eval_log(path: Path) -> Log:
         if isinstance(header, dict):
             header = {**header, "status": header.get("status", "started")}
     else:
-        raise DataError(f"{path}: not an inspect_ai .eval log (neither header.json nor _journal/start.json in the archive)")
+        raise DataError(
+            f"{path}: not an inspect_ai .eval log (neither header.json nor _journal/start.json in the archive)"
+        )
     if not isinstance(header, dict):
         raise DataError(f"{path}: header.json of the .eval archive is {kind(header)}, not an object")
     return _log(header, samples, "the built-in .eval reader")
@@ -201,19 +225,33 @@ def read_with_inspect(path: Path, read_eval_log) -> Log:
     try:
         log = read_eval_log(str(path), **kwargs)
     except Exception as exc:  # pydantic, zip, JSON and I/O errors: all mean "not a log inspect can read"
-        raise DataError(f"{path}: inspect_ai {version} cannot read the log: {one_line(f'{type(exc).__name__}: {exc}')}") from None
+        raise DataError(
+            f"{path}: inspect_ai {version} cannot read the log: {one_line(f'{type(exc).__name__}: {exc}')}"
+        ) from None
     ev = log.eval
     samples = None
     if log.samples is not None:
         samples = [
-            Sample(s.id, s.epoch, {k: (None if sc is None else sc.value) for k, sc in (s.scores or {}).items()},
-                   {k: (None if sc is None else sc.answer) for k, sc in (s.scores or {}).items()},
-                   s.output.completion if s.output is not None else "",
-                   None if s.error is None else s.error.message, getattr(s, "invalidation", None) is not None)
+            Sample(
+                s.id,
+                s.epoch,
+                {k: (None if sc is None else sc.value) for k, sc in (s.scores or {}).items()},
+                {k: (None if sc is None else sc.answer) for k, sc in (s.scores or {}).items()},
+                s.output.completion if s.output is not None else "",
+                None if s.error is None else s.error.message,
+                getattr(s, "invalidation", None) is not None,
+            )
             for s in log.samples
         ]
     dataset = getattr(ev, "dataset", None)
     config = getattr(ev, "config", None)
-    return Log(str(log.status), None if log.error is None else log.error.message, ev.task, ev.model,
-               list(getattr(dataset, "sample_ids", None) or []) or None, getattr(config, "epochs", None), samples,
-               f"inspect_ai {version}")
+    return Log(
+        str(log.status),
+        None if log.error is None else log.error.message,
+        ev.task,
+        ev.model,
+        list(getattr(dataset, "sample_ids", None) or []) or None,
+        getattr(config, "epochs", None),
+        samples,
+        f"inspect_ai {version}",
+    )

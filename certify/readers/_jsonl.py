@@ -64,8 +64,10 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 parts, rest = ([data] if data else []), b""
             if len(rest) > MAX_LINE_BYTES or any(len(raw) > MAX_LINE_BYTES for raw in parts):
                 over = next((i for i, raw in enumerate(parts) if len(raw) > MAX_LINE_BYTES), len(parts))
-                raise DataError(f"{path}: line {line_no + 1 + over} is longer than the limit of {MAX_LINE_BYTES:,} bytes "
-                                f"(MAX_LINE_BYTES)")
+                raise DataError(
+                    f"{path}: line {line_no + 1 + over} is longer than the limit of {MAX_LINE_BYTES:,} bytes "
+                    f"(MAX_LINE_BYTES)"
+                )
             for raw in parts:
                 line_no += 1
                 if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -73,8 +75,10 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 try:
                     yield line_no, raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise DataError(f"{path}: line {line_no}: not UTF-8 text (byte {exc.start}: {exc.reason}); save "
-                                    f"the file as UTF-8") from None
+                    raise DataError(
+                        f"{path}: line {line_no}: not UTF-8 text (byte {exc.start}: {exc.reason}); save "
+                        f"the file as UTF-8"
+                    ) from None
             if not chunk:
                 return
 
@@ -122,8 +126,9 @@ def _keys(records: list[dict], columns: dict) -> None:
         columns.update(dict.fromkeys(keys))
 
 
-def read_jsonl(path: Path, cmap: ColumnMap,
-               answer_normalize: str = DEFAULT_NORMALIZATION) -> tuple[dict[str, CallBits], ReadInfo]:
+def read_jsonl(
+    path: Path, cmap: ColumnMap, answer_normalize: str = DEFAULT_NORMALIZATION
+) -> tuple[dict[str, CallBits], ReadInfo]:
     """A JSON-lines table's CallBits per group, and how its columns were read (module docstring)."""
     stream = _blocks(path)
     first = next(stream, None)
@@ -145,6 +150,11 @@ def read_jsonl(path: Path, cmap: ColumnMap,
         pass
     for records, _ in _blocks(path):  # every key of the file, then the file again
         _keys(records, columns)
-    return read_table(list(columns), cmap, str(path), "line",
-                      lambda names: (records_block(r, names, lines) for r, lines in _blocks(path)),
-                      answer_normalize=answer_normalize)
+    return read_table(
+        list(columns),
+        cmap,
+        str(path),
+        "line",
+        lambda names: (records_block(r, names, lines) for r, lines in _blocks(path)),
+        answer_normalize=answer_normalize,
+    )

@@ -141,8 +141,7 @@ def is_lmeval_samples(path) -> bool:
         which the table reader then reports).
     """
     rec = _first_record(Path(path))
-    return (isinstance(rec, dict) and all(k in rec for k in LMEVAL_KEYS)
-            and ("resps" in rec or "filtered_resps" in rec))
+    return isinstance(rec, dict) and all(k in rec for k in LMEVAL_KEYS) and ("resps" in rec or "filtered_resps" in rec)
 
 
 def _short(value, limit: int = 60) -> str:
@@ -155,17 +154,23 @@ def _responses(resps, where: str) -> list[str]:
     """``[[r_1, ..., r_K]]`` -> ``[r_1, ..., r_K]``; DataError for any other shape."""
     if not isinstance(resps, list) or not resps:
         raise DataError(f"{where}: 'resps' is {_short(resps)}, not a list of requests' responses")
-    pairs = all(isinstance(req, list) and req and all(isinstance(r, list) and len(r) == 2 for r in req) for req in resps)
+    pairs = all(
+        isinstance(req, list) and req and all(isinstance(r, list) and len(r) == 2 for r in req) for req in resps
+    )
     if pairs:
-        raise DataError(f"{where}: 'resps' holds {len(resps)} request(s) of [log-likelihood, is-greedy] pairs: a "
-                        f"multiple_choice or loglikelihood task; only generate_until tasks (one text answer per "
-                        f"repeat) can be read")
+        raise DataError(
+            f"{where}: 'resps' holds {len(resps)} request(s) of [log-likelihood, is-greedy] pairs: a "
+            f"multiple_choice or loglikelihood task; only generate_until tasks (one text answer per "
+            f"repeat) can be read"
+        )
     if len(resps) != 1:
         raise DataError(f"{where}: 'resps' holds {len(resps)} requests; a generate_until task has one per document")
     (req,) = resps
     if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
-        raise DataError(f"{where}: 'resps' is {_short(resps)}, not [[response of repeat 1, ..., of repeat K]] "
-                        f"(one string per repeat)")
+        raise DataError(
+            f"{where}: 'resps' is {_short(resps)}, not [[response of repeat 1, ..., of repeat K]] "
+            f"(one string per repeat)"
+        )
     if not req:
         raise DataError(f"{where}: 'resps' holds no response")
     return req
@@ -183,8 +188,10 @@ def _target(value, where: str) -> str:
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             parsed = None
         if isinstance(parsed, list):
-            raise DataError(f"{where}: target {_short(value)} is a list written as text (a task with several "
-                            f"targets); lm-eval logs str(list), which one answer cannot be compared with")
+            raise DataError(
+                f"{where}: target {_short(value)} is a list written as text (a task with several "
+                f"targets); lm-eval logs str(list), which one answer cannot be compared with"
+            )
     return text
 
 
@@ -215,9 +222,11 @@ class _Filters:
     def add(self, flt: str, doc_id: int, line_no: int, rec: dict, where: str) -> None:
         docs = self.docs.setdefault(flt, {})
         if doc_id in docs:
-            raise DataError(f"{where}: doc_id {doc_id} under filter {flt!r} already on line {docs[doc_id]}; each "
-                            f"document appears once per filter (was the file appended to twice, or are two tasks' "
-                            f"samples files joined?)")
+            raise DataError(
+                f"{where}: doc_id {doc_id} under filter {flt!r} already on line {docs[doc_id]}; each "
+                f"document appears once per filter (was the file appended to twice, or are two tasks' "
+                f"samples files joined?)"
+            )
         docs[doc_id] = line_no
         self.metric.setdefault(flt, {})[doc_id] = _metric(rec)
 
@@ -228,10 +237,12 @@ class _Filters:
             if other.keys() != docs.keys():
                 only = sorted(other.keys() - docs.keys()) or sorted(docs.keys() - other.keys())
                 where = flt if only[0] in other else first
-                raise DataError(f"{source}: filter {flt!r} lists {len(other)} documents and filter {first!r} "
-                                f"{len(docs)}, not the same ones (doc_id {only[0]} only under {where!r}, line "
-                                f"{(other if where == flt else docs)[only[0]]}): lm-eval writes one samples file per "
-                                f"task, each document once per filter; this file mixes tasks or runs: give one task's file")
+                raise DataError(
+                    f"{source}: filter {flt!r} lists {len(other)} documents and filter {first!r} "
+                    f"{len(docs)}, not the same ones (doc_id {only[0]} only under {where!r}, line "
+                    f"{(other if where == flt else docs)[only[0]]}): lm-eval writes one samples file per "
+                    f"task, each document once per filter; this file mixes tasks or runs: give one task's file"
+                )
 
     def disagreements(self, correct_calls: dict[int, int], accuracy: float) -> list[str]:
         """Notes where the file's own metric scores a document above 0 and no call is read as correct."""
@@ -245,15 +256,18 @@ class _Filters:
             if not against or len(names) != 1:
                 continue
             mean = sum(v for _, v in scored.values()) / len(scored)
-            notes.append(f"the file's own {names.pop()!r} (filter {flt!r}) averages {mean:.3f} over its {len(scored)} "
-                         f"documents, the calls read here {accuracy:.3f}; {len(against)} document(s) it scores above 0 "
-                         f"have no call read as correct (the first: doc_id {against[0]}): the answers are extracted "
-                         f"differently; pass --answer-regex (and --answer-ignore-case) to read them as the task does")
+            notes.append(
+                f"the file's own {names.pop()!r} (filter {flt!r}) averages {mean:.3f} over its {len(scored)} "
+                f"documents, the calls read here {accuracy:.3f}; {len(against)} document(s) it scores above 0 "
+                f"have no call read as correct (the first: doc_id {against[0]}): the answers are extracted "
+                f"differently; pass --answer-regex (and --answer-ignore-case) to read them as the task does"
+            )
         return notes
 
 
-def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: bool = False,
-                        answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
+def read_lmeval_samples(
+    path, *, answer_regex: str | None = None, ignore_case: bool = False, answer_normalize: str = DEFAULT_NORMALIZATION
+) -> dict[str, CallBits]:
     """Read an lm-eval ``samples_*.jsonl`` file (module docstring) into ``{task: CallBits}`` with answers.
 
     Parameters
@@ -299,8 +313,10 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         where = f"{source}: line {line_no}"
         missing = [k for k in (*LMEVAL_KEYS, "resps") if k not in rec]
         if missing:
-            raise DataError(f"{where}: no {', '.join(map(repr, missing))} key; lines of lm-eval --log_samples files "
-                            f"have doc_id, doc, target, resps, filtered_resps, filter")
+            raise DataError(
+                f"{where}: no {', '.join(map(repr, missing))} key; lines of lm-eval --log_samples files "
+                f"have doc_id, doc, target, resps, filtered_resps, filter"
+            )
         doc_id = rec["doc_id"]
         if isinstance(doc_id, bool) or not isinstance(doc_id, int):
             raise DataError(f"{where}: doc_id {_short(doc_id)} is not an integer")
@@ -309,9 +325,11 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         if doc_keys is None:
             doc_keys = (keys, line_no)
         elif keys != doc_keys[0]:
-            raise DataError(f"{where}: its 'doc' has the fields {_short(keys)}, line {doc_keys[1]}'s "
-                            f"{_short(doc_keys[0])}: documents of two data sets; lm-eval writes one samples file per "
-                            f"task: give one task's file")
+            raise DataError(
+                f"{where}: its 'doc' has the fields {_short(keys)}, line {doc_keys[1]}'s "
+                f"{_short(doc_keys[0])}: documents of two data sets; lm-eval writes one samples file per "
+                f"task: give one task's file"
+            )
         flt = rec.get("filter", "")
         if not isinstance(flt, str):
             raise DataError(f"{where}: filter {_short(flt)} is not a filter name")
@@ -323,9 +341,11 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
             before, _, first, before_fields = docs[doc_id]
             if before != responses or before_fields != fields:
                 field = "resps" if before != responses else ("target" if before_fields[2] != fields[2] else "doc")
-                raise DataError(f"{where}: {field!r} differs from line {first} of the same doc_id under another filter; "
-                                f"the document and its raw responses are the same under every filter (are two tasks' "
-                                f"samples files joined?)")
+                raise DataError(
+                    f"{where}: {field!r} differs from line {first} of the same doc_id under another filter; "
+                    f"the document and its raw responses are the same under every filter (are two tasks' "
+                    f"samples files joined?)"
+                )
             continue
         docs[doc_id] = (responses, target, line_no, fields)
     if not docs:
@@ -334,8 +354,10 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
 
     ks = {len(r) for r, _, _, _ in docs.values()}
     if ks == {1}:
-        raise DataError(f"{p}: every document has 1 response: the task ran without repeats; certify needs at least 2 "
-                        f"calls per example (set repeats: K, K >= 2, in the task's YAML)")
+        raise DataError(
+            f"{p}: every document has 1 response: the task ran without repeats; certify needs at least 2 "
+            f"calls per example (set repeats: K, K >= 2, in the task's YAML)"
+        )
 
     def norm(text: str) -> str:
         text = text.strip()
@@ -348,8 +370,10 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
         responses, target, line_no, _ = docs[doc_id]
         gold = norm(target)
         if len(responses) < 2:
-            raise DataError(f"{source}: line {line_no} (doc_id {doc_id}): {len(responses)} response recorded; at least 2 "
-                            f"calls per example are needed")
+            raise DataError(
+                f"{source}: line {line_no} (doc_id {doc_id}): {len(responses)} response recorded; at least 2 "
+                f"calls per example are needed"
+            )
         correct_calls[doc_id] = 0
         for j, r in enumerate(responses, start=1):
             answer = r if regex is None else regex.answer(r, f"{source}: line {line_no} (doc_id {doc_id}), repeat {j}")
@@ -361,37 +385,66 @@ def read_lmeval_samples(path, *, answer_regex: str | None = None, ignore_case: b
             correct_calls[doc_id] += bit
             # the answer is the text the rule compares with the target, in the rule's form
             # (stripped, casefolded with ignore_case), so that answers equal under the rule are one answer
-            records.append({"doc_id": str(doc_id), "repeat": j, "correct": int(bit),
-                            "answer": None if answer is None else norm(answer)})
+            records.append(
+                {
+                    "doc_id": str(doc_id),
+                    "repeat": j,
+                    "correct": int(bit),
+                    "answer": None if answer is None else norm(answer),
+                }
+            )
             labels.append(line_no)
     if regex is not None and unparsed == total:
-        raise DataError(f"{p}: --answer-regex {regex.shown} matches none of the {total} responses "
-                        f"(e.g. {_short(example)}); fix the regex")
+        raise DataError(
+            f"{p}: --answer-regex {regex.shown} matches none of the {total} responses "
+            f"(e.g. {_short(example)}); fix the regex"
+        )
     # the answers take the path of every source's answers: normalized and coded by the accumulator
-    (bits,) = read_long(records, "doc_id", "repeat", "correct", [], source, "line", labels=labels,
-                        answer_col="answer", answer_normalize=answer_normalize).values()
+    (bits,) = read_long(
+        records,
+        "doc_id",
+        "repeat",
+        "correct",
+        [],
+        source,
+        "line",
+        labels=labels,
+        answer_col="answer",
+        answer_normalize=answer_normalize,
+    ).values()
 
-    rule = ("exact match after stripping whitespace" + (", ignoring case" if ignore_case else ", case-sensitive"))
+    rule = "exact match after stripping whitespace" + (", ignoring case" if ignore_case else ", case-sensitive")
     notes = []
     if regex is not None:
-        notes.append(f"{unparsed} of {total} responses did not match the answer regex {regex.shown} "
-                     f"and count as incorrect")
+        notes.append(
+            f"{unparsed} of {total} responses did not match the answer regex {regex.shown} and count as incorrect"
+        )
     if len(filters.docs) > 1:
-        notes.append(f"the file lists each document under {len(filters.docs)} filters "
-                     f"({', '.join(map(repr, filters.docs))}); the raw responses ('resps') are the same under each and "
-                     f"are read once")
+        notes.append(
+            f"the file lists each document under {len(filters.docs)} filters "
+            f"({', '.join(map(repr, filters.docs))}); the raw responses ('resps') are the same under each and "
+            f"are read once"
+        )
     if len(ks) > 1:
         notes.append(f"documents have {min(ks)} to {max(ks)} responses each (ragged repeats)")
     correct = sum(correct_calls.values())
     if correct == 0:
         what = "response" if regex is None else f"answer the regex {regex.shown} extracts"
-        notes.append(f"no {what} equals its target ({rule}): chain-of-thought responses need --answer-regex to "
-                     f"extract the answer, e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number")
+        notes.append(
+            f"no {what} equals its target ({rule}): chain-of-thought responses need --answer-regex to "
+            f"extract the answer, e.g. '(?r)(?<![0-9-])(-?[0-9]+)' for the last number"
+        )
     notes.extend(filters.disagreements(correct_calls, correct / total))
-    what = ("resps" if regex is None else
-            f"{'first group' if regex.groups else 'match'} of {regex.shown} in resps")
+    what = "resps" if regex is None else f"{'first group' if regex.groups else 'match'} of {regex.shown} in resps"
     m = _FILE_NAME.match(p.name)
     group = m.group(1) if m else ""
-    info = ReadInfo("lm-eval samples", "doc_id", (), "repeat (position in resps)", f"{what} vs target ({rule})",
-                    reader=READER, notes=tuple(notes))
+    info = ReadInfo(
+        "lm-eval samples",
+        "doc_id",
+        (),
+        "repeat (position in resps)",
+        f"{what} vs target ({rule})",
+        reader=READER,
+        notes=tuple(notes),
+    )
     return {group: replace(bits, group=group, read_info=info)}

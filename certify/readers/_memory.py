@@ -111,11 +111,17 @@ class TextCodes:
         else:
             at = np.flatnonzero(hit)
             same = np.zeros(m, dtype=bool)
-            same[at] = np.fromiter(map(operator.eq, map(known, cand[at].tolist()), map(texts.__getitem__, at.tolist())),
-                                   dtype=bool, count=len(at))
+            same[at] = np.fromiter(
+                map(operator.eq, map(known, cand[at].tolist()), map(texts.__getitem__, at.tolist())),
+                dtype=bool,
+                count=len(at),
+            )
         out[same] = cand[same]
         for i in np.flatnonzero(hit & ~same).tolist():  # another text has the same hash: try every one that has
-            lo, hi = np.searchsorted(self.index.keys, hashes[i], "left"), np.searchsorted(self.index.keys, hashes[i], "right")
+            lo, hi = (
+                np.searchsorted(self.index.keys, hashes[i], "left"),
+                np.searchsorted(self.index.keys, hashes[i], "right"),
+            )
             for c in self.index.values[lo:hi].tolist():
                 if self.texts[c] == texts[i]:
                     out[i] = c
@@ -126,5 +132,7 @@ class TextCodes:
         """Number texts not seen yet (distinct, none ``None``) after the ones already numbered."""
         start = len(self.texts)
         self.texts.extend(new)
-        self.index.add(np.fromiter(map(hash, new), dtype=np.int64, count=len(new)),
-                       np.arange(start, start + len(new), dtype=np.int64))
+        self.index.add(
+            np.fromiter(map(hash, new), dtype=np.int64, count=len(new)),
+            np.arange(start, start + len(new), dtype=np.int64),
+        )

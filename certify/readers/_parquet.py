@@ -25,8 +25,9 @@ __all__ = ["read_parquet"]
 BATCH_ROWS = 1 << 16
 
 
-def read_parquet(path: Path, cmap: ColumnMap,
-                 answer_normalize: str = DEFAULT_NORMALIZATION) -> tuple[dict[str, CallBits], ReadInfo]:
+def read_parquet(
+    path: Path, cmap: ColumnMap, answer_normalize: str = DEFAULT_NORMALIZATION
+) -> tuple[dict[str, CallBits], ReadInfo]:
     """A Parquet table's CallBits per group, and how its columns were read."""
     pq = require("pyarrow.parquet", f"reading the Parquet file {str(path)!r}")
     try:

@@ -64,12 +64,21 @@ class ReadOptions:
 
     def given(self) -> set[str]:
         """The names of the keywords set to something other than their default."""
-        return {name for name, on in (
-            ("scorer", self.scorer is not None), ("allow_incomplete", bool(self.allow_incomplete)),
-            ("score_map", bool(self.score_map)), ("columns", not self.columns.empty),
-            ("delimiter", self.delimiter is not None), ("answer_regex", self.answer_regex is not None),
-            ("ignore_case", bool(self.ignore_case)), ("open_store", self.open_store is not None),
-            ("answer_normalize", self.answer_normalize != DEFAULT_NORMALIZATION)) if on}
+        return {
+            name
+            for name, on in (
+                ("scorer", self.scorer is not None),
+                ("allow_incomplete", bool(self.allow_incomplete)),
+                ("score_map", bool(self.score_map)),
+                ("columns", not self.columns.empty),
+                ("delimiter", self.delimiter is not None),
+                ("answer_regex", self.answer_regex is not None),
+                ("ignore_case", bool(self.ignore_case)),
+                ("open_store", self.open_store is not None),
+                ("answer_normalize", self.answer_normalize != DEFAULT_NORMALIZATION),
+            )
+            if on
+        }
 
 
 @dataclass(frozen=True)
@@ -138,25 +147,60 @@ _TABLE_OPTIONS = frozenset({"columns", "answer_normalize"})
 #: Every kind of file read_groups reads; the first that handles a path reads it, so a
 #: reader that tests content comes before the plain reader of the same suffix.
 READERS: tuple[Reader, ...] = (
-    Reader("lm-eval samples", (".jsonl", ".ndjson"),
-           lambda p, o: read_lmeval_samples(p, answer_regex=o.answer_regex, ignore_case=o.ignore_case,
-                                            answer_normalize=o.answer_normalize),
-           frozenset({"answer_regex", "ignore_case", "answer_normalize"}), sniff=is_lmeval_samples),
-    Reader("inspect_ai log", (".eval", ".json"),
-           lambda p, o: read_inspect_log(p, scorer=o.scorer, allow_incomplete=o.allow_incomplete, score_map=o.score_map,
-                                         answer_regex=o.answer_regex, answer_normalize=o.answer_normalize),
-           _LOG_OPTIONS, sniff=is_inspect_log),
-    Reader("run store", (".sqlite", ".sqlite3", ".db"), lambda p, o: read_store(p, o.open_store, o.answer_normalize),
-           frozenset({"open_store", "answer_normalize"})),
-    Reader("delimited table", (".csv", ".tsv", ".txt"),
-           _table(lambda p, o: read_csv(p, o.columns, o.delimiter, answer_normalize=o.answer_normalize)),
-           _TABLE_OPTIONS | {"delimiter"}),
-    Reader("JSON-lines table", (".jsonl", ".ndjson"), _table(lambda p, o: read_jsonl(p, o.columns, o.answer_normalize)),
-           _TABLE_OPTIONS),
-    Reader("Parquet table", (".parquet",), _table(lambda p, o: read_parquet(p, o.columns, o.answer_normalize)),
-           _TABLE_OPTIONS),
-    Reader("pandas DataFrame", (), lambda f, o: _with_info(read_frame(f, o.columns, o.answer_normalize)),
-           _TABLE_OPTIONS, accepts=is_dataframe),
+    Reader(
+        "lm-eval samples",
+        (".jsonl", ".ndjson"),
+        lambda p, o: read_lmeval_samples(
+            p, answer_regex=o.answer_regex, ignore_case=o.ignore_case, answer_normalize=o.answer_normalize
+        ),
+        frozenset({"answer_regex", "ignore_case", "answer_normalize"}),
+        sniff=is_lmeval_samples,
+    ),
+    Reader(
+        "inspect_ai log",
+        (".eval", ".json"),
+        lambda p, o: read_inspect_log(
+            p,
+            scorer=o.scorer,
+            allow_incomplete=o.allow_incomplete,
+            score_map=o.score_map,
+            answer_regex=o.answer_regex,
+            answer_normalize=o.answer_normalize,
+        ),
+        _LOG_OPTIONS,
+        sniff=is_inspect_log,
+    ),
+    Reader(
+        "run store",
+        (".sqlite", ".sqlite3", ".db"),
+        lambda p, o: read_store(p, o.open_store, o.answer_normalize),
+        frozenset({"open_store", "answer_normalize"}),
+    ),
+    Reader(
+        "delimited table",
+        (".csv", ".tsv", ".txt"),
+        _table(lambda p, o: read_csv(p, o.columns, o.delimiter, answer_normalize=o.answer_normalize)),
+        _TABLE_OPTIONS | {"delimiter"},
+    ),
+    Reader(
+        "JSON-lines table",
+        (".jsonl", ".ndjson"),
+        _table(lambda p, o: read_jsonl(p, o.columns, o.answer_normalize)),
+        _TABLE_OPTIONS,
+    ),
+    Reader(
+        "Parquet table",
+        (".parquet",),
+        _table(lambda p, o: read_parquet(p, o.columns, o.answer_normalize)),
+        _TABLE_OPTIONS,
+    ),
+    Reader(
+        "pandas DataFrame",
+        (),
+        lambda f, o: _with_info(read_frame(f, o.columns, o.answer_normalize)),
+        _TABLE_OPTIONS,
+        accepts=is_dataframe,
+    ),
 )
 
 
@@ -171,24 +215,38 @@ def _refuse_options(path: Path, reader: Reader | None, options: ReadOptions) -> 
     """A DataError for keywords given for a kind of file they do not apply to (module docstring)."""
     wrong = options.given() - (reader.options if reader is not None else frozenset())
     if "answer_regex" in wrong:
-        raise DataError(f"{path}: --answer-regex (answer_regex=) applies to logs only (lm-eval samples files: .jsonl "
-                        f"lines with doc_id, doc, target, resps; inspect_ai logs: .eval, .json)")
+        raise DataError(
+            f"{path}: --answer-regex (answer_regex=) applies to logs only (lm-eval samples files: .jsonl "
+            f"lines with doc_id, doc, target, resps; inspect_ai logs: .eval, .json)"
+        )
     if "ignore_case" in wrong:
-        raise DataError(f"{path}: --answer-ignore-case (ignore_case=) applies to lm-eval samples files only (.jsonl "
-                        f"lines with doc_id, doc, target, resps)")
-    given = [f"{flag} ({name}=)" for name, flag in (("scorer", "--scorer"), ("allow_incomplete", "--allow-incomplete"),
-                                                   ("score_map", "--score-map")) if name in wrong]
+        raise DataError(
+            f"{path}: --answer-ignore-case (ignore_case=) applies to lm-eval samples files only (.jsonl "
+            f"lines with doc_id, doc, target, resps)"
+        )
+    given = [
+        f"{flag} ({name}=)"
+        for name, flag in (
+            ("scorer", "--scorer"),
+            ("allow_incomplete", "--allow-incomplete"),
+            ("score_map", "--score-map"),
+        )
+        if name in wrong
+    ]
     if given:
-        raise DataError(f"{path}: {', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} to inspect_ai logs "
-                        f"(.eval, .json) only")
+        raise DataError(
+            f"{path}: {', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} to inspect_ai logs (.eval, .json) only"
+        )
     if "delimiter" in wrong:
         raise DataError(f"{path}: --delimiter (delimiter=) applies to delimited text tables (.csv, .tsv, .txt) only")
     # a file no reader handles is reported as of an unknown type instead: the column options may
     # be right for it once it is saved as a table
     if "columns" in wrong and reader is not None:
-        raise DataError(f"{path}: column options (--id-col, --call-cols, --answer-cols, --call-col, --correct-col, "
-                        f"--answer-col, --target-col, --group-cols, --ignore-cols) apply to tables (.csv, .tsv, .txt, "
-                        f".jsonl, .parquet) only")
+        raise DataError(
+            f"{path}: column options (--id-col, --call-cols, --answer-cols, --call-col, --correct-col, "
+            f"--answer-col, --target-col, --group-cols, --ignore-cols) apply to tables (.csv, .tsv, .txt, "
+            f".jsonl, .parquet) only"
+        )
 
 
 def _regular_file(p: Path) -> None:
@@ -202,20 +260,40 @@ def _regular_file(p: Path) -> None:
             raise DataError(f"{p}: a symbolic link loop, not a data file") from None
         raise DataError(f"{p}: cannot be read ({exc.strerror or exc})") from None
     if stat.S_ISDIR(mode):
-        raise DataError(f"{p}: is a directory, not a data file; give one file (.csv, .tsv, .jsonl, .parquet, .eval, "
-                        f".json or .sqlite)")
-    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else None if stat.S_ISREG(mode) else "not a regular file")
+        raise DataError(
+            f"{p}: is a directory, not a data file; give one file (.csv, .tsv, .jsonl, .parquet, .eval, "
+            f".json or .sqlite)"
+        )
+    kind = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else None
+        if stat.S_ISREG(mode)
+        else "not a regular file"
+    )
     if kind is not None:
         raise DataError(f"{p}: is {kind}, not a regular file; save the data to a file and give its path")
     if not os.access(p, os.R_OK):
         raise DataError(f"{p}: cannot be read (permission denied)")
 
 
-def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = False, score_map=None,
-                columns=None, delimiter: str | None = None, answer_regex: str | None = None,
-                ignore_case: bool = False, open_store=None,
-                answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
+def read_groups(
+    path,
+    *,
+    scorer: str | None = None,
+    allow_incomplete: bool = False,
+    score_map=None,
+    columns=None,
+    delimiter: str | None = None,
+    answer_regex: str | None = None,
+    ignore_case: bool = False,
+    open_store=None,
+    answer_normalize: str = DEFAULT_NORMALIZATION,
+) -> dict[str, CallBits]:
     """Read correctness bits, one :class:`CallBits` per group (formats: :mod:`certify.readers`).
 
     Parameters
@@ -260,13 +338,22 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
         the answer codes where the source records answers.
     """
     if answer_normalize not in NORMALIZATIONS:
-        raise DataError(f"--answer-normalize {answer_normalize!r} (answer_normalize=): use one of "
-                        f"{', '.join(NORMALIZATIONS)}")
+        raise DataError(
+            f"--answer-normalize {answer_normalize!r} (answer_normalize=): use one of {', '.join(NORMALIZATIONS)}"
+        )
     in_memory = not isinstance(path, (str, os.PathLike))
     p = type(path).__name__ if in_memory else Path(path)
-    options = ReadOptions(scorer=scorer, allow_incomplete=allow_incomplete, score_map=score_map,
-                          columns=ColumnMap.coerce(columns, str(p)), delimiter=delimiter, answer_regex=answer_regex,
-                          ignore_case=ignore_case, open_store=open_store, answer_normalize=answer_normalize)
+    options = ReadOptions(
+        scorer=scorer,
+        allow_incomplete=allow_incomplete,
+        score_map=score_map,
+        columns=ColumnMap.coerce(columns, str(p)),
+        delimiter=delimiter,
+        answer_regex=answer_regex,
+        ignore_case=ignore_case,
+        open_store=open_store,
+        answer_normalize=answer_normalize,
+    )
     if in_memory:
         reader = reader_for(path)
         if reader is None:
@@ -278,30 +365,52 @@ def read_groups(path, *, scorer: str | None = None, allow_incomplete: bool = Fal
     _refuse_options(p, reader, options)
     if reader is None:
         _refuse_empty(p)
-        raise DataError(f"{p}: unknown file type {p.suffix.lower()!r}; use .csv, .tsv, .jsonl, .parquet, .eval, .json "
-                        f"or .sqlite")
+        raise DataError(
+            f"{p}: unknown file type {p.suffix.lower()!r}; use .csv, .tsv, .jsonl, .parquet, .eval, .json or .sqlite"
+        )
     try:
         return reader.read(p, options)
     except OSError as exc:  # the file changed under us, or an I/O error: a one-line refusal, not a traceback
         raise DataError(f"{p}: cannot be read ({exc.strerror or exc})") from None
 
 
-def read_bits(path, *, group: str | None = None, scorer: str | None = None, allow_incomplete: bool = False,
-              score_map=None, columns=None, delimiter: str | None = None, answer_regex: str | None = None,
-              ignore_case: bool = False, open_store=None, answer_normalize: str = DEFAULT_NORMALIZATION) -> CallBits:
+def read_bits(
+    path,
+    *,
+    group: str | None = None,
+    scorer: str | None = None,
+    allow_incomplete: bool = False,
+    score_map=None,
+    columns=None,
+    delimiter: str | None = None,
+    answer_regex: str | None = None,
+    ignore_case: bool = False,
+    open_store=None,
+    answer_normalize: str = DEFAULT_NORMALIZATION,
+) -> CallBits:
     """Read one analysis' correctness bits; ``group`` selects among several (``dataset/policy``).
 
     The other keywords are those of :func:`read_groups`; ``path`` may be a pandas DataFrame.
     """
-    groups = read_groups(path, scorer=scorer, allow_incomplete=allow_incomplete, score_map=score_map, columns=columns,
-                         delimiter=delimiter, answer_regex=answer_regex, ignore_case=ignore_case, open_store=open_store,
-                         answer_normalize=answer_normalize)
+    groups = read_groups(
+        path,
+        scorer=scorer,
+        allow_incomplete=allow_incomplete,
+        score_map=score_map,
+        columns=columns,
+        delimiter=delimiter,
+        answer_regex=answer_regex,
+        ignore_case=ignore_case,
+        open_store=open_store,
+        answer_normalize=answer_normalize,
+    )
     name = path if isinstance(path, (str, os.PathLike)) else type(path).__name__
     if group is None:
         if len(groups) > 1:
             raise DataError(f"{name}: {len(groups)} groups ({', '.join(groups)}); choose one with --group (group=)")
         return next(iter(groups.values()))
     if group not in groups:
-        raise DataError(f"{name}: group {group!r} not found (has {', '.join(groups) or 'none'}); choose one with "
-                        f"--group (group=)")
+        raise DataError(
+            f"{name}: group {group!r} not found (has {', '.join(groups) or 'none'}); choose one with --group (group=)"
+        )
     return groups[group]

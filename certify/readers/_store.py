@@ -39,8 +39,9 @@ class CallTable(Protocol):
 _FIELDS = ("dataset", "policy", "example_id", "repeat", "correct", "answer")
 
 
-def read_call_table(table: CallTable, source: str = "run store",
-                    answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
+def read_call_table(
+    table: CallTable, source: str = "run store", answer_normalize: str = DEFAULT_NORMALIZATION
+) -> dict[str, CallBits]:
     """One :class:`CallBits` per ``dataset/policy`` group of a :class:`CallTable` (``source`` names it in messages).
 
     The notes of the read (ragged call counts: a repeat missing for some example; repeats
@@ -51,22 +52,48 @@ def read_call_table(table: CallTable, source: str = "run store",
         raise DataError(f"{source}: the run store has no recorded calls")
     width = len(rows[0])
     if width not in (5, 6) or any(len(r) != width for r in rows):
-        raise DataError(f"{source}: call rows must all be (dataset, policy, example_id, repeat, correct) or all "
-                        f"(dataset, policy, example_id, repeat, correct, answer)")
+        raise DataError(
+            f"{source}: call rows must all be (dataset, policy, example_id, repeat, correct) or all "
+            f"(dataset, policy, example_id, repeat, correct, answer)"
+        )
     fields = _FIELDS[:width]
     records = [dict(zip(fields, r)) for r in rows]
     answer = "answer" if width == 6 else None
-    out = read_long(records, "example_id", "repeat", "correct", ["dataset", "policy"], source, "call",
-                    answer_col=answer, answer_normalize=answer_normalize)
-    return {g: replace(b, read_info=ReadInfo("run store", "example_id", (), "repeat", "correct", ("dataset", "policy"),
-                                             notes=b.read_info.notes, answers=b.read_info.answers))
-            for g, b in out.items()}
+    out = read_long(
+        records,
+        "example_id",
+        "repeat",
+        "correct",
+        ["dataset", "policy"],
+        source,
+        "call",
+        answer_col=answer,
+        answer_normalize=answer_normalize,
+    )
+    return {
+        g: replace(
+            b,
+            read_info=ReadInfo(
+                "run store",
+                "example_id",
+                (),
+                "repeat",
+                "correct",
+                ("dataset", "policy"),
+                notes=b.read_info.notes,
+                answers=b.read_info.answers,
+            ),
+        )
+        for g, b in out.items()
+    }
 
 
 def read_store(path: Path, open_store, answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
     """The groups of the run store at ``path``, opened with ``open_store(path)`` (a context manager giving a CallTable)."""
     if open_store is None:
-        raise DataError(f"{path}: a run store is read through the experiment that wrote it: pass "
-                        f"open_store=certify.experiment.RunStore (the CLI and the report do)")
+        raise DataError(
+            f"{path}: a run store is read through the experiment that wrote it: pass "
+            f"open_store=certify.experiment.RunStore (the CLI and the report do)"
+        )
     with open_store(path) as store:
         return read_call_table(store, str(path), answer_normalize)

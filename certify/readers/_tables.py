@@ -17,17 +17,23 @@ from dataclasses import replace
 import numpy as np
 
 from .._calls import CallBits, DataError, ReadInfo
-from ._blocks import Block, Encoded, encode_texts, encode_values
 from ._answers import DEFAULT_NORMALIZATION
+from ._blocks import Block, Encoded, encode_texts, encode_values
 from ._cells import Cells
 from ._columns import ColumnMap, resolve_columns, role_columns, role_context
 
 __all__ = ["bits_from_array", "read_long", "read_table", "records_block"]
 
 
-def read_table(columns: Iterable[str], cmap: ColumnMap, source: str, row_label: str,
-               blocks: Callable[[list[str]], Iterable[Block]], skip_blank: bool = False,
-               answer_normalize: str = DEFAULT_NORMALIZATION) -> tuple[dict[str, CallBits], ReadInfo]:
+def read_table(
+    columns: Iterable[str],
+    cmap: ColumnMap,
+    source: str,
+    row_label: str,
+    blocks: Callable[[list[str]], Iterable[Block]],
+    skip_blank: bool = False,
+    answer_normalize: str = DEFAULT_NORMALIZATION,
+) -> tuple[dict[str, CallBits], ReadInfo]:
     """A table's CallBits per group and how its columns were read.
 
     Parameters
@@ -68,9 +74,18 @@ def records_block(records: list[dict], columns, rows=None) -> Block:
     return Block(rows, {c: encode_values(list(cells)) for c, cells in zip(columns, picked)})
 
 
-def read_long(records: list[dict], id_col: str, call_col: str, bit_col: str, gcols, source: str, row_label: str,
-              labels=None, answer_col: str | None = None,
-              answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
+def read_long(
+    records: list[dict],
+    id_col: str,
+    call_col: str,
+    bit_col: str,
+    gcols,
+    source: str,
+    row_label: str,
+    labels=None,
+    answer_col: str | None = None,
+    answer_normalize: str = DEFAULT_NORMALIZATION,
+) -> dict[str, CallBits]:
     """Long records (one per call) -> CallBits per group; ``labels[i]`` names record i in messages.
 
     The bits decide which calls are correct; ``answer_col``, if given, names each record's
@@ -79,8 +94,9 @@ def read_long(records: list[dict], id_col: str, call_col: str, bit_col: str, gco
     reader noticed (ragged call counts, call indices that skip a number): a caller that
     describes its source otherwise keeps these notes.
     """
-    info = ReadInfo("long", id_col, (), call_col, bit_col, tuple(gcols),
-                    answers=(answer_col,) if answer_col is not None else ())
+    info = ReadInfo(
+        "long", id_col, (), call_col, bit_col, tuple(gcols), answers=(answer_col,) if answer_col is not None else ()
+    )
     cells = Cells(source, row_label, info, labels=labels, normalize=answer_normalize)
     cells.add(records_block(records, role_columns(info)))
     out, notes = cells.finish()

@@ -78,13 +78,17 @@ class Archive:
         big = next((i for i in infos if i.file_size > MAX_LOG_DOCUMENT_BYTES), None)
         if big is not None:
             self.close()
-            raise DataError(f"{path}: member {big.filename!r} of the .eval archive declares {big.file_size} bytes "
-                            f"decompressed, more than the limit of {_mib(MAX_LOG_DOCUMENT_BYTES)} for one log document")
+            raise DataError(
+                f"{path}: member {big.filename!r} of the .eval archive declares {big.file_size} bytes "
+                f"decompressed, more than the limit of {_mib(MAX_LOG_DOCUMENT_BYTES)} for one log document"
+            )
         total = sum(i.file_size for i in infos)
         if total > MAX_LOG_ARCHIVE_BYTES:
             self.close()
-            raise DataError(f"{path}: the members of the .eval archive declare {total} bytes decompressed, more than "
-                            f"the limit of {_mib(MAX_LOG_ARCHIVE_BYTES)} for one log")
+            raise DataError(
+                f"{path}: the members of the .eval archive declare {total} bytes decompressed, more than "
+                f"the limit of {_mib(MAX_LOG_ARCHIVE_BYTES)} for one log"
+            )
 
     def __enter__(self) -> Archive:
         return self
@@ -126,8 +130,10 @@ class Archive:
             if size > info.file_size:
                 raise self._corrupt(info, f"it decompresses to more than its declared {info.file_size} bytes")
             if self.expanded > MAX_LOG_ARCHIVE_BYTES:  # repeated entries can pass the declared total
-                raise DataError(f"{self.path}: the members of the .eval archive decompress to more than the limit of "
-                                f"{_mib(MAX_LOG_ARCHIVE_BYTES)} for one log")
+                raise DataError(
+                    f"{self.path}: the members of the .eval archive decompress to more than the limit of "
+                    f"{_mib(MAX_LOG_ARCHIVE_BYTES)} for one log"
+                )
             crc = zlib.crc32(block, crc)
             yield block
         if size != info.file_size:
@@ -146,8 +152,10 @@ class Archive:
                 while block := member.read(BLOCK_BYTES):
                     yield block
         except NotImplementedError:
-            raise DataError(f"{self.path}: member {info.filename!r} uses zip compression method {info.compress_type}, "
-                            f"which the built-in reader cannot read") from None
+            raise DataError(
+                f"{self.path}: member {info.filename!r} uses zip compression method {info.compress_type}, "
+                f"which the built-in reader cannot read"
+            ) from None
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
             raise self._corrupt(info, str(exc)) from None
 
@@ -155,8 +163,10 @@ class Archive:
         try:
             import zstandard  # a dependency, yet imported here: only zstd members need it
         except ImportError:
-            raise DataError(f"{self.path}: the log is compressed with zstd (zip method 93); reading it needs the "
-                            f"package 'zstandard', which is not installed: pip install zstandard") from None
+            raise DataError(
+                f"{self.path}: the log is compressed with zstd (zip method 93); reading it needs the "
+                f"package 'zstandard', which is not installed: pip install zstandard"
+            ) from None
 
         self.fh.seek(info.header_offset)
         head = self.fh.read(_LOCAL_HEADER.size)

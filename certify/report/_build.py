@@ -37,15 +37,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .._bounds import sharp_bound_arrays
 from .._errors import InputError
 from .._extras import require
 from .._files import check_folder_writable, check_output, check_replaceable, discard_folder, new_folder, publish_folder
+from .._json import schema_id, to_json
 from .._majority import majority_index, majority_polynomial
 from .._objective import V_INF, budget_json
 from ..certificates import certificate_file_name, certify_bound
 from ..certificates import dump as dump_certificate
-from .._json import schema_id, to_json
 from ..readers import read_groups
 from ..stats import (
     EmptyRegionError,
@@ -62,8 +61,15 @@ from ..stats import (
 from . import _figures as figs
 from . import _tables as tabs
 
-__all__ = ["REPORT_JSON_SCHEMA_VERSION", "ReportResult", "analyze_store", "check_report_folder", "report_json",
-           "true_vote_accuracy", "write_report"]
+__all__ = [
+    "REPORT_JSON_SCHEMA_VERSION",
+    "ReportResult",
+    "analyze_store",
+    "check_report_folder",
+    "report_json",
+    "true_vote_accuracy",
+    "write_report",
+]
 
 #: Budgets of the vote-accuracy curve (log-spaced beyond the usual K); V_inf is added to the analysis.
 _CURVE_VOTES = (1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101)
@@ -109,8 +115,14 @@ class ReportResult:
     summary: tuple[dict, ...]
 
     def to_dict(self) -> dict:
-        return {"out_dir": self.out_dir, "report_path": self.report_path, "tables": list(self.tables),
-                "figures": list(self.figures), "certificates": self.certificates, "summary": list(self.summary)}
+        return {
+            "out_dir": self.out_dir,
+            "report_path": self.report_path,
+            "tables": list(self.tables),
+            "figures": list(self.figures),
+            "certificates": self.certificates,
+            "summary": list(self.summary),
+        }
 
 
 def true_vote_accuracy(store_path, votes=_CURVE_VOTES) -> dict:
@@ -169,8 +181,14 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
         # One analysis per group: what every recorded call certifies, the K-call likelihood curve
         # (with the plurality vote over the recorded answers and pass@k beside the bit majority) ...
         aggregates = ("plurality", "pass@k") if bits.has_answers else ("pass@k",)
-        curves[g] = analyze(bits, votes=(*_CURVE_VOTES, V_INF), alpha=alpha, method="likelihood",
-                            aggregates=aggregates, aggregate_votes=_AGGREGATE_VOTES)
+        curves[g] = analyze(
+            bits,
+            votes=(*_CURVE_VOTES, V_INF),
+            alpha=alpha,
+            method="likelihood",
+            aggregates=aggregates,
+            aggregate_votes=_AGGREGATE_VOTES,
+        )
         # ... which also holds the paper's two-call projected intervals of every budget (Section 6):
         # the report reproduces the paper from them, without analysing the group a second time.
         reports[g] = two_call_view(curves[g], bits, (3, 5, V_INF))
@@ -200,8 +218,16 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
                     policies.append(m)
         overtaking += find_overtaking(data, policies, budgets, alpha)
         negative += find_negative_movements(data, base[ds], budgets, alpha)
-    return {"reports": reports, "truth": true_vote_accuracy(store_path), "searches": searches, "optima": optima,
-            "base": base, "overtaking": tuple(overtaking), "negative": tuple(negative), "curves": curves}
+    return {
+        "reports": reports,
+        "truth": true_vote_accuracy(store_path),
+        "searches": searches,
+        "optima": optima,
+        "base": base,
+        "overtaking": tuple(overtaking),
+        "negative": tuple(negative),
+        "curves": curves,
+    }
 
 
 def _clamped(mu, nu) -> tuple[Fraction, Fraction]:
@@ -229,8 +255,10 @@ def _file_name(group: str, what: str, side: str, owner: dict, key: tuple) -> str
     """A certificate's file name (module docstring); two certificates that would share one are an error."""
     name = certificate_file_name(group, what, side)
     if name in owner:
-        raise InputError(f"the certificates of {owner[name]!r} and {key!r} would share the file {name!r} "
-                         "(their groups' hashes agree); rename one group")
+        raise InputError(
+            f"the certificates of {owner[name]!r} and {key!r} would share the file {name!r} "
+            "(their groups' hashes agree); rename one group"
+        )
     owner[name] = key
     return name
 
@@ -242,24 +270,46 @@ def _certificates(results: dict, out: Path) -> list[dict]:
         for b in rep.budgets:
             if b.votes is V_INF:
                 continue  # V_inf is a threshold functional: Theorem 4.3 closed form, no dual certificate
-            jobs = [("projected", "lower", b.projected.lower_at, b.projected.lower),
-                    ("projected", "upper", b.projected.upper_at, b.projected.upper),
-                    ("point", "lower", (rep.two_call.mu, rep.two_call.nu), b.sharp_lower),
-                    ("point", "upper", (rep.two_call.mu, rep.two_call.nu), b.sharp_upper)]
+            jobs = [
+                ("projected", "lower", b.projected.lower_at, b.projected.lower),
+                ("projected", "upper", b.projected.upper_at, b.projected.upper),
+                ("point", "lower", (rep.two_call.mu, rep.two_call.nu), b.sharp_lower),
+                ("point", "upper", (rep.two_call.mu, rep.two_call.nu), b.sharp_upper),
+            ]
             for kind, side, at, reported in jobs:
                 name = _file_name(g, f"V{b.votes}_{kind}", side, owner, (g, b.votes, kind, side))
                 mu, nu = _clamped(*at)
                 cert = _certificate(b.votes, side, mu, nu, out / name)
-                index.append({"file": name, "group": g, "votes": b.votes, "interval": kind, "side": side,
-                              "mu": float(mu), "nu": float(nu), "reported": reported,
-                              "certified": float(cert.value)})
+                index.append(
+                    {
+                        "file": name,
+                        "group": g,
+                        "votes": b.votes,
+                        "interval": kind,
+                        "side": side,
+                        "mu": float(mu),
+                        "nu": float(nu),
+                        "reported": reported,
+                        "certified": float(cert.value),
+                    }
+                )
     for ds, opt in results["optima"]:
         name = _file_name(ds, f"mixture_optimum_V{opt.votes}", "lower", owner, (ds, opt.votes, "mixture optimum"))
         cert = replace(opt.certificate, provenance=replace(opt.certificate.provenance, seconds=0.0, created=""))
         dump_certificate(cert, out / name)
-        index.append({"file": name, "group": f"{ds}/{opt.mixture.label}", "votes": opt.votes, "interval": "point",
-                      "side": "lower", "mu": opt.mixture.mu, "nu": opt.mixture.nu, "reported": opt.lower,
-                      "certified": float(cert.value)})
+        index.append(
+            {
+                "file": name,
+                "group": f"{ds}/{opt.mixture.label}",
+                "votes": opt.votes,
+                "interval": "point",
+                "side": "lower",
+                "mu": opt.mixture.mu,
+                "nu": opt.mixture.nu,
+                "reported": opt.lower,
+                "certified": float(cert.value),
+            }
+        )
     figs.atomic_write(out / "index.json", json.dumps(index, indent=1, sort_keys=True) + "\n")
     return index
 
@@ -270,17 +320,25 @@ def _curves(results: dict) -> list[dict]:
     for g, rep in results["curves"].items():
         finite = [b for b in rep.budgets if b.votes is not V_INF]
         inf = next(b for b in rep.budgets if b.votes is V_INF)
-        curves.append({
-            "title": g, "calls": rep.max_calls, "votes": [b.votes for b in finite],
-            "lower": [b.interval.lower for b in finite], "upper": [b.interval.upper for b in finite],
-            "two_call_lower": [b.projected.lower for b in finite], "two_call_upper": [b.projected.upper for b in finite],
-            V_INF: (inf.interval.lower, inf.interval.upper),
-            "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
-            "truth": results["truth"].get(g),
-            "alpha": rep.alpha,
-            "aggregates": {a: [(b.votes, b.lower, b.upper) for b in rep.aggregates if b.aggregate == a]
-                           for a in dict.fromkeys(b.aggregate for b in rep.aggregates)},
-        })
+        curves.append(
+            {
+                "title": g,
+                "calls": rep.max_calls,
+                "votes": [b.votes for b in finite],
+                "lower": [b.interval.lower for b in finite],
+                "upper": [b.interval.upper for b in finite],
+                "two_call_lower": [b.projected.lower for b in finite],
+                "two_call_upper": [b.projected.upper for b in finite],
+                V_INF: (inf.interval.lower, inf.interval.upper),
+                "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
+                "truth": results["truth"].get(g),
+                "alpha": rep.alpha,
+                "aggregates": {
+                    a: [(b.votes, b.lower, b.upper) for b in rep.aggregates if b.aggregate == a]
+                    for a in dict.fromkeys(b.aggregate for b in rep.aggregates)
+                },
+            }
+        )
     return curves
 
 
@@ -312,12 +370,19 @@ def _figures(results: dict, out: Path) -> list[Path]:
 
 def _tables(results: dict) -> list:
     reports = results["reports"]
-    out = [tabs.more_calls_table(results["curves"]), tabs.policy_table(reports),
-           tabs.policy_interval_table(reports, results["truth"]), tabs.se_range_table(reports),
-           tabs.completion_error_table(reports)]
+    out = [
+        tabs.more_calls_table(results["curves"]),
+        tabs.policy_table(reports),
+        tabs.policy_interval_table(reports, results["truth"]),
+        tabs.se_range_table(reports),
+        tabs.completion_error_table(reports),
+    ]
     if results["searches"]:
-        out += [tabs.mixture_table(results["searches"], "gain"), tabs.mixture_table(results["searches"], "accuracy"),
-                tabs.optimum_table(results["optima"])]
+        out += [
+            tabs.mixture_table(results["searches"], "gain"),
+            tabs.mixture_table(results["searches"], "accuracy"),
+            tabs.optimum_table(results["optima"]),
+        ]
     out += [tabs.overtaking_table(results["overtaking"], limit=20), tabs.negative_table(results["negative"])]
     return out
 
@@ -336,59 +401,99 @@ def _summary(results: dict) -> list[dict]:
         v3 = next((v for v in rep.verdicts if v.votes == 3 and v.aggregate == "majority"), None)
         one = next((b for b in rep.budgets if b.votes == 1), None)
         mu = rep.all_calls.mu if rep.all_calls is not None else rep.two_call.mu
-        rows.append({"group": g, "mu": mu, "rho": rep.all_calls.rho if rep.all_calls is not None else rep.two_call.rho,
-                     "one_vote": None if one is None or one.empirical is None else one.empirical.value,
-                     "v3_lower": b3.interval.lower, "v3_upper": b3.interval.upper, "calls": rep.max_calls,
-                     "v3_empirical": None if b3.empirical is None else b3.empirical.value,
-                     "verdict": None if v3 is None else v3.status,
-                     "gain_lower": None if v3 is None else v3.gain_lower, "gain_upper": None if v3 is None else v3.gain_upper,
-                     # the same 3 calls used otherwise: their plurality vote over answers, and any of them correct
-                     **{f"{a}_3": _gain_of(rep, a, 3) for a in ("plurality", "pass@k")}})
+        rows.append(
+            {
+                "group": g,
+                "mu": mu,
+                "rho": rep.all_calls.rho if rep.all_calls is not None else rep.two_call.rho,
+                "one_vote": None if one is None or one.empirical is None else one.empirical.value,
+                "v3_lower": b3.interval.lower,
+                "v3_upper": b3.interval.upper,
+                "calls": rep.max_calls,
+                "v3_empirical": None if b3.empirical is None else b3.empirical.value,
+                "verdict": None if v3 is None else v3.status,
+                "gain_lower": None if v3 is None else v3.gain_lower,
+                "gain_upper": None if v3 is None else v3.gain_upper,
+                # the same 3 calls used otherwise: their plurality vote over answers, and any of them correct
+                **{f"{a}_3": _gain_of(rep, a, 3) for a in ("plurality", "pass@k")},
+            }
+        )
     return rows
 
 
 def _markdown(store_path, results: dict, tables: list, figures: list[Path], index: list[dict], out: Path) -> str:
     name = Path(store_path).name
     alpha = next(iter(results["reports"].values())).alpha
-    lines = [f"# certify report: `{name}`", "",
-             "Certified k-vote accuracy (the accuracy of the majority of k calls) against one call, reproduced from "
-             "the recorded correctness bits. Budgets are numbers of votes; where the paper is cited its index "
-             "follows in parentheses: 1 vote = V_0, 3 votes = V_1, 5 votes = V_2, 2n+1 votes = V_n, infinitely many "
-             "votes = V_inf. Two kinds of intervals appear, each labelled with the calls it uses: the paper's "
-             f"two-call intervals (Section 4.4: the {100 * (1 - alpha):g}% Wald region of the first two calls, "
-             "projected through the sharp bounds of Theorem 4.1) and the K-call likelihood-ratio intervals from every "
-             f"recorded call (alpha = {alpha:g}, asymptotic).", "",
-             "LaTeX tables (`tables/*.tex`) compile inside a document whose preamble contains "
-             + ", ".join(f"`{line}`" for line in tabs.LATEX_PREAMBLE.splitlines()) + ".", ""]
-    lines += ["## Verdicts", "",
-              "Per policy, the gain over one call of each way to use k calls, as a "
-              f"{100 * (1 - alpha):g}% interval in percentage points from every recorded call: **better** or "
-              "**worse** when the interval excludes 0 (certified at that level), otherwise undecided. *majority*: "
-              "the majority of k correctness bits (the paper's V_k); *plurality*: the most frequent of k answers "
-              "(self-consistency; beyond the recorded calls bounded by V_k and U_k, `proofs/plurality_bounds.py`); "
-              "*pass@k*: at least one of k calls correct (best-of-k with a perfect verifier).", ""]
+    lines = [
+        f"# certify report: `{name}`",
+        "",
+        "Certified k-vote accuracy (the accuracy of the majority of k calls) against one call, reproduced from "
+        "the recorded correctness bits. Budgets are numbers of votes; where the paper is cited its index "
+        "follows in parentheses: 1 vote = V_0, 3 votes = V_1, 5 votes = V_2, 2n+1 votes = V_n, infinitely many "
+        "votes = V_inf. Two kinds of intervals appear, each labelled with the calls it uses: the paper's "
+        f"two-call intervals (Section 4.4: the {100 * (1 - alpha):g}% Wald region of the first two calls, "
+        "projected through the sharp bounds of Theorem 4.1) and the K-call likelihood-ratio intervals from every "
+        f"recorded call (alpha = {alpha:g}, asymptotic).",
+        "",
+        "LaTeX tables (`tables/*.tex`) compile inside a document whose preamble contains "
+        + ", ".join(f"`{line}`" for line in tabs.LATEX_PREAMBLE.splitlines())
+        + ".",
+        "",
+    ]
+    lines += [
+        "## Verdicts",
+        "",
+        "Per policy, the gain over one call of each way to use k calls, as a "
+        f"{100 * (1 - alpha):g}% interval in percentage points from every recorded call: **better** or "
+        "**worse** when the interval excludes 0 (certified at that level), otherwise undecided. *majority*: "
+        "the majority of k correctness bits (the paper's V_k); *plurality*: the most frequent of k answers "
+        "(self-consistency; beyond the recorded calls bounded by V_k and U_k, `proofs/plurality_bounds.py`); "
+        "*pass@k*: at least one of k calls correct (best-of-k with a perfect verifier).",
+        "",
+    ]
     for g, rep in results["curves"].items():
-        lines += [f"`{g}` ({rep.n} examples, {rep.max_calls} calls per example):", "", tabs.verdict_table(rep, _AGGREGATE_VOTES), ""]
+        lines += [
+            f"`{g}` ({rep.n} examples, {rep.max_calls} calls per example):",
+            "",
+            tabs.verdict_table(rep, _AGGREGATE_VOTES),
+            "",
+        ]
         modelled = [a for a in rep.aggregates if a.model is not None]
         if modelled:
             # the answer model's accuracy (not a gain, not a verdict): what the wrong answers suggest
-            shown = "; ".join(f"{budget_json(a.votes)} calls {a.model.estimate:.3f} [{a.model.lower:.3f}, {a.model.upper:.3f}]"
-                              for a in modelled)
-            lines += [f"Plurality accuracy beyond the recorded calls from the answer model (model-based, **not "
-                      f"certified**; each call correct, the example's dominant wrong answer or a vote of its own): "
-                      f"{shown}. Check: {modelled[0].model.check}.", ""]
+            shown = "; ".join(
+                f"{budget_json(a.votes)} calls {a.model.estimate:.3f} [{a.model.lower:.3f}, {a.model.upper:.3f}]"
+                for a in modelled
+            )
+            lines += [
+                f"Plurality accuracy beyond the recorded calls from the answer model (model-based, **not "
+                f"certified**; each call correct, the example's dominant wrong answer or a vote of its own): "
+                f"{shown}. Check: {modelled[0].model.check}.",
+                "",
+            ]
     for t in tables:
-        lines += [f"## {t.title}", "", t.caption, "", t.to_markdown(),
-                  f"Files: [CSV](tables/{t.name}.csv), [LaTeX](tables/{t.name}.tex), [Markdown](tables/{t.name}.md)", ""]
+        lines += [
+            f"## {t.title}",
+            "",
+            t.caption,
+            "",
+            t.to_markdown(),
+            f"Files: [CSV](tables/{t.name}.csv), [LaTeX](tables/{t.name}.tex), [Markdown](tables/{t.name}.md)",
+            "",
+        ]
     lines += ["## Figures", ""]
     for p in figures:
         if p.suffix == ".png":
             rel = p.relative_to(out).as_posix()
             lines += [f"![{p.stem}]({rel}) ([PDF]({rel[:-4]}.pdf))", ""]
-    lines += ["## Certificates", "",
-              f"{len(index)} exact certificates (Theorem 4.1 duals, checked by `certify verify`) back every finite-budget "
-              "two-call interval endpoint (3 and 5 votes): the projected endpoints at the (mu, nu) where they are "
-              "attained and the sharp interval at the two-call point estimate. See [certificates/index.json](certificates/index.json).", ""]
+    lines += [
+        "## Certificates",
+        "",
+        f"{len(index)} exact certificates (Theorem 4.1 duals, checked by `certify verify`) back every finite-budget "
+        "two-call interval endpoint (3 and 5 votes): the projected endpoints at the (mu, nu) where they are "
+        "attained and the sharp interval at the two-call point estimate. See [certificates/index.json](certificates/index.json).",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -428,8 +533,14 @@ def _earlier_report(out: Path) -> set[str]:
         entries = []
     for entry in entries if isinstance(entries, list) else []:
         file = entry.get("file") if isinstance(entry, dict) else None
-        if isinstance(file, str) and file.endswith(".json") and "/" not in file and "\\" not in file \
-                and not file.startswith(".") and file.isprintable():
+        if (
+            isinstance(file, str)
+            and file.endswith(".json")
+            and "/" not in file
+            and "\\" not in file
+            and not file.startswith(".")
+            and file.isprintable()
+        ):
             names.add(f"certificates/{file}")
     return names
 
@@ -450,8 +561,9 @@ def check_report_folder(out_dir) -> Path:
     return out
 
 
-def write_report(store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05, progress: bool = False,
-                 results: dict | None = None) -> ReportResult:
+def write_report(
+    store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05, progress: bool = False, results: dict | None = None
+) -> ReportResult:
     """Write the full report of a run store (module docstring).
 
     Parameters
@@ -497,8 +609,9 @@ def write_report(store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05
         raise
     # checked again at the rename: an earlier report is replaced whole, anything else that appeared is kept
     publish_folder(new, out, option=_OUT_OPTION, force=True, previous=_earlier_report(out))
-    return ReportResult(str(out), str(out / "report.md"), tuple(t.name for t in tables), files, len(index),
-                        tuple(_summary(results)))
+    return ReportResult(
+        str(out), str(out / "report.md"), tuple(t.name for t in tables), files, len(index), tuple(_summary(results))
+    )
 
 
 def report_json(store_path, results: dict) -> str:
@@ -509,13 +622,16 @@ def report_json(store_path, results: dict) -> str:
     ``null`` (:func:`certify._json.json_ready`). Keys are sorted so that the
     file is a deterministic function of the store.
     """
-    doc = {"$schema": schema_id("report", REPORT_JSON_SCHEMA_VERSION), "schema_version": REPORT_JSON_SCHEMA_VERSION,
-           "store": Path(store_path).name,
-           "reports": {g: r.to_dict() for g, r in results["reports"].items()},
-           "vote_curves": {g: r.to_dict() for g, r in results["curves"].items()},
-           "truth": {g: {str(budget_json(k)): v for k, v in t.items()} for g, t in results["truth"].items()},
-           "mixtures": [s.to_dict() for s in results["searches"]],
-           "optima": [{"dataset": ds, **o.to_dict()} for ds, o in results["optima"]],
-           "overtaking": [o.to_dict() for o in results["overtaking"]],
-           "negative": [m.to_dict() for m in results["negative"]]}
+    doc = {
+        "$schema": schema_id("report", REPORT_JSON_SCHEMA_VERSION),
+        "schema_version": REPORT_JSON_SCHEMA_VERSION,
+        "store": Path(store_path).name,
+        "reports": {g: r.to_dict() for g, r in results["reports"].items()},
+        "vote_curves": {g: r.to_dict() for g, r in results["curves"].items()},
+        "truth": {g: {str(budget_json(k)): v for k, v in t.items()} for g, t in results["truth"].items()},
+        "mixtures": [s.to_dict() for s in results["searches"]],
+        "optima": [{"dataset": ds, **o.to_dict()} for ds, o in results["optima"]],
+        "overtaking": [o.to_dict() for o in results["overtaking"]],
+        "negative": [m.to_dict() for m in results["negative"]],
+    }
     return to_json(doc, indent=1, sort_keys=True) + "\n"

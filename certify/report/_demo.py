@@ -53,8 +53,15 @@ class DemoResult:
     summary: tuple[dict, ...]
 
     def to_dict(self) -> dict:
-        return {"config": self.config, "store": self.store, "report_path": self.report_path, "recorded": self.recorded,
-                "skipped": self.skipped, "seconds": dict(self.seconds), "summary": list(self.summary)}
+        return {
+            "config": self.config,
+            "store": self.store,
+            "report_path": self.report_path,
+            "recorded": self.recorded,
+            "skipped": self.skipped,
+            "seconds": dict(self.seconds),
+            "summary": list(self.summary),
+        }
 
 
 def _load(config: Path, store: str | None):
@@ -73,7 +80,9 @@ def _load(config: Path, store: str | None):
     return ExperimentConfig.from_dict(doc)
 
 
-def run_demo(config=None, out=None, store=None, *, progress: bool = True, alpha: float = 0.05, step: float = 0.05) -> DemoResult:
+def run_demo(
+    config=None, out=None, store=None, *, progress: bool = True, alpha: float = 0.05, step: float = 0.05
+) -> DemoResult:
     """Run the demo experiment (resuming its store), analyse it and write the report.
 
     Parameters
@@ -120,16 +129,25 @@ def summary_lines(result: DemoResult) -> list[str]:
     The same 3 calls used three ways, each as its gain over one call: the majority of the
     correctness bits, the plurality vote over the answers, and pass@3 (any of them correct).
     """
-    lines = [f"{'dataset/policy':<28} {'mu-hat':>7} {'3 votes: 95% interval':>21} "
-             f"{'majority of 3 (pp)':>28} {'plurality of 3 (pp)':>28} {'pass@3 (pp)':>28}"]
+    lines = [
+        f"{'dataset/policy':<28} {'mu-hat':>7} {'3 votes: 95% interval':>21} "
+        f"{'majority of 3 (pp)':>28} {'plurality of 3 (pp)':>28} {'pass@3 (pp)':>28}"
+    ]
     for r in result.summary:
         iv = f"[{r['v3_lower']:.3f}, {r['v3_upper']:.3f}]"
-        majority = None if r.get("gain_lower") is None else {"lower": r["gain_lower"], "upper": r["gain_upper"],
-                                                              "status": r["verdict"]}
-        lines.append(f"{r['group']:<28} {r['mu']:>7.3f} {iv:>21} {_gain_cell(majority):>28} "
-                     f"{_gain_cell(r.get('plurality_3')):>28} {_gain_cell(r.get('pass@k_3')):>28}")
+        majority = (
+            None
+            if r.get("gain_lower") is None
+            else {"lower": r["gain_lower"], "upper": r["gain_upper"], "status": r["verdict"]}
+        )
+        lines.append(
+            f"{r['group']:<28} {r['mu']:>7.3f} {iv:>21} {_gain_cell(majority):>28} "
+            f"{_gain_cell(r.get('plurality_3')):>28} {_gain_cell(r.get('pass@k_3')):>28}"
+        )
     s = result.seconds
-    lines.append(f"calls: {result.recorded} recorded now, {result.skipped} already in {result.store}; "
-                 f"time: experiment {s['experiment']:.1f} s, analysis {s['analysis']:.1f} s, report {s['report']:.1f} s")
+    lines.append(
+        f"calls: {result.recorded} recorded now, {result.skipped} already in {result.store}; "
+        f"time: experiment {s['experiment']:.1f} s, analysis {s['analysis']:.1f} s, report {s['report']:.1f} s"
+    )
     lines.append(f"report: {result.report_path}")
     return lines

@@ -33,8 +33,16 @@ from .._files import write_atomically
 from .._moments import nu_from_rho
 from .._objective import V_INF
 
-__all__ = ["FIGURE_NAMES", "width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves", "atomic_write",
-           "region_outline"]
+__all__ = [
+    "FIGURE_NAMES",
+    "width_maps",
+    "votability_plane",
+    "gain_map",
+    "mixture_plane",
+    "vote_curves",
+    "atomic_write",
+    "region_outline",
+]
 
 FIGURE_NAMES = ("width_maps", "votability_plane", "gain_map", "mixture_plane", "vote_curves")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
@@ -45,8 +53,16 @@ def _plt():
     matplotlib.use("Agg", force=True)
     plt = require("matplotlib.pyplot", "drawing the report's figures")
 
-    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8,
-                         "svg.hashsalt": "certify", "pdf.compression": 6})
+    plt.rcParams.update(
+        {
+            "font.size": 10,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10,
+            "legend.fontsize": 8,
+            "svg.hashsalt": "certify",
+            "pdf.compression": 6,
+        }
+    )
     return plt
 
 
@@ -97,10 +113,20 @@ def width_maps(out_dir, *, points: int = 81) -> tuple[Path, Path]:
     w3 = b3.upper - b3.lower
     winf = _endpoint_width(m, nu)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
-    for ax, w, vmax, title in ((axes[0], w3, 0.125, r"3 votes ($V_1$): $U_1 - L_1$ (scale $[0, 1/8]$)"),
-                               (axes[1], winf, 1.0, r"Infinitely many votes ($V_\infty$): $U_\infty - L_\infty$ (scale $[0, 1]$)")):
-        im = ax.imshow(w, origin="lower", extent=_extent(m, r), aspect="auto", vmin=0.0, vmax=vmax, cmap="viridis",
-                       interpolation="nearest")
+    for ax, w, vmax, title in (
+        (axes[0], w3, 0.125, r"3 votes ($V_1$): $U_1 - L_1$ (scale $[0, 1/8]$)"),
+        (axes[1], winf, 1.0, r"Infinitely many votes ($V_\infty$): $U_\infty - L_\infty$ (scale $[0, 1]$)"),
+    ):
+        im = ax.imshow(
+            w,
+            origin="lower",
+            extent=_extent(m, r),
+            aspect="auto",
+            vmin=0.0,
+            vmax=vmax,
+            cmap="viridis",
+            interpolation="nearest",
+        )
         fig.colorbar(im, ax=ax, label="identified width")
         ax.set_xlabel(r"one-call accuracy $\mu$")
         ax.set_ylabel(r"same-example correlation $\rho$")
@@ -127,11 +153,23 @@ def _boundaries(ax, label: bool = True):
     rho = 1 - 1/(2(1 - mu)). Between and above them the sign is not identified.
     """
     mu = np.linspace(0.5, 1.0, 200)
-    ax.plot(mu, _help_boundary(mu), color="tab:blue", ls="--", lw=1.4,
-            label=r"$\rho = 1 - 1/(2\mu)$: below it 3 votes help every law" if label else None)
+    ax.plot(
+        mu,
+        _help_boundary(mu),
+        color="tab:blue",
+        ls="--",
+        lw=1.4,
+        label=r"$\rho = 1 - 1/(2\mu)$: below it 3 votes help every law" if label else None,
+    )
     mu = np.linspace(0.0, 0.5, 200)
-    ax.plot(mu, _hurt_boundary(mu), color="tab:red", ls="--", lw=1.4,
-            label=r"$\rho = 1 - 1/(2(1-\mu))$: below it 3 votes hurt every law" if label else None)
+    ax.plot(
+        mu,
+        _hurt_boundary(mu),
+        color="tab:red",
+        ls="--",
+        lw=1.4,
+        label=r"$\rho = 1 - 1/(2(1-\mu))$: below it 3 votes hurt every law" if label else None,
+    )
 
 
 def _to_rho(mu, nu):
@@ -192,26 +230,66 @@ def votability_plane(out_dir, points, *, alpha: float | None = None) -> tuple[Pa
             has_region = True
             ax.fill(outline[:, 0], outline[:, 1], color=color, alpha=0.15, lw=0, zorder=2)
             ax.plot(outline[:, 0], outline[:, 1], color=color, lw=1.0, zorder=2)
-        ax.scatter(mu, rho, color=color, marker=_MARKERS[datasets.index(ds) % len(_MARKERS)],
-                   s=55, edgecolor="black", linewidth=0.5, zorder=3)
+        ax.scatter(
+            mu,
+            rho,
+            color=color,
+            marker=_MARKERS[datasets.index(ds) % len(_MARKERS)],
+            s=55,
+            edgecolor="black",
+            linewidth=0.5,
+            zorder=3,
+        )
     _boundaries(ax)
     # Name the parts of the plane in words, in data coordinates just beside the curves they refer to
     # (below the blue curve, below the red curve, above the blue curve), under the data (zorder).
     box = {"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.7", "alpha": 0.85}
-    ax.text(0.98, 0.0, "3 votes help\n(every law: $V_1 > V_0$)", ha="right", va="bottom", color="tab:blue",
-            fontsize=8, bbox=box, zorder=1.5)
-    ax.text(0.02, 0.0, "3 votes hurt\n(every law: $V_1 < V_0$)", ha="left", va="bottom", color="tab:red",
-            fontsize=8, bbox=box, zorder=1.5)
-    ax.text(0.98, 0.56, "3 votes may help or hurt\n(sign of $V_1 - V_0$ not identified)", ha="right", va="bottom",
-            color="0.25", fontsize=8, bbox=box, zorder=1.5)
+    ax.text(
+        0.98,
+        0.0,
+        "3 votes help\n(every law: $V_1 > V_0$)",
+        ha="right",
+        va="bottom",
+        color="tab:blue",
+        fontsize=8,
+        bbox=box,
+        zorder=1.5,
+    )
+    ax.text(
+        0.02,
+        0.0,
+        "3 votes hurt\n(every law: $V_1 < V_0$)",
+        ha="left",
+        va="bottom",
+        color="tab:red",
+        fontsize=8,
+        bbox=box,
+        zorder=1.5,
+    )
+    ax.text(
+        0.98,
+        0.56,
+        "3 votes may help or hurt\n(sign of $V_1 - V_0$ not identified)",
+        ha="right",
+        va="bottom",
+        color="0.25",
+        fontsize=8,
+        bbox=box,
+        zorder=1.5,
+    )
     level = "95%" if alpha is None else f"{100 * (1 - alpha):g}%"
     handles = [plt.Line2D([], [], color=cmap(i % 10), marker="o", ls="", label=p) for i, p in enumerate(policies)]
     if datasets != [""]:
-        handles += [plt.Line2D([], [], color="grey", marker=_MARKERS[i % len(_MARKERS)], ls="", label=f"dataset: {d}")
-                    for i, d in enumerate(datasets)]
+        handles += [
+            plt.Line2D([], [], color="grey", marker=_MARKERS[i % len(_MARKERS)], ls="", label=f"dataset: {d}")
+            for i, d in enumerate(datasets)
+        ]
     if has_region:
-        handles.append(plt.matplotlib.patches.Patch(facecolor="0.8", edgecolor="0.3",
-                                                    label=f"{level} Wald region (first two calls)"))
+        handles.append(
+            plt.matplotlib.patches.Patch(
+                facecolor="0.8", edgecolor="0.3", label=f"{level} Wald region (first two calls)"
+            )
+        )
     handles += ax.get_legend_handles_labels()[0]
     fig.legend(handles=handles, loc="outside lower center", ncol=2, frameon=False, fontsize=7)
     ax.set_xlim(0, 1)
@@ -238,19 +316,38 @@ def gain_map(out_dir, *, points: int = 121) -> tuple[Path, Path]:
     gain = sharp_bound_arrays(3, mu=m, nu=nu_from_rho(m, r)).lower - m
     lim = float(np.nanmax(np.abs(gain)))
     fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
-    im = ax.imshow(gain, origin="lower", extent=_extent(m, r), aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim,
-                   interpolation="nearest")
+    im = ax.imshow(
+        gain,
+        origin="lower",
+        extent=_extent(m, r),
+        aspect="auto",
+        cmap="RdBu_r",
+        vmin=-lim,
+        vmax=lim,
+        interpolation="nearest",
+    )
     fig.colorbar(im, ax=ax, label=r"$L_1 - \mu$: least 3-vote gain over 1 vote")
     ax.contour(m, r, gain, levels=[0.0], colors="black", linestyles="--", linewidths=1.8)
     ax.plot([], [], color="black", ls="--", label=r"$L_1 = \mu$, i.e. $\rho = 1 - 1/(2\mu)$")
     leg = ax.legend(loc="upper left")
     leg.get_frame().set_alpha(0.8)
-    ax.text(0.97, 0.03, "3 votes help\nevery law", transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
-            bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.7", "alpha": 0.85})
+    ax.text(
+        0.97,
+        0.03,
+        "3 votes help\nevery law",
+        transform=ax.transAxes,
+        ha="right",
+        va="bottom",
+        fontsize=8,
+        bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.7", "alpha": 0.85},
+    )
     ax.set_xlabel(r"one-call accuracy $\mu$ (known)")
     ax.set_ylabel(r"same-example correlation $\rho$ (known)")
-    ax.set_title("Identified least 3-vote gain at known moments\n"
-                 "(sharp bound over all laws with these moments; no data, no sampling uncertainty)", fontsize=10)
+    ax.set_title(
+        "Identified least 3-vote gain at known moments\n"
+        "(sharp bound over all laws with these moments; no data, no sampling uncertainty)",
+        fontsize=10,
+    )
     return _save(fig, out_dir, "gain_map")
 
 
@@ -289,8 +386,9 @@ def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
     """
     plt = _plt()
     k = max(len(searches), 1)
-    fig, axes = plt.subplots(1, k, figsize=(4.6 * k + 0.6, 4.4), constrained_layout=True, squeeze=False,
-                             sharex=True, sharey=True)
+    fig, axes = plt.subplots(
+        1, k, figsize=(4.6 * k + 0.6, 4.4), constrained_layout=True, squeeze=False, sharex=True, sharey=True
+    )
     cmap = plt.get_cmap("tab10")
     mus, rhos = [], []
     for s in searches:
@@ -305,17 +403,30 @@ def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
         h = ax.scatter([g.mu for g in s.grid], [g.rho for g in s.grid], s=6, color="0.6", alpha=0.5, zorder=1)
         handles.setdefault(f"mixture grid (step {s.step:g})", h)
         for b in base.get(s.dataset, ()):
-            h = ax.scatter(b.mu, b.rho, s=50, color=cmap(names.index(b.label) % 10), edgecolor="black",
-                           linewidth=0.5, zorder=3)
+            h = ax.scatter(
+                b.mu, b.rho, s=50, color=cmap(names.index(b.label) % 10), edgecolor="black", linewidth=0.5, zorder=3
+            )
             handles.setdefault(f"policy {b.label}", h)
         for j, (kind, crit, m) in enumerate(s.best):
             marker, size = _BEST_MARKERS[j % len(_BEST_MARKERS)]
-            h = ax.scatter(m.mu, m.rho, s=size, marker=marker, facecolor="none", edgecolor=cmap((j + 4) % 10),
-                           linewidth=1.4, zorder=4)
-            handles.setdefault(f"best {kind} by 5-vote {crit}" if s.votes == 5 else f"best {kind} by {s.votes}-vote {crit}", h)
+            h = ax.scatter(
+                m.mu,
+                m.rho,
+                s=size,
+                marker=marker,
+                facecolor="none",
+                edgecolor=cmap((j + 4) % 10),
+                linewidth=1.4,
+                zorder=4,
+            )
+            handles.setdefault(
+                f"best {kind} by 5-vote {crit}" if s.votes == 5 else f"best {kind} by {s.votes}-vote {crit}", h
+            )
         # The sign boundaries of the three-vote gain, drawn only where they enter the plotted window.
-        for f, lo_mu, hi_mu, color, text in ((_help_boundary, 0.5, 1.0, "tab:blue", r"$\rho = 1 - 1/(2\mu)$: below it 3 votes help every law"),
-                                             (_hurt_boundary, 0.0, 0.5, "tab:red", r"$\rho = 1 - 1/(2(1-\mu))$: below it 3 votes hurt every law")):
+        for f, lo_mu, hi_mu, color, text in (
+            (_help_boundary, 0.5, 1.0, "tab:blue", r"$\rho = 1 - 1/(2\mu)$: below it 3 votes help every law"),
+            (_hurt_boundary, 0.0, 0.5, "tab:red", r"$\rho = 1 - 1/(2(1-\mu))$: below it 3 votes hurt every law"),
+        ):
             mu = np.linspace(max(lo_mu, xlim[0]), min(hi_mu, xlim[1]), 200)
             if mu.size and mu[0] < mu[-1]:
                 rho = f(mu)
@@ -330,8 +441,16 @@ def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
     axes[0][0].set_ylim(*ylim)
     # The selected mixtures' markers are large on the plot (so nested ones stay visible);
     # in the legend they are scaled down so that neighbouring entries do not overlap.
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2 if k == 1 else 3, fontsize=7,
-               frameon=False, markerscale=0.6, labelspacing=0.9)
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="outside lower center",
+        ncol=2 if k == 1 else 3,
+        fontsize=7,
+        frameon=False,
+        markerscale=0.6,
+        labelspacing=0.9,
+    )
     fig.suptitle("Randomized mixture policies: moment estimates from all recorded calls", fontsize=10)
     return _save(fig, out_dir, "mixture_plane")
 
@@ -375,8 +494,16 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
         v = np.asarray(c["votes"], dtype=float)
         far = 2.0 * v[-1]  # where V_inf is drawn: one step beyond the last budget on the log axis
         kcalls = c["calls"]
-        bands = ((c["two_call_lower"], c["two_call_upper"], "0.55", 0.25, f"{level} interval from the first 2 calls (projected Wald)"),
-                 (c["lower"], c["upper"], "tab:blue", 0.3, f"{level} interval from all {kcalls} calls (likelihood ratio)"))
+        bands = (
+            (
+                c["two_call_lower"],
+                c["two_call_upper"],
+                "0.55",
+                0.25,
+                f"{level} interval from the first 2 calls (projected Wald)",
+            ),
+            (c["lower"], c["upper"], "tab:blue", 0.3, f"{level} interval from all {kcalls} calls (likelihood ratio)"),
+        )
         lows = []
         for lo, hi, color, alpha, label in bands:
             lo, hi = _nan(lo), _nan(hi)
@@ -390,8 +517,15 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
         lo_inf, hi_inf = (np.nan if x is None else float(x) for x in c[V_INF])
         if np.isfinite(lo_inf) and np.isfinite(hi_inf):
             lows.append(lo_inf)
-            h = ax.errorbar([far], [(lo_inf + hi_inf) / 2], yerr=[[(hi_inf - lo_inf) / 2], [(hi_inf - lo_inf) / 2]],
-                            fmt="none", ecolor="tab:blue", capsize=5, lw=2)
+            h = ax.errorbar(
+                [far],
+                [(lo_inf + hi_inf) / 2],
+                yerr=[[(hi_inf - lo_inf) / 2], [(hi_inf - lo_inf) / 2]],
+                fmt="none",
+                ecolor="tab:blue",
+                capsize=5,
+                lw=2,
+            )
             handles.setdefault(f"{level} interval, infinitely many votes (all {kcalls} calls)", h)
         if c.get("truth"):
             tv = sorted((x, y) for x, y in c["truth"].items() if x is not V_INF)
@@ -401,8 +535,16 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
                 ax.plot([far], [c["truth"][V_INF]], marker="_", ms=14, mew=2, color="tab:green", zorder=4)
         ev = sorted(c["empirical"].items())
         if ev:
-            h = ax.errorbar([e[0] for e in ev], [e[1][0] for e in ev], yerr=[1.96 * e[1][1] for e in ev], fmt="o",
-                            color="tab:red", ms=4, capsize=2, zorder=5)
+            h = ax.errorbar(
+                [e[0] for e in ev],
+                [e[1][0] for e in ev],
+                yerr=[1.96 * e[1][1] for e in ev],
+                fmt="o",
+                color="tab:red",
+                ms=4,
+                capsize=2,
+                zorder=5,
+            )
             handles.setdefault(f"empirical k-vote accuracy (all {kcalls} calls) \u00b1 1.96 SE", h)
         for name, shift, color in (("plurality", 0.93, "tab:orange"), ("pass@k", 1.07, "tab:purple")):
             bars = [b for b in c.get("aggregates", {}).get(name, ()) if b[0] is not V_INF]
@@ -410,8 +552,16 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
                 x = np.array([b[0] for b in bars], dtype=float) * shift  # side by side on the log axis
                 lo, hi = np.array([b[1] for b in bars]), np.array([b[2] for b in bars])
                 lows += list(lo)
-                h = ax.errorbar(x, (lo + hi) / 2, yerr=[(hi - lo) / 2, (hi - lo) / 2], fmt="none", ecolor=color,
-                                capsize=3, lw=1.5, zorder=3)
+                h = ax.errorbar(
+                    x,
+                    (lo + hi) / 2,
+                    yerr=[(hi - lo) / 2, (hi - lo) / 2],
+                    fmt="none",
+                    ecolor=color,
+                    capsize=3,
+                    lw=1.5,
+                    zorder=3,
+                )
                 what = "plurality vote of k answers" if name == "plurality" else "pass@k (any of k calls correct)"
                 handles.setdefault(f"{level} interval, {what}", h)
         ax.axvline(kcalls, color="0.3", ls=":", lw=1)
@@ -429,9 +579,18 @@ def vote_curves(out_dir, curves) -> tuple[Path, Path]:
     for ax in axes.ravel()[k:]:
         ax.axis("off")
     labels = list(handles)
-    fig.legend(list(handles.values()), labels, loc="outside lower center", ncol=min(3, max(len(labels), 1)), fontsize=7,
-               frameon=False)
-    fig.suptitle(f"k-vote accuracy against the number of votes: pointwise {level} confidence intervals (asymptotic)\n"
-                 "from all recorded calls and from the first two calls; beyond the recorded calls they cover every "
-                 "latent law the data allow", fontsize=9)
+    fig.legend(
+        list(handles.values()),
+        labels,
+        loc="outside lower center",
+        ncol=min(3, max(len(labels), 1)),
+        fontsize=7,
+        frameon=False,
+    )
+    fig.suptitle(
+        f"k-vote accuracy against the number of votes: pointwise {level} confidence intervals (asymptotic)\n"
+        "from all recorded calls and from the first two calls; beyond the recorded calls they cover every "
+        "latent law the data allow",
+        fontsize=9,
+    )
     return _save(fig, out_dir, "vote_curves")

@@ -72,20 +72,47 @@ LATEX_PREAMBLE = "\n".join(rf"\usepackage{{{p}}}" for p in LATEX_PACKAGES)
 MAX_COLUMNS = 10
 #: Names of every table the report writes (files ``tables/NAME.{md,csv,tex}``): the files of an
 #: earlier report that a new one may replace (:func:`certify.report._build.check_report_folder`).
-TABLE_NAMES = ("more_calls", "policy_table", "policy_interval_table", "se_range_table", "completion_error_table",
-               "mixture_gain_table", "mixture_accuracy_table", "mixture_optimum_table", "overtaking_table",
-               "negative_table")
+TABLE_NAMES = (
+    "more_calls",
+    "policy_table",
+    "policy_interval_table",
+    "se_range_table",
+    "completion_error_table",
+    "mixture_gain_table",
+    "mixture_accuracy_table",
+    "mixture_optimum_table",
+    "overtaking_table",
+    "negative_table",
+)
 
-_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}"}
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
 
 #: Plain-text notation of headers and captions -> LaTeX math (longest alternatives first).
 _MATH = [
-    (r"mu-hat", r"$\hat\mu$"), (r"nu-hat", r"$\hat\nu$"), (r"rho-hat", r"$\hat\rho$"),
-    (r"V_inf\b|Vinf\b", r"$V_\infty$"), (r">=", r"$\ge$"), (r"<=", r"$\le$"), (r"\+-", r"$\pm$"),
-    (r"->", r"$\to$"), (r"\bchi2\b", r"$\chi^2$"), (r"\b[kK]\b", None),  # k votes, K calls
-    (r"\b(?:alpha|mu|nu|rho)\b", None),           # Greek letters by name
+    (r"mu-hat", r"$\hat\mu$"),
+    (r"nu-hat", r"$\hat\nu$"),
+    (r"rho-hat", r"$\hat\rho$"),
+    (r"V_inf\b|Vinf\b", r"$V_\infty$"),
+    (r">=", r"$\ge$"),
+    (r"<=", r"$\le$"),
+    (r"\+-", r"$\pm$"),
+    (r"->", r"$\to$"),
+    (r"\bchi2\b", r"$\chi^2$"),
+    (r"\b[kK]\b", None),  # k votes, K calls
+    (r"\b(?:alpha|mu|nu|rho)\b", None),  # Greek letters by name
     (r"\b[A-Za-z]_(?:\{[^}]*\}|[A-Za-z0-9]+)", None),  # subscripts: V_1, L_n, q_i, V_{101}
 ]
 _MATH_RE = re.compile("|".join(f"(?:{pat})" for pat, _ in _MATH))
@@ -114,7 +141,7 @@ def latex_text(text: str) -> str:
     """Plain report text as LaTeX: notation (mu-hat, V_1, >=, alpha, ...) in math mode, the rest escaped."""
     out, pos = [], 0
     for m in _MATH_RE.finditer(text):
-        out += [_latex_escape(text[pos:m.start()]), _math_token(m.group(0))]
+        out += [_latex_escape(text[pos : m.start()]), _math_token(m.group(0))]
         pos = m.end()
     out.append(_latex_escape(text[pos:]))
     return "".join(out)
@@ -198,7 +225,9 @@ class Column:
                 out.append("")
             elif isinstance(x, bool):
                 out.append("true" if x else "false")
-            elif isinstance(x, (float, np.floating)) or (isinstance(x, (int, np.integer)) and self.kind in ("num", "signed", "ci")):
+            elif isinstance(x, (float, np.floating)) or (
+                isinstance(x, (int, np.integer)) and self.kind in ("num", "signed", "ci")
+            ):
                 out.append(_fmt(x, self.digits, False))
             else:
                 out.append(str(x))
@@ -238,8 +267,10 @@ class Table:
     def to_markdown(self) -> str:
         head = "| " + " | ".join(c.name for c in self.columns) + " |"
         align = "|" + "|".join("---" if c.kind in ("text", "bool") else "---:" for c in self.columns) + "|"
-        body = ["| " + " | ".join(c.render(v).replace("|", "\\|") for c, v in zip(self.columns, r)) + " |"
-                for r in self.rows]
+        body = [
+            "| " + " | ".join(c.render(v).replace("|", "\\|") for c, v in zip(self.columns, r)) + " |"
+            for r in self.rows
+        ]
         return "\n".join([head, align, *body]) + "\n"
 
     def to_csv(self) -> str:
@@ -259,20 +290,36 @@ class Table:
     def to_latex(self) -> str:
         """A ``table`` float (booktabs rules, ``[H]`` placement), preceded by a comment naming its preamble."""
         spec = "".join("l" if c.kind in ("text", "bool") else "r" for c in self.columns)
-        lines = [f"% certify report table '{self.name}'. Needs in the document preamble:",
-                 *(f"%   {line}" for line in LATEX_PREAMBLE.splitlines()),
-                 r"\begin{table}[H]", r"\centering", r"\scriptsize", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-                 " & ".join(c.latex_header for c in self.columns) + r" \\", r"\midrule"]
+        lines = [
+            f"% certify report table '{self.name}'. Needs in the document preamble:",
+            *(f"%   {line}" for line in LATEX_PREAMBLE.splitlines()),
+            r"\begin{table}[H]",
+            r"\centering",
+            r"\scriptsize",
+            rf"\begin{{tabular}}{{{spec}}}",
+            r"\toprule",
+            " & ".join(c.latex_header for c in self.columns) + r" \\",
+            r"\midrule",
+        ]
         for r in self.rows:
             lines.append(" & ".join(_latex_cell(c, v) for c, v in zip(self.columns, r)) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_text(self.caption)}}}",
-                  rf"\label{{tab:{self.name.replace('_', '-')}}}", r"\end{table}"]
+        lines += [
+            r"\bottomrule",
+            r"\end{tabular}",
+            rf"\caption{{{latex_text(self.caption)}}}",
+            rf"\label{{tab:{self.name.replace('_', '-')}}}",
+            r"\end{table}",
+        ]
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "title": self.title, "caption": self.caption,
-                "columns": [c.name for c in self.columns],
-                "rows": [[list(v) if isinstance(v, tuple) else v for v in r] for r in self.rows]}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "caption": self.caption,
+            "columns": [c.name for c in self.columns],
+            "rows": [[list(v) if isinstance(v, tuple) else v for v in r] for r in self.rows],
+        }
 
 
 def _latex_cell(column: Column, value) -> str:
@@ -330,11 +377,15 @@ def more_calls_table(curves: dict) -> Table:
         ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` by the likelihood method
         with budgets 1, 3, ..., 101 and :data:`certify.V_INF`.
     """
-    cols = [_DATASET, _POLICY, Column("calls K", "$K$", "text"),
-            Column("largest certified gain at", kind="text"),
-            Column("certified gain over 1 vote >= (pp)", kind="signed"),
-            Column("infinitely many votes minus K votes <= (pp)", kind="signed"),
-            Column("infinitely many votes minus 101 votes <= (pp)", kind="signed")]
+    cols = [
+        _DATASET,
+        _POLICY,
+        Column("calls K", "$K$", "text"),
+        Column("largest certified gain at", kind="text"),
+        Column("certified gain over 1 vote >= (pp)", kind="signed"),
+        Column("infinitely many votes minus K votes <= (pp)", kind="signed"),
+        Column("infinitely many votes minus 101 votes <= (pp)", kind="signed"),
+    ]
     rows = []
     alpha = None
     for group, rep in curves.items():
@@ -345,16 +396,25 @@ def more_calls_table(curves: dict) -> Table:
         upper_inf = next(b for b in rep.budgets if b.votes is V_INF).interval.upper
         k_odd = rep.max_calls if rep.max_calls % 2 else rep.max_calls - 1
         row_k, row_101 = _budget(rep, k_odd), _budget(rep, 101)
-        rows.append((ds, pol, rep.max_calls, "none" if best is None else votes_text(best.votes),
-                     None if best is None else _pct(best.gain_lower),
-                     None if row_k is None else _pct(upper_inf - row_k.interval.lower),
-                     None if row_101 is None else _pct(upper_inf - row_101.interval.lower)))
-    caption = (f"What more calls (votes) can add, from all K recorded calls ({_level(alpha)} likelihood-ratio intervals, "
-               "asymptotic). Largest certified gain: the number of votes whose gain over 1 vote has the largest "
-               "certified lower end ('none': no number of votes is certified better). 'infinitely many votes minus "
-               "k votes <=': the upper end of the interval of V_inf minus the lower end of the interval of the "
-               "k-vote accuracy, a conservative bound on what any number of further votes can add (K votes: the "
-               "largest odd number of votes up to K).")
+        rows.append(
+            (
+                ds,
+                pol,
+                rep.max_calls,
+                "none" if best is None else votes_text(best.votes),
+                None if best is None else _pct(best.gain_lower),
+                None if row_k is None else _pct(upper_inf - row_k.interval.lower),
+                None if row_101 is None else _pct(upper_inf - row_101.interval.lower),
+            )
+        )
+    caption = (
+        f"What more calls (votes) can add, from all K recorded calls ({_level(alpha)} likelihood-ratio intervals, "
+        "asymptotic). Largest certified gain: the number of votes whose gain over 1 vote has the largest "
+        "certified lower end ('none': no number of votes is certified better). 'infinitely many votes minus "
+        "k votes <=': the upper end of the interval of V_inf minus the lower end of the interval of the "
+        "k-vote accuracy, a conservative bound on what any number of further votes can add (K votes: the "
+        "largest odd number of votes up to K)."
+    )
     return Table("more_calls", "What more calls can add", caption, tuple(cols), tuple(rows))
 
 
@@ -374,11 +434,18 @@ def policy_table(reports: dict, truth: dict | None = None) -> Table:
         Unused here (kept for the call signature); the true values are in
         :func:`policy_interval_table`.
     """
-    cols = (_DATASET, _POLICY, Column("calls K", "$K$", "text"),
-            Column("mu-hat, first 2 calls (%)", kind="num"), Column("rho-hat, first 2 calls (%)", kind="num"),
-            Column("1 vote, all K calls (%)", kind="num"), Column("3 votes, all K calls (%)", kind="num"),
-            Column("3 votes minus 1 vote (pp)", kind="signed"), Column("5 votes, all K calls (%)", kind="num"),
-            Column("5 votes minus 1 vote (pp)", kind="signed"))
+    cols = (
+        _DATASET,
+        _POLICY,
+        Column("calls K", "$K$", "text"),
+        Column("mu-hat, first 2 calls (%)", kind="num"),
+        Column("rho-hat, first 2 calls (%)", kind="num"),
+        Column("1 vote, all K calls (%)", kind="num"),
+        Column("3 votes, all K calls (%)", kind="num"),
+        Column("3 votes minus 1 vote (pp)", kind="signed"),
+        Column("5 votes, all K calls (%)", kind="num"),
+        Column("5 votes minus 1 vote (pp)", kind="signed"),
+    )
     rows = []
     for group, rep in reports.items():
         ds, pol = _split(group)
@@ -389,12 +456,26 @@ def policy_table(reports: dict, truth: dict | None = None) -> Table:
             if b is None:
                 raise InputError(f"{group}: the analysis has no {v}-vote budget")
             emp[v] = None if b.empirical is None else _pct(b.empirical.value)
-        rows.append((ds, pol, rep.max_calls, _pct(rep.two_call.mu), _pct(rep.two_call.rho), one,
-                     emp[3], _shown_difference(emp[3], one), emp[5], _shown_difference(emp[5], one)))
-    caption = ("Per-policy estimates. mu-hat and rho-hat use the first two calls of each example (Section 4.4; the "
-               "inputs of the certified intervals); the k-vote accuracies use all K calls (exact hypergeometric "
-               "average over k-subsets of the recorded calls: 1 vote = V_0, 3 votes = V_1, 5 votes = V_2). Each "
-               "gain is the difference of the two accuracies shown.")
+        rows.append(
+            (
+                ds,
+                pol,
+                rep.max_calls,
+                _pct(rep.two_call.mu),
+                _pct(rep.two_call.rho),
+                one,
+                emp[3],
+                _shown_difference(emp[3], one),
+                emp[5],
+                _shown_difference(emp[5], one),
+            )
+        )
+    caption = (
+        "Per-policy estimates. mu-hat and rho-hat use the first two calls of each example (Section 4.4; the "
+        "inputs of the certified intervals); the k-vote accuracies use all K calls (exact hypergeometric "
+        "average over k-subsets of the recorded calls: 1 vote = V_0, 3 votes = V_1, 5 votes = V_2). Each "
+        "gain is the difference of the two accuracies shown."
+    )
     return Table("policy_table", "Per-policy estimates", caption, cols, tuple(rows))
 
 
@@ -416,9 +497,15 @@ def policy_interval_table(reports: dict, truth: dict | None = None) -> Table:
     truth = truth or {}
     alpha = next(iter(reports.values())).alpha if reports else None
     level = _level(alpha)
-    cols = [_DATASET, _POLICY, Column("votes"), Column(f"lower {level}, first 2 calls (%)", kind="num"),
-            Column(f"upper {level}, first 2 calls (%)", kind="num"), Column("empirical, all K calls (%)", kind="num"),
-            Column("empirical inside", kind="bool")]
+    cols = [
+        _DATASET,
+        _POLICY,
+        Column("votes"),
+        Column(f"lower {level}, first 2 calls (%)", kind="num"),
+        Column(f"upper {level}, first 2 calls (%)", kind="num"),
+        Column("empirical, all K calls (%)", kind="num"),
+        Column("empirical inside", kind="bool"),
+    ]
     if truth:
         cols.append(Column("true (%)", kind="num"))
     rows = []
@@ -430,13 +517,23 @@ def policy_interval_table(reports: dict, truth: dict | None = None) -> Table:
                 raise InputError(f"{group}: the analysis has no {v}-vote budget")
             emp = None if b.empirical is None else b.empirical.value
             inside = None if emp is None else bool(b.projected.lower <= emp <= b.projected.upper)
-            row = [ds, pol, votes_text(v, paper=True), _pct(b.projected.lower), _pct(b.projected.upper), _pct(emp), inside]
+            row = [
+                ds,
+                pol,
+                votes_text(v, paper=True),
+                _pct(b.projected.lower),
+                _pct(b.projected.upper),
+                _pct(emp),
+                inside,
+            ]
             if truth:
                 row.append(_pct(truth.get(group, {}).get(v)))
             rows.append(tuple(row))
-    caption = (f"Certified {level} intervals of the 3-vote (V_1) and 5-vote (V_2) accuracy from the first two calls "
-               "(projected Wald region, Section 4.4, Theorems 4.1-4.2), against the empirical accuracy from all K "
-               "calls.")
+    caption = (
+        f"Certified {level} intervals of the 3-vote (V_1) and 5-vote (V_2) accuracy from the first two calls "
+        "(projected Wald region, Section 4.4, Theorems 4.1-4.2), against the empirical accuracy from all K "
+        "calls."
+    )
     if truth:
         caption += " 'true' is the run's accuracy mean_i P_n(q_i) from the recorded latent q_i (choice mode)."
     return Table("policy_interval_table", "Certified two-call intervals", caption, tuple(cols), tuple(rows))
@@ -446,18 +543,29 @@ def se_range_table(reports: dict) -> Table:
     """Minimum, median and maximum example-level standard errors (pp) of the two-call mu-hat, nu-hat, rho-hat."""
     if not reports:
         raise InputError("no analyses to summarize")
-    ses = {"mu-hat": [r.two_call.se_mu for r in reports.values()], "nu-hat": [r.two_call.se_nu for r in reports.values()],
-           "rho-hat": [r.two_call.se_rho for r in reports.values()]}
+    ses = {
+        "mu-hat": [r.two_call.se_mu for r in reports.values()],
+        "nu-hat": [r.two_call.se_nu for r in reports.values()],
+        "rho-hat": [r.two_call.se_rho for r in reports.values()],
+    }
     rows = []
     for q, v in ses.items():
         a = 100.0 * np.asarray(v, dtype=float)
         rows.append((f"{q}, first 2 calls", float(np.nanmin(a)), float(np.nanmedian(a)), float(np.nanmax(a))))
-    cols = (Column("Quantity"), Column("Min SE (pp)", kind="num", digits=3), Column("Median SE (pp)", kind="num", digits=3),
-            Column("Max SE (pp)", kind="num", digits=3))
-    return Table("se_range_table", "Standard-error ranges",
-                 f"Example-level standard errors over the {len(reports)} policy-dataset pairs of the two-call "
-                 "estimates (covariance of X_i = ((B_i1 + B_i2)/2, B_i1 B_i2); rho-hat by the delta method).",
-                 cols, tuple(rows))
+    cols = (
+        Column("Quantity"),
+        Column("Min SE (pp)", kind="num", digits=3),
+        Column("Median SE (pp)", kind="num", digits=3),
+        Column("Max SE (pp)", kind="num", digits=3),
+    )
+    return Table(
+        "se_range_table",
+        "Standard-error ranges",
+        f"Example-level standard errors over the {len(reports)} policy-dataset pairs of the two-call "
+        "estimates (covariance of X_i = ((B_i1 + B_i2)/2, B_i1 B_i2); rho-hat by the delta method).",
+        cols,
+        tuple(rows),
+    )
 
 
 def completion_error_table(reports: dict) -> Table:
@@ -485,20 +593,48 @@ def completion_error_table(reports: dict) -> Table:
             if not len(a):
                 rows.append((votes_text(v, paper=True), name, None, None, None, None, 0))
                 continue
-            rows.append((votes_text(v, paper=True), name, float(a.mean()), float(np.abs(a).mean()),
-                         float(np.sqrt((a * a).mean())), float(np.abs(a).max()), len(a)))
-    cols = (Column("Target"), Column("Point summary"), Column("Bias (pp)", kind="signed"), Column("MAE (pp)", kind="num"),
-            Column("RMSE (pp)", kind="num"), Column("Max error (pp)", kind="num"), Column("Policies", kind="num", digits=0))
-    return Table("completion_error_table", "Point completions against empirical votes",
-                 "Point-completion errors (from the first 2 calls) against the empirical 3-vote (V_1) and 5-vote (V_2) "
-                 "accuracies (all K calls). Positive bias means the completion is optimistic; a descriptive "
-                 "diagnostic, not a guarantee.", cols, tuple(rows))
+            rows.append(
+                (
+                    votes_text(v, paper=True),
+                    name,
+                    float(a.mean()),
+                    float(np.abs(a).mean()),
+                    float(np.sqrt((a * a).mean())),
+                    float(np.abs(a).max()),
+                    len(a),
+                )
+            )
+    cols = (
+        Column("Target"),
+        Column("Point summary"),
+        Column("Bias (pp)", kind="signed"),
+        Column("MAE (pp)", kind="num"),
+        Column("RMSE (pp)", kind="num"),
+        Column("Max error (pp)", kind="num"),
+        Column("Policies", kind="num", digits=0),
+    )
+    return Table(
+        "completion_error_table",
+        "Point completions against empirical votes",
+        "Point-completion errors (from the first 2 calls) against the empirical 3-vote (V_1) and 5-vote (V_2) "
+        "accuracies (all K calls). Positive bias means the completion is optimistic; a descriptive "
+        "diagnostic, not a guarantee.",
+        cols,
+        tuple(rows),
+    )
 
 
 def _mixture_cols():
-    return (_DATASET, Column("Type"), Column("Mixture", verbatim=True), Column("mu-hat, all K calls (%)", kind="num"),
-            Column("rho-hat, all K calls (%)", kind="num"), Column("votes"), Column("k votes, all K calls (%)", kind="num"),
-            Column("k votes minus 1 vote (pp)", kind="signed"))
+    return (
+        _DATASET,
+        Column("Type"),
+        Column("Mixture", verbatim=True),
+        Column("mu-hat, all K calls (%)", kind="num"),
+        Column("rho-hat, all K calls (%)", kind="num"),
+        Column("votes"),
+        Column("k votes, all K calls (%)", kind="num"),
+        Column("k votes minus 1 vote (pp)", kind="signed"),
+    )
 
 
 def mixture_table(searches, criterion: str) -> Table:
@@ -515,26 +651,66 @@ def mixture_table(searches, criterion: str) -> Table:
         for kind, crit, m in s.best:
             if crit == criterion:
                 mu, acc = 100 * m.value(1), 100 * m.value(s.votes)
-                rows.append((s.dataset, kind, m.label, mu, 100 * m.rho, votes_text(s.votes, paper=True), acc,
-                             _shown_difference(acc, mu)))
-    what = "largest empirical gain of k votes over 1 vote" if criterion == "gain" else "largest empirical k-vote accuracy"
-    return Table(f"mixture_{criterion}_table", f"Mixtures selected by {criterion}",
-                 f"Mixtures selected for the {what} on the weight grid (k = 5 votes, V_2, when K >= 5); each call picks "
-                 "its component independently. Accuracies are exact from all K calls (multinomial allocation, "
-                 "hypergeometric draws); mu-hat is the 1-vote accuracy.", _mixture_cols(), tuple(rows))
+                rows.append(
+                    (
+                        s.dataset,
+                        kind,
+                        m.label,
+                        mu,
+                        100 * m.rho,
+                        votes_text(s.votes, paper=True),
+                        acc,
+                        _shown_difference(acc, mu),
+                    )
+                )
+    what = (
+        "largest empirical gain of k votes over 1 vote" if criterion == "gain" else "largest empirical k-vote accuracy"
+    )
+    return Table(
+        f"mixture_{criterion}_table",
+        f"Mixtures selected by {criterion}",
+        f"Mixtures selected for the {what} on the weight grid (k = 5 votes, V_2, when K >= 5); each call picks "
+        "its component independently. Accuracies are exact from all K calls (multinomial allocation, "
+        "hypergeometric draws); mu-hat is the 1-vote accuracy.",
+        _mixture_cols(),
+        tuple(rows),
+    )
 
 
 def optimum_table(optima) -> Table:
     """Optimizer results over the whole weight simplex, with the sharp lower bound at the estimate."""
-    rows = [(ds, o.objective, o.mixture.label, 100 * o.mixture.mu, 100 * o.mixture.rho, votes_text(o.votes, paper=True),
-             100 * o.lower, 100 * o.mixture.value(o.votes)) for ds, o in optima]
-    cols = (_DATASET, Column("Objective"), Column("Mixture", verbatim=True), Column("mu-hat, all K calls (%)", kind="num"),
-            Column("rho-hat, all K calls (%)", kind="num"), Column("votes"),
-            Column("lower bound L_n at the estimate (%)", kind="num"), Column("k votes, all K calls (%)", kind="num"))
-    return Table("mixture_optimum_table", "Optimal mixtures over the simplex",
-                 "Weights maximizing the sharp lower bound L_n of the k-vote accuracy (k = 2n+1 votes, V_n) at the "
-                 "mixture's moment estimates from all K calls (exact, with a dual certificate; no sampling "
-                 "uncertainty), or the empirical k-vote accuracy.", cols, tuple(rows))
+    rows = [
+        (
+            ds,
+            o.objective,
+            o.mixture.label,
+            100 * o.mixture.mu,
+            100 * o.mixture.rho,
+            votes_text(o.votes, paper=True),
+            100 * o.lower,
+            100 * o.mixture.value(o.votes),
+        )
+        for ds, o in optima
+    ]
+    cols = (
+        _DATASET,
+        Column("Objective"),
+        Column("Mixture", verbatim=True),
+        Column("mu-hat, all K calls (%)", kind="num"),
+        Column("rho-hat, all K calls (%)", kind="num"),
+        Column("votes"),
+        Column("lower bound L_n at the estimate (%)", kind="num"),
+        Column("k votes, all K calls (%)", kind="num"),
+    )
+    return Table(
+        "mixture_optimum_table",
+        "Optimal mixtures over the simplex",
+        "Weights maximizing the sharp lower bound L_n of the k-vote accuracy (k = 2n+1 votes, V_n) at the "
+        "mixture's moment estimates from all K calls (exact, with a dual certificate; no sampling "
+        "uncertainty), or the empirical k-vote accuracy.",
+        cols,
+        tuple(rows),
+    )
 
 
 def overtaking_table(items, limit: int | None = None) -> Table:
@@ -546,29 +722,60 @@ def overtaking_table(items, limit: int | None = None) -> Table:
         cells = {v: tuple(100 * x for x in (d.difference, d.lower, d.upper)) for v, d in zip(o.votes, o.differences)}
         rows.append((o.dataset, o.policy_a, o.policy_b, *(cells.get(v) for v in votes), o.significant))
     alpha = items[0].differences[0].alpha if items else None
-    cols = (_DATASET, Column("Policy A", verbatim=True), Column("Comparator B", verbatim=True),
-            *(Column(f"{votes_text(v)}: A minus B (pp)", kind="ci") for v in votes), Column("intervals exclude 0", kind="bool"))
-    return Table("overtaking_table", "Overtaking",
-                 "A policy with lower 1-vote accuracy beats its comparator after 3 or 5 votes (all K calls); paired "
-                 f"example-level {_level(alpha)} intervals in brackets.", cols, tuple(rows))
+    cols = (
+        _DATASET,
+        Column("Policy A", verbatim=True),
+        Column("Comparator B", verbatim=True),
+        *(Column(f"{votes_text(v)}: A minus B (pp)", kind="ci") for v in votes),
+        Column("intervals exclude 0", kind="bool"),
+    )
+    return Table(
+        "overtaking_table",
+        "Overtaking",
+        "A policy with lower 1-vote accuracy beats its comparator after 3 or 5 votes (all K calls); paired "
+        f"example-level {_level(alpha)} intervals in brackets.",
+        cols,
+        tuple(rows),
+    )
 
 
 def negative_table(items) -> Table:
     """Negative movements: adjacent budget steps where voting hurts, with paired 95% intervals (pp)."""
     items = list(items)
-    rows = [(m.dataset, m.policy, f"{m.comparison.label_a} -> {m.comparison.label_b}",
-             tuple(100 * x for x in (m.comparison.difference, m.comparison.lower, m.comparison.upper)), m.significant)
-            for m in items]
+    rows = [
+        (
+            m.dataset,
+            m.policy,
+            f"{m.comparison.label_a} -> {m.comparison.label_b}",
+            tuple(100 * x for x in (m.comparison.difference, m.comparison.lower, m.comparison.upper)),
+            m.significant,
+        )
+        for m in items
+    ]
     alpha = items[0].comparison.alpha if items else None
-    cols = (_DATASET, _POLICY, Column("step"), Column("difference (pp)", kind="ci"), Column("interval excludes 0", kind="bool"))
-    return Table("negative_table", "Negative movements",
-                 "Adjacent numbers of votes where the empirical accuracy (all K calls) falls, with paired example-level "
-                 f"{_level(alpha)} intervals.", cols, tuple(rows))
+    cols = (
+        _DATASET,
+        _POLICY,
+        Column("step"),
+        Column("difference (pp)", kind="ci"),
+        Column("interval excludes 0", kind="bool"),
+    )
+    return Table(
+        "negative_table",
+        "Negative movements",
+        "Adjacent numbers of votes where the empirical accuracy (all K calls) falls, with paired example-level "
+        f"{_level(alpha)} intervals.",
+        cols,
+        tuple(rows),
+    )
 
 
 #: Rows of :func:`verdict_table`, in this order: the paper's bit majority first.
-_AGGREGATE_ROWS = (("majority", "majority of k bits"), ("plurality", "plurality of k answers"),
-                   ("pass@k", "pass@k (any of k correct)"))
+_AGGREGATE_ROWS = (
+    ("majority", "majority of k bits"),
+    ("plurality", "plurality of k answers"),
+    ("pass@k", "pass@k (any of k correct)"),
+)
 
 
 def verdict_table(report, votes) -> str:
@@ -596,8 +803,7 @@ def verdict_table(report, votes) -> str:
         cells = []
         for k in votes:
             v = found.get((aggregate, k))
-            cells.append("-" if v is None else
-                         f"{pp_interval(v.gain_lower, v.gain_upper)} {words[v.status]}")
+            cells.append("-" if v is None else f"{pp_interval(v.gain_lower, v.gain_upper)} {words[v.status]}")
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
     head = "| gain over one call (pp) | " + " | ".join(f"{k} calls" for k in votes) + " |"
     return "\n".join([head, "|---" * (len(votes) + 1) + "|", *rows])

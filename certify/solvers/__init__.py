@@ -92,12 +92,29 @@ import importlib
 
 from ._contact import TARGETS, Target, TargetCache, kkt_system, max_violation, target
 
-__all__ = ["TARGETS", "Faces", "Target", "TargetCache", "batch_upper", "kkt_system", "max_violation", "solve_exact",
-           "solve_grid", "solve_sos", "target"]
+__all__ = [
+    "TARGETS",
+    "Faces",
+    "Target",
+    "TargetCache",
+    "batch_upper",
+    "kkt_system",
+    "max_violation",
+    "solve_exact",
+    "solve_grid",
+    "solve_sos",
+    "target",
+]
 
 #: Solver entry points (and the exact method's :class:`Faces`), imported on first use:
 #: ``sos`` and ``grid`` load cvxpy, which a command that never calls them should not pay for.
-_LAZY = {"Faces": "._exact", "solve_exact": "._exact", "solve_sos": "._sos", "solve_grid": "._grid", "batch_upper": "._batch"}
+_LAZY = {
+    "Faces": "._exact",
+    "solve_exact": "._exact",
+    "solve_sos": "._sos",
+    "solve_grid": "._grid",
+    "batch_upper": "._batch",
+}
 
 
 def __getattr__(name: str):

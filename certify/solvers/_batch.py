@@ -129,7 +129,9 @@ def _two_inner(T: Target, mu, nu, rows, x1, x2, out, todo, contacts) -> np.ndarr
     return done
 
 
-def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int, faces: Faces | None = None) -> tuple[np.ndarray, dict]:
+def batch_upper(
+    objective, mu: np.ndarray, nu: np.ndarray, sign: int, faces: Faces | None = None
+) -> tuple[np.ndarray, dict]:
     """Sharp max of E[sign * g] for every (mu, nu); returns (values of f = sign*g, path counts).
 
     ``faces``: shared with the other calls of one computation; without it the batch keeps
@@ -164,7 +166,9 @@ def batch_upper(objective, mu: np.ndarray, nu: np.ndarray, sign: int, faces: Fac
             if len(solved) and len(left):
                 from scipy.spatial import cKDTree
 
-                _, near = cKDTree(np.stack([mu[solved], nu[solved]], axis=1)).query(np.stack([mu[left], nu[left]], axis=1))
+                _, near = cKDTree(np.stack([mu[solved], nu[solved]], axis=1)).query(
+                    np.stack([mu[left], nu[left]], axis=1)
+                )
                 start = contacts[solved[near]]
                 counts["bitangent"] += len(_two_inner(T, mu, nu, left, start[:, 0], start[:, 1], out, todo, contacts))
     # On the boundary the law is unique (a point mass, or atoms at 0 and 1).

@@ -37,11 +37,15 @@ def _hankels(theta: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     one, q, oneminus, qq = np.array([1.0]), np.array([0.0, 1.0]), np.array([1.0, -1.0]), np.array([0.0, 1.0, -1.0])
     if m % 2 == 0:
         k = m // 2
-        return [(np.array([[s[i + j] for j in range(k + 1)] for i in range(k + 1)]), one),
-                (np.array([[s[i + j + 1] - s[i + j + 2] for j in range(k)] for i in range(k)]), qq)]
+        return [
+            (np.array([[s[i + j] for j in range(k + 1)] for i in range(k + 1)]), one),
+            (np.array([[s[i + j + 1] - s[i + j + 2] for j in range(k)] for i in range(k)]), qq),
+        ]
     k = (m - 1) // 2
-    return [(np.array([[s[i + j + 1] for j in range(k + 1)] for i in range(k + 1)]), q),
-            (np.array([[s[i + j] - s[i + j + 1] for j in range(k + 1)] for i in range(k + 1)]), oneminus)]
+    return [
+        (np.array([[s[i + j + 1] for j in range(k + 1)] for i in range(k + 1)]), q),
+        (np.array([[s[i + j] - s[i + j + 1] for j in range(k + 1)] for i in range(k + 1)]), oneminus),
+    ]
 
 
 def unique_law(theta: np.ndarray) -> Support | None:
@@ -61,7 +65,11 @@ def unique_law(theta: np.ndarray) -> Support | None:
             continue
         v = vec[:, 0]
         roots = npoly.polyroots(npoly.polymul(v, mult))
-        pts = [float(r.real) for r in np.atleast_1d(roots) if abs(r.imag) < ROOT_IMAG and -ROOT_SLACK <= r.real <= 1 + ROOT_SLACK]
+        pts = [
+            float(r.real)
+            for r in np.atleast_1d(roots)
+            if abs(r.imag) < ROOT_IMAG and -ROOT_SLACK <= r.real <= 1 + ROOT_SLACK
+        ]
         pts = np.sort(np.clip(pts, 0.0, 1.0))
         # A root a rounding error inside an end is the end: left at 1 - 1e-16, say, it would
         # count as an interior atom and the dual would lose its (1 - q) factor.

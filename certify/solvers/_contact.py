@@ -429,7 +429,6 @@ def hermite(T: Target, atoms: np.ndarray, size: int, square: bool = False) -> np
     return np.linalg.solve(A, b) if square else np.linalg.lstsq(A, b, rcond=None)[0]
 
 
-
 def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solver_name: str) -> Support:
     """A basic (at most m+1 atoms) law on ``points`` with moments ``theta`` maximizing E[f].
 
@@ -455,5 +454,7 @@ def law_on_points(points: np.ndarray, theta: np.ndarray, fvals: np.ndarray, solv
     weights = np.linalg.lstsq(vander, theta, rcond=None)[0]
     residual = float(np.max(np.abs(vander @ weights - theta)))
     if residual > RECOVERY_MOMENT_TOL or np.any(weights < 0.0):
-        raise SolverError(solver_name, "law recovery failed", f"moment residual {residual:.2g}, smallest weight {np.min(weights):.2g}")
+        raise SolverError(
+            solver_name, "law recovery failed", f"moment residual {residual:.2g}, smallest weight {np.min(weights):.2g}"
+        )
     return Support(atoms, weights)

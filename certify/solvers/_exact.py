@@ -81,7 +81,9 @@ def _newton_kkt(T: Target, theta: np.ndarray, atoms: np.ndarray, weights: np.nda
     y = y.astype(float).copy()
     prev = np.inf
     for it in range(NEWTON_MAX_ITER):
-        R, J = kkt_system(atoms.tolist(), w.tolist(), y.tolist(), theta.tolist(), lambda k, x: float(T(x, k)), inner.tolist())
+        R, J = kkt_system(
+            atoms.tolist(), w.tolist(), y.tolist(), theta.tolist(), lambda k, x: float(T(x, k)), inner.tolist()
+        )
         R, J = np.array(R), np.array(J)
         try:
             dz = np.linalg.solve(J, -R)
@@ -124,7 +126,10 @@ def _accept(T: Target, atoms, weights, y, theta) -> tuple[bool, float, float]:
     # and the pair must be optimal: the law's value equals the dual's (complementary slackness).
     # A dual that is feasible but not tight does not make the law extremal -- at 20 moments the
     # boundary route returned a law with a gap of 47 while its dual failed by only 2e-5.
-    gap = abs(float(np.dot(np.maximum(W, 0.0), T(np.asarray(A, dtype=float)))) - float(np.dot(np.asarray(y, dtype=float), theta)))
+    gap = abs(
+        float(np.dot(np.maximum(W, 0.0), T(np.asarray(A, dtype=float))))
+        - float(np.dot(np.asarray(y, dtype=float), theta))
+    )
     return -np.inf < viol <= tol and gap <= tol, viol, where  # a dual with inf or nan gives -inf or nan
 
 
@@ -151,8 +156,15 @@ def _basis_matrix(basis: list, m1: int) -> np.ndarray:
     return B
 
 
-def _simplex(T: Target, theta: np.ndarray, basis: list, max_iter: int, continuous: bool = False, tol: float = EXCHANGE_TOLS[-1],
-             phase_one: bool = False):
+def _simplex(
+    T: Target,
+    theta: np.ndarray,
+    basis: list,
+    max_iter: int,
+    continuous: bool = False,
+    tol: float = EXCHANGE_TOLS[-1],
+    phase_one: bool = False,
+):
     """Revised simplex over the columns phi(x), x on the grid or anywhere in [0, 1].
 
     ``basis`` holds m+1 entries, each an atom position (float) or an artificial
@@ -360,8 +372,11 @@ class Faces:
         if len(sol.atoms) != m1 or sol.route in ("face", "boundary"):  # not a face, or one reused
             return
         atoms = np.sort(sol.atoms)
-        if (np.all(sol.weights > FACE_MIN_WEIGHT) and np.min(np.diff(atoms)) > FACE_MIN_GAP
-                and sol.violation <= FACE_MAX_VIOLATION * T.scale):
+        if (
+            np.all(sol.weights > FACE_MIN_WEIGHT)
+            and np.min(np.diff(atoms)) > FACE_MIN_GAP
+            and sol.violation <= FACE_MAX_VIOLATION * T.scale
+        ):
             faces = self._faces.setdefault((T.objective, T.sign, m1), [])
             if not any(np.max(np.abs(f[0] - atoms)) <= FACE_SAME for f in faces):
                 faces.insert(0, (atoms, sol.dual, sol.violation))
@@ -378,7 +393,7 @@ MAX_FACES = 32
 def _known_face(T: Target, theta: np.ndarray, faces: Faces | None):
     """Proposer 1: the first face found before (in ``faces``) whose simplex holds ``theta``."""
     m1 = len(theta)
-    for atoms, y, viol in (faces.of(T, m1) if faces is not None else ()):
+    for atoms, y, viol in faces.of(T, m1) if faces is not None else ():
         if m1 == 3:
             w, serves = face_weights(atoms.tolist(), float(theta[1]), float(theta[2]))
             if not serves:
@@ -469,8 +484,9 @@ def _exchange_tolerances(T: Target, theta: np.ndarray, basis: list, w: np.ndarra
     m1 = len(theta)
     for tol in (None, *EXCHANGE_TOLS):
         if tol is not None:
-            basis, w, yv, its = _simplex(T, theta, basis, max_iter=CONTINUOUS_ITER[0] * m1 + CONTINUOUS_ITER[1],
-                                         continuous=True, tol=tol)
+            basis, w, yv, its = _simplex(
+                T, theta, basis, max_iter=CONTINUOUS_ITER[0] * m1 + CONTINUOUS_ITER[1], continuous=True, tol=tol
+            )
             total += its
         if _artificial(basis, w):  # still in the first phase: only the exchange on [0, 1] can finish it
             continue
@@ -498,13 +514,16 @@ def _feasible_basis(T: Target, theta: np.ndarray, basis: list) -> list:
     """
     m1 = len(theta)
     # a finite LP on the grid: the loosest tolerance decides whether artificial weight is left
-    basis, w, _, _ = _simplex(T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1], tol=EXCHANGE_TOLS[0],
-                              phase_one=True)
+    basis, w, _, _ = _simplex(
+        T, theta, basis, max_iter=EXCHANGE_ITER[0] * m1 + EXCHANGE_ITER[1], tol=EXCHANGE_TOLS[0], phase_one=True
+    )
     if _artificial(basis, w):
         raise SolverError("exact", "infeasible", "moments are outside the moment space of [0, 1]")
     columns = _phi(T.grid, m1).T  # one column phi(x) per grid atom
     for j in [j for j, col in enumerate(basis) if isinstance(col, tuple)]:
-        row = np.linalg.solve(_basis_matrix(basis, m1), columns)[j]  # the entries of B^-1 phi(x) that a pivot on row j divides by
+        row = np.linalg.solve(_basis_matrix(basis, m1), columns)[
+            j
+        ]  # the entries of B^-1 phi(x) that a pivot on row j divides by
         row[np.isin(T.grid, [col for col in basis if not isinstance(col, tuple)])] = 0.0
         basis = list(basis)
         basis[j] = float(T.grid[int(np.argmax(np.abs(row)))])

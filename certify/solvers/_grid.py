@@ -55,7 +55,9 @@ def check_solver(solver, method: str, allowed) -> str:
     """Upper-cased solver name, or :class:`InputError` naming the value and the choices."""
     name = solver.upper() if isinstance(solver, str) else None
     if name not in allowed:
-        raise InputError(f"solver={solver!r} is not available for method {method!r}; choose one of {', '.join(allowed)}")
+        raise InputError(
+            f"solver={solver!r} is not available for method {method!r}; choose one of {', '.join(allowed)}"
+        )
     return name
 
 
@@ -118,7 +120,15 @@ def _compile_grid_lp(T, m1: int, size: int):
     return problem, weights, theta, moments, x, fvals
 
 
-def solve_grid(objective, theta: np.ndarray, sign: int, size: int = DEFAULT_SIZE, solver: str = "CLARABEL", max_iter=None, time_limit=None) -> Solution:
+def solve_grid(
+    objective,
+    theta: np.ndarray,
+    sign: int,
+    size: int = DEFAULT_SIZE,
+    solver: str = "CLARABEL",
+    max_iter=None,
+    time_limit=None,
+) -> Solution:
     """Maximize E[sign * g] over laws on ``size`` equispaced atoms with moments ``theta``.
 
     Parameters

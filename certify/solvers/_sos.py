@@ -52,7 +52,6 @@ moments exactly and loses only ~|f''| offset^2 in value (~1e-8 overall).
 
 from __future__ import annotations
 
-
 import cvxpy as cp
 import numpy as np
 from numpy.polynomial import chebyshev
@@ -159,10 +158,14 @@ def _recover_law(T, coeffs: np.ndarray, contacts: np.ndarray, theta: np.ndarray,
             return law_on_points(points, theta, np.asarray(T(points), dtype=float), solver_name)
         except SolverError as exc:  # the moments are outside the hull of these candidates
             failure = exc
-    raise SolverError(solver_name, "law recovery failed", f"contacts {np.round(contacts, 6).tolist()}; last: {failure.detail}")
+    raise SolverError(
+        solver_name, "law recovery failed", f"contacts {np.round(contacts, 6).tolist()}; last: {failure.detail}"
+    )
 
 
-def solve_sos(objective, theta: np.ndarray, sign: int, solver: str = "CLARABEL", max_iter=None, time_limit=None) -> Solution:
+def solve_sos(
+    objective, theta: np.ndarray, sign: int, solver: str = "CLARABEL", max_iter=None, time_limit=None
+) -> Solution:
     """Maximize E[sign * g] over laws on [0, 1] with moments ``theta``, by an SOS program.
 
     Parameters
@@ -195,11 +198,20 @@ def solve_sos(objective, theta: np.ndarray, sign: int, solver: str = "CLARABEL",
     m1 = len(theta)
     degree = max(objective.degree, m1 - 1)
     if degree > MAX_DEGREE:
-        raise InputError(f"objective {objective.name!r} has degree {degree} > {MAX_DEGREE}, too large for method 'sos'; use method='exact'")
+        raise InputError(
+            f"objective {objective.name!r} has degree {degree} > {MAX_DEGREE}, too large for method 'sos'; use method='exact'"
+        )
     problem, y, theta_param, degree = _sos_program(objective, int(sign), m1)
     theta = np.asarray(theta, dtype=float)
     theta_param.value = theta
-    solve_checked(problem, name, f"SOS program, degree {degree}, objective {objective.name}", max_iter, time_limit, **SOS_SOLVERS[name])
+    solve_checked(
+        problem,
+        name,
+        f"SOS program, degree {degree}, objective {objective.name}",
+        max_iter,
+        time_limit,
+        **SOS_SOLVERS[name],
+    )
     coeffs = np.asarray(y.value, dtype=float)
     T = target(objective, sign)
     contacts = contact_points(T, coeffs, SOS_CONTACT_TOL)

@@ -26,7 +26,7 @@ CVXPY_STATUS = {
 }
 
 
-def check_cvxpy(problem: "cp.Problem", solver: str, detail: str = "") -> None:
+def check_cvxpy(problem: cp.Problem, solver: str, detail: str = "") -> None:
     """Raise :class:`SolverError` unless ``problem`` was solved to optimality."""
     status = problem.status
     if not CVXPY_STATUS.get(status, False):

@@ -74,8 +74,11 @@ def face_weights(atoms, mu, nu):
 def _moment_residual(atoms, w, mu, nu):
     """(1, mu, nu) minus the moments of the weights ``w`` on ``atoms``."""
     a, b, c = atoms
-    return (1.0 - (w[0] + w[1] + w[2]), mu - (w[0] * a + w[1] * b + w[2] * c),
-            nu - (w[0] * a * a + w[1] * b * b + w[2] * c * c))
+    return (
+        1.0 - (w[0] + w[1] + w[2]),
+        mu - (w[0] * a + w[1] * b + w[2] * c),
+        nu - (w[0] * a * a + w[1] * b * b + w[2] * c * c),
+    )
 
 
 def endpoint_law(T: Target, mu, nu, end: float):
@@ -160,8 +163,14 @@ def bitangent_law(T: Target, mu, nu, x1, x2, max_iter: int = BITANGENT_MAX_ITER)
             step = larger(abs(dx1), abs(dx2))
             # From a grid start Newton converges in a few steps; steps that stop
             # shrinking mean a wrong pattern (or f flat to rounding).
-            good = ((0.0 < n1) & (n1 < mu) & (mu < n2) & (n2 < 1.0) & (abs(det) < math.inf)
-                    & ((it <= NEWTON_STALL_AFTER) | (step <= NEWTON_STALL_RATIO * prev)))
+            good = (
+                (0.0 < n1)
+                & (n1 < mu)
+                & (mu < n2)
+                & (n2 < 1.0)
+                & (abs(det) < math.inf)
+                & ((it <= NEWTON_STALL_AFTER) | (step <= NEWTON_STALL_RATIO * prev))
+            )
             if scalar:
                 if not good:
                     return None

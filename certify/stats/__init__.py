@@ -41,6 +41,18 @@
   set, :data:`PASS_INF` = P(Q > 0) for k = inf), all -> :class:`AggregateEstimate`;
 """
 
+# repeated-call aggregates over recorded answers: plurality vote and pass@k
+from .._aggregate_bounds import (
+    PASS_INF,
+    pass_at_k_coefficients,
+    pass_at_k_objective,
+    plurality_bounds,
+    plurality_upper_coefficients,
+)
+from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
+from ._aggregate_report import AGGREGATE_NAMES, AggregateBudget, parse_aggregate
+from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
+from ._answer_model import ModelEstimate, answer_patterns, model_plurality, pattern_kernel, plurality_model
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
 from ._empirical import (
     EmpiricalVote,
@@ -59,7 +71,6 @@ from ._estimators import (
     two_call_estimates,
     two_call_from_summary,
 )
-from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
 from ._mixtures import (
     Mixture,
     MixtureData,
@@ -85,6 +96,9 @@ from ._overtaking import (
     per_example_table,
     unit_mixture,
 )
+from ._planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
+from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
+from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
 from ._report import (
     METHODS,
     REPORT_SCHEMA_VERSION,
@@ -99,14 +113,6 @@ from ._report import (
     two_call_view,
     verdict_budgets,
 )
-from ._planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
-# repeated-call aggregates over recorded answers: plurality vote and pass@k
-from .._aggregate_bounds import PASS_INF, pass_at_k_coefficients, pass_at_k_objective, plurality_bounds, plurality_upper_coefficients
-from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
-from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
-from ._aggregate_report import AGGREGATE_NAMES, AggregateBudget, parse_aggregate
-from ._answer_model import ModelEstimate, answer_patterns, model_plurality, pattern_kernel, plurality_model
-from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 
 __all__ = [
     "COMPLETION_METHODS",

@@ -60,11 +60,15 @@ from ._plurality import answer_counts
 __all__ = ["aggregate_intervals", "certified_aggregate_intervals"]
 
 _PASS_METHOD = "likelihood ratio over the latent law from every call: min and max of E[1 - (1-Q)^{k}] over the set"
-_PASS_INF_METHOD = ("likelihood ratio over the latent law from every call: min of P(Q > 0) over the set; the upper end is "
-                    "1 by definition (moving a law's mass at q = 0 to a small eps > 0 keeps it in the set and solves "
-                    "every example)")
-_PLURALITY_METHOD = ("likelihood ratio over the latent law from every call: min of E[{lower}] (every wrong answer the "
-                     "same) and max of E[{upper}] (every wrong answer different) over one set")
+_PASS_INF_METHOD = (
+    "likelihood ratio over the latent law from every call: min of P(Q > 0) over the set; the upper end is "
+    "1 by definition (moving a law's mass at q = 0 to a small eps > 0 keeps it in the set and solves "
+    "every example)"
+)
+_PLURALITY_METHOD = (
+    "likelihood ratio over the latent law from every call: min of E[{lower}] (every wrong answer the "
+    "same) and max of E[{upper}] (every wrong answer different) over one set"
+)
 _ENVELOPE_COVERAGE = {
     "projection": "both ends from one set at the projection level, so they hold jointly",
     "profile": "each end one side of a profile interval (about alpha/2 each), so about 1 - alpha for both",
@@ -77,8 +81,9 @@ def _likelihood_row(aggregate: str, votes, iv, method: str, alpha: float, n: int
     calibration = f"{identified}; {iv.calibration_text()}"
     if aggregate == "plurality":
         calibration += f"; {_ENVELOPE_COVERAGE[iv.calibration]}"
-    return AggregateEstimate(aggregate, votes, None, estimate, None, iv.lower.value, iv.upper.value, method,
-                             calibration, float(alpha), n)
+    return AggregateEstimate(
+        aggregate, votes, None, estimate, None, iv.lower.value, iv.upper.value, method, calibration, float(alpha), n
+    )
 
 
 def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, certify: bool) -> dict:
@@ -142,7 +147,9 @@ def _rows(codes, votes, aggregate: str, alpha: float, certify: bool) -> tuple:
     return tuple(out[k] for k in budgets)
 
 
-def aggregate_intervals(codes, votes, *, aggregate: str = "plurality", alpha: float = 0.05) -> tuple[AggregateEstimate, ...]:
+def aggregate_intervals(
+    codes, votes, *, aggregate: str = "plurality", alpha: float = 0.05
+) -> tuple[AggregateEstimate, ...]:
     """1 - alpha intervals for plurality accuracy or pass@k of k calls, any k (module docstring).
 
     Parameters

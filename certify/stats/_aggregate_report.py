@@ -45,8 +45,14 @@ from ._aggregate_intervals import aggregate_intervals
 from ._aggregates import AGGREGATES, aggregate_estimates
 from ._answer_model import ModelEstimate, plurality_model
 
-__all__ = ["AGGREGATE_NAMES", "AggregateBudget", "aggregate_budgets", "aggregate_verdict_intervals", "answer_codes_of",
-           "parse_aggregate"]
+__all__ = [
+    "AGGREGATE_NAMES",
+    "AggregateBudget",
+    "aggregate_budgets",
+    "aggregate_verdict_intervals",
+    "answer_codes_of",
+    "parse_aggregate",
+]
 
 #: Every aggregate ``analyze`` reports: the paper's bit majority, then :data:`AGGREGATES`.
 AGGREGATE_NAMES = ("majority",) + AGGREGATES
@@ -103,19 +109,36 @@ class AggregateBudget:
     model: ModelEstimate | None = None
 
     def to_dict(self) -> dict:
-        return {"aggregate": self.aggregate, "votes": budget_json(self.votes),
-                "interval": {"lower": self.lower, "upper": self.upper, "method": self.method,
-                             "calibration": self.calibration, "alpha": self.alpha, "calls": self.calls},
-                "empirical": _none_or_float(self.empirical),
-                "model": None if self.model is None else self.model.to_dict()}
+        return {
+            "aggregate": self.aggregate,
+            "votes": budget_json(self.votes),
+            "interval": {
+                "lower": self.lower,
+                "upper": self.upper,
+                "method": self.method,
+                "calibration": self.calibration,
+                "alpha": self.alpha,
+                "calls": self.calls,
+            },
+            "empirical": _none_or_float(self.empirical),
+            "model": None if self.model is None else self.model.to_dict(),
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "AggregateBudget":
+    def from_dict(cls, d: dict) -> AggregateBudget:
         iv = d["interval"]
-        return cls(str(d["aggregate"]), parse_vote_budget(d["votes"]), float(iv["lower"]), float(iv["upper"]),
-                   str(iv["method"]), str(iv["calibration"]), float(iv["alpha"]), int(iv["calls"]),
-                   None if d.get("empirical") is None else float(d["empirical"]),
-                   None if d.get("model") is None else ModelEstimate.from_dict(d["model"]))
+        return cls(
+            str(d["aggregate"]),
+            parse_vote_budget(d["votes"]),
+            float(iv["lower"]),
+            float(iv["upper"]),
+            str(iv["method"]),
+            str(iv["calibration"]),
+            float(iv["alpha"]),
+            int(iv["calls"]),
+            None if d.get("empirical") is None else float(d["empirical"]),
+            None if d.get("model") is None else ModelEstimate.from_dict(d["model"]),
+        )
 
 
 def answer_codes_of(data: CallBits, aggregate: str) -> np.ndarray:
@@ -128,9 +151,11 @@ def answer_codes_of(data: CallBits, aggregate: str) -> np.ndarray:
         return data.answers
     if aggregate == "plurality":
         where = f" of group {data.group!r}" if data.group else ""
-        raise InputError(f"--aggregate plurality needs the calls' answers, and {data.source or 'the data'}{where} records "
-                         f"correctness only: give answer and target columns (or a log with answers), or use "
-                         f"--aggregate majority or pass")
+        raise InputError(
+            f"--aggregate plurality needs the calls' answers, and {data.source or 'the data'}{where} records "
+            f"correctness only: give answer and target columns (or a log with answers), or use "
+            f"--aggregate majority or pass"
+        )
     bits = data.bits
     return np.where(np.isnan(bits), NO_CALL, np.where(bits == 1, CORRECT, 1)).astype(np.int32)
 
@@ -142,9 +167,21 @@ def aggregate_budgets(data: CallBits, aggregate: str, votes, alpha: float) -> tu
     rows = aggregate_intervals(codes, list(votes), aggregate=aggregate, alpha=alpha)
     beyond = [v for v in votes if v is V_INF or v > data.calls] if aggregate == "plurality" else []
     model = plurality_model(codes, beyond, alpha) if beyond else {}
-    return tuple(AggregateBudget(aggregate, v, float(r.lower), float(r.upper), r.method, r.calibration, float(alpha),
-                                 data.max_calls, None if r.estimate is None else float(r.estimate), model.get(v))
-                 for v, r in zip(votes, rows))
+    return tuple(
+        AggregateBudget(
+            aggregate,
+            v,
+            float(r.lower),
+            float(r.upper),
+            r.method,
+            r.calibration,
+            float(alpha),
+            data.max_calls,
+            None if r.estimate is None else float(r.estimate),
+            model.get(v),
+        )
+        for v, r in zip(votes, rows)
+    )
 
 
 def _minus_q(objective: Objective, name: str) -> Objective:
@@ -154,7 +191,9 @@ def _minus_q(objective: Objective, name: str) -> Objective:
     return Objective.from_coefficients(coeffs, name=name)
 
 
-def aggregate_verdict_intervals(data: CallBits, aggregate: str, budgets, alpha: float) -> list[tuple[int, float, float, str]]:
+def aggregate_verdict_intervals(
+    data: CallBits, aggregate: str, budgets, alpha: float
+) -> list[tuple[int, float, float, str]]:
     """(k, gain_lower, gain_upper, method) per finite budget k > 1 (module docstring)."""
     codes = answer_codes_of(data, aggregate)
     fewest = int(data.calls)
@@ -176,8 +215,9 @@ def aggregate_verdict_intervals(data: CallBits, aggregate: str, budgets, alpha: 
             abstain = bool(data.abstentions)
             for k in beyond:
                 lower, upper = plurality_bounds(k, abstentions=abstain)
-                iv = likelihood_envelope(cells, _minus_q(lower, f"{lower.name} - q"), _minus_q(upper, f"{upper.name} - q"),
-                                         alpha=alpha)
+                iv = likelihood_envelope(
+                    cells, _minus_q(lower, f"{lower.name} - q"), _minus_q(upper, f"{upper.name} - q"), alpha=alpha
+                )
                 out.append((k, iv.lower.value, iv.upper.value, f"likelihood ratio, {iv.calibration_text()}"))
     order = {k: i for i, k in enumerate(budgets)}
     return sorted(out, key=lambda t: order[t[0]])

@@ -53,9 +53,11 @@ _METHOD = {
     "plurality": "U-statistic of the plurality vote (fair ties) over all k-subsets of each example's calls",
     "pass@k": "unbiased pass@k per example, 1 - C(K_i - c_i, k)/C(K_i, k)",
 }
-CALIBRATION = ("asymptotic: central limit theorem over examples; Clopper-Pearson interval at the effective sample "
-               "size n m(1-m)/v (z/t)^2 (Korn and Graubard 1998; v: the variance, for an accuracy with one "
-               "pseudo-example at the far end), at least as wide as the exact binomial interval for 0/1 values")
+CALIBRATION = (
+    "asymptotic: central limit theorem over examples; Clopper-Pearson interval at the effective sample "
+    "size n m(1-m)/v (z/t)^2 (Korn and Graubard 1998; v: the variance, for an accuracy with one "
+    "pseudo-example at the far end), at least as wide as the exact binomial interval for 0/1 values"
+)
 
 
 def _finite_or_none(value):
@@ -104,26 +106,47 @@ class AggregateEstimate:
     @property
     def label(self) -> str:
         """``"plurality of 5 calls"`` or ``"pass@k gain, 5 calls over 1"``."""
-        calls = "infinitely many calls" if self.votes is V_INF else f"{self.votes} call" + ("" if self.votes == 1 else "s")
+        calls = (
+            "infinitely many calls" if self.votes is V_INF else f"{self.votes} call" + ("" if self.votes == 1 else "s")
+        )
         if self.baseline is None:
             return f"{self.aggregate} of {calls}"
         return f"{self.aggregate} gain, {calls} over {self.baseline}"
 
     def to_dict(self) -> dict:
         """JSON-ready fields (no NaN: an undefined number is ``None``)."""
-        return {"aggregate": self.aggregate, "votes": budget_json(self.votes), "baseline": self.baseline,
-                "estimate": _finite_or_none(self.estimate), "se": _finite_or_none(self.se),
-                "lower": _finite_or_none(self.lower), "upper": _finite_or_none(self.upper), "method": self.method,
-                "calibration": self.calibration, "alpha": self.alpha, "n": self.n}
+        return {
+            "aggregate": self.aggregate,
+            "votes": budget_json(self.votes),
+            "baseline": self.baseline,
+            "estimate": _finite_or_none(self.estimate),
+            "se": _finite_or_none(self.se),
+            "lower": _finite_or_none(self.lower),
+            "upper": _finite_or_none(self.upper),
+            "method": self.method,
+            "calibration": self.calibration,
+            "alpha": self.alpha,
+            "n": self.n,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "AggregateEstimate":
+    def from_dict(cls, d: dict) -> AggregateEstimate:
         def number(key):
             return None if d[key] is None else float(d[key])
 
-        return cls(str(d["aggregate"]), parse_vote_budget(d["votes"]), None if d["baseline"] is None else int(d["baseline"]),
-                   number("estimate"), number("se"), number("lower"), number("upper"), str(d["method"]),
-                   str(d["calibration"]), float(d["alpha"]), int(d["n"]))
+        return cls(
+            str(d["aggregate"]),
+            parse_vote_budget(d["votes"]),
+            None if d["baseline"] is None else int(d["baseline"]),
+            number("estimate"),
+            number("se"),
+            number("lower"),
+            number("upper"),
+            str(d["method"]),
+            str(d["calibration"]),
+            float(d["alpha"]),
+            int(d["n"]),
+        )
 
 
 def _mean_interval(values: np.ndarray, alpha: float, low: float, high: float, *, guard: bool):
@@ -157,8 +180,9 @@ def _mean_interval(values: np.ndarray, alpha: float, low: float, high: float, *,
     return mean, se, max(low, low + span * lo), min(high, low + span * hi)
 
 
-def aggregate_estimates(codes, votes, *, aggregate: str = "plurality", alpha: float = 0.05,
-                        baseline: int | None = 1) -> tuple[AggregateEstimate, ...]:
+def aggregate_estimates(
+    codes, votes, *, aggregate: str = "plurality", alpha: float = 0.05, baseline: int | None = 1
+) -> tuple[AggregateEstimate, ...]:
     """Accuracy of k calls under an aggregate, and its paired gain over ``baseline`` calls.
 
     Parameters
@@ -194,8 +218,10 @@ def aggregate_estimates(codes, votes, *, aggregate: str = "plurality", alpha: fl
     per_example = _PER_EXAMPLE[aggregate](codes, wanted)
     for k, h in per_example.items():
         if np.isnan(h).any():
-            raise InputError(f"votes={k} exceeds the calls of example {int(np.argmax(np.isnan(h)))}; an unbiased "
-                             f"{aggregate} of {k} calls needs at least {k} calls on every example")
+            raise InputError(
+                f"votes={k} exceeds the calls of example {int(np.argmax(np.isnan(h)))}; an unbiased "
+                f"{aggregate} of {k} calls needs at least {k} calls on every example"
+            )
     calls = tuple(int(c) for c in np.unique((np.asarray(codes) != -2).sum(axis=1)))
     return estimate_rows(per_example, aggregate, ks, baseline, alpha, calls)
 
@@ -218,8 +244,14 @@ def pass_gain_range(k: int, baseline: int, calls) -> tuple[float, float]:
     return float(f.min()), float(f.max())
 
 
-def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], baseline: int | None,
-                  alpha: float, calls: tuple[int, ...]) -> tuple[AggregateEstimate, ...]:
+def estimate_rows(
+    per_example: dict,
+    aggregate: str,
+    votes: tuple[int, ...],
+    baseline: int | None,
+    alpha: float,
+    calls: tuple[int, ...],
+) -> tuple[AggregateEstimate, ...]:
     """The rows of :func:`aggregate_estimates` from per-example values ``{k: (n,) array}`` (checked, complete).
 
     ``calls``: the distinct numbers of calls of the examples. A pass@k gain is rescaled from the
@@ -229,8 +261,18 @@ def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], bas
     """
     rows = []
     for k in votes:
-        rows.append(AggregateEstimate(aggregate, k, None, *_mean_interval(per_example[k], alpha, 0.0, 1.0, guard=True),
-                                      _METHOD[aggregate], CALIBRATION, float(alpha), len(per_example[k])))
+        rows.append(
+            AggregateEstimate(
+                aggregate,
+                k,
+                None,
+                *_mean_interval(per_example[k], alpha, 0.0, 1.0, guard=True),
+                _METHOD[aggregate],
+                CALIBRATION,
+                float(alpha),
+                len(per_example[k]),
+            )
+        )
     for k in votes:
         if baseline is not None and k != baseline:
             gain = per_example[k] - per_example[baseline]
@@ -241,7 +283,19 @@ def estimate_rows(per_example: dict, aggregate: str, votes: tuple[int, ...], bas
                 # pass@k never falls below pass@baseline (every example's unbiased estimate grows
                 # with k): cutting the interval at 0 keeps every value the parameter can take
                 lower = max(lower, 0.0)
-            rows.append(AggregateEstimate(aggregate, k, baseline, mean, se, lower, upper,
-                                          _METHOD[aggregate] + ", paired difference per example", CALIBRATION,
-                                          float(alpha), len(gain)))
+            rows.append(
+                AggregateEstimate(
+                    aggregate,
+                    k,
+                    baseline,
+                    mean,
+                    se,
+                    lower,
+                    upper,
+                    _METHOD[aggregate] + ", paired difference per example",
+                    CALIBRATION,
+                    float(alpha),
+                    len(gain),
+                )
+            )
     return tuple(rows)

@@ -90,9 +90,11 @@ from ._tolerances import MODEL_EXAMPLES_PER_DIMENSION, MODEL_GRID, MODEL_MAX_CAL
 
 __all__ = ["ModelEstimate", "answer_patterns", "model_plurality", "pattern_kernel", "plurality_model"]
 
-MODEL_METHOD = ("model-based estimate, not certified: each example's calls are correct (q), its one dominant wrong "
-                "answer (m) or a vote no other call gives (rare answers and abstentions), with (q, m) ~ pi on a "
-                "grid of step 1/{grid}; likelihood ratio over pi")
+MODEL_METHOD = (
+    "model-based estimate, not certified: each example's calls are correct (q), its one dominant wrong "
+    "answer (m) or a vote no other call gives (rare answers and abstentions), with (q, m) ~ pi on a "
+    "grid of step 1/{grid}; likelihood ratio over pi"
+)
 
 
 @dataclass(frozen=True)
@@ -122,13 +124,28 @@ class ModelEstimate:
     check: str = ""
 
     def to_dict(self) -> dict:
-        return {"estimate": self.estimate, "lower": self.lower, "upper": self.upper, "method": self.method,
-                "calibration": self.calibration, "alpha": self.alpha, "check": self.check, "certified": False}
+        return {
+            "estimate": self.estimate,
+            "lower": self.lower,
+            "upper": self.upper,
+            "method": self.method,
+            "calibration": self.calibration,
+            "alpha": self.alpha,
+            "check": self.check,
+            "certified": False,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ModelEstimate":
-        return cls(float(d["estimate"]), float(d["lower"]), float(d["upper"]), str(d["method"]),
-                   str(d["calibration"]), float(d["alpha"]), str(d.get("check", "")))
+    def from_dict(cls, d: dict) -> ModelEstimate:
+        return cls(
+            float(d["estimate"]),
+            float(d["lower"]),
+            float(d["upper"]),
+            str(d["method"]),
+            str(d["calibration"]),
+            float(d["alpha"]),
+            str(d.get("check", "")),
+        )
 
 
 def answer_patterns(codes) -> tuple[np.ndarray, np.ndarray]:
@@ -184,7 +201,9 @@ def pattern_kernel(patterns: np.ndarray, q: np.ndarray, m: np.ndarray) -> np.nda
             out[row] = math.comb(k, c) * q**c * rest
         else:
             s = w - d
-            out[row] = math.factorial(k) // (math.factorial(c) * math.factorial(d) * math.factorial(s)) * q**c * m**d * r**s
+            out[row] = (
+                math.factorial(k) // (math.factorial(c) * math.factorial(d) * math.factorial(s)) * q**c * m**d * r**s
+            )
     return out
 
 
@@ -231,8 +250,10 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
     budgets = parse_vote_budgets(budgets)
     for k in budgets:
         if k is not V_INF and k > MAX_EXPANDED_DEGREE:
-            raise InputError(f"votes={k} must be at most {MAX_EXPANDED_DEGREE} for the answer model (its polynomial "
-                             f"has degree k), or inf")
+            raise InputError(
+                f"votes={k} must be at most {MAX_EXPANDED_DEGREE} for the answer model (its polynomial "
+                f"has degree k), or inf"
+            )
     codes = _codes_array(codes)
     calls = (codes != MISSING).sum(axis=1)
     recorded = int(calls.max())
@@ -249,8 +270,10 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
     df = _model_df(patterns[:, 0])
     n = int(counts.sum())
     drop = critical_value(alpha, df, n=n, dim=df)
-    calibration = (f"projection: chi2_{df} (the patterns' identified dimension), small-sample F-form, c = {drop:.4f}; "
-                   f"asymptotic, and valid only if the model holds")
+    calibration = (
+        f"projection: chi2_{df} (the patterns' identified dimension), small-sample F-form, c = {drop:.4f}; "
+        f"asymptotic, and valid only if the model holds"
+    )
     method = MODEL_METHOD.format(grid=MODEL_GRID)
     hat = model.npmle()
     check = _check(codes, hat[0], q, m, int(patterns[:, 0].min()), alpha)
@@ -274,5 +297,7 @@ def _check(codes, hat, q: np.ndarray, m: np.ndarray, fewest: int, alpha: float) 
         return ""
     inside = row.lower <= value <= row.upper
     verdict = "consistent" if inside else "INCONSISTENT: the model does not describe these answers"
-    return (f"at {fewest} calls the model gives {value:.4f}; the recorded answers {row.estimate:.4f} "
-            f"[{row.lower:.4f}, {row.upper:.4f}] ({1 - alpha:.0%}, model-free): {verdict}")
+    return (
+        f"at {fewest} calls the model gives {value:.4f}; the recorded answers {row.estimate:.4f} "
+        f"[{row.lower:.4f}, {row.upper:.4f}] ({1 - alpha:.0%}, model-free): {verdict}"
+    )

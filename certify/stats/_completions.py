@@ -153,11 +153,23 @@ class Completion:
         return [self.value(v) for v in votes]
 
     def to_dict(self) -> dict:
-        return {"method": self.method, "mu": self.mu, "nu": self.nu, "parameters": dict(self.parameters), "boundary": self.boundary}
+        return {
+            "method": self.method,
+            "mu": self.mu,
+            "nu": self.nu,
+            "parameters": dict(self.parameters),
+            "boundary": self.boundary,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Completion":
-        return cls(d["method"], float(d["mu"]), float(d["nu"]), tuple((k, float_or_nan(v)) for k, v in d["parameters"].items()), d.get("boundary", ""))
+    def from_dict(cls, d: dict) -> Completion:
+        return cls(
+            d["method"],
+            float(d["mu"]),
+            float(d["nu"]),
+            tuple((k, float_or_nan(v)) for k, v in d["parameters"].items()),
+            d.get("boundary", ""),
+        )
 
 
 def _moments_of(mu, nu, rho) -> tuple[float, float]:
@@ -226,7 +238,9 @@ def _maxent_stats(theta: np.ndarray, basis: tuple[float, float, float, float]):
     return emax + math.log(z), np.array([m1, m2]), cov
 
 
-def maxent_completion(mu=None, nu=None, rho=None, *, tol: float = MAXENT_TOL, max_iter: int = MAXENT_MAX_ITER) -> Completion:
+def maxent_completion(
+    mu=None, nu=None, rho=None, *, tol: float = MAXENT_TOL, max_iter: int = MAXENT_MAX_ITER
+) -> Completion:
     """Maximum-entropy completion (Proposition 5.1): solve the dual (eq. (maxent-dual-main)) by damped Newton.
 
     The dual is minimized in the parametrization of :func:`_maxent_stats` (the same
@@ -288,8 +302,11 @@ def maxent_completion(mu=None, nu=None, rho=None, *, tol: float = MAXENT_TOL, ma
             # converges quadratically.
             cand = th + t * step
             cval, cgrad, chess = dual(cand)
-            if (cval <= val + MAXENT_ARMIJO * t * (grad @ step) or np.max(np.abs(cgrad) / scale) <= (1 - MAXENT_ARMIJO * t) * res
-                    or t < MAXENT_MIN_STEP):
+            if (
+                cval <= val + MAXENT_ARMIJO * t * (grad @ step)
+                or np.max(np.abs(cgrad) / scale) <= (1 - MAXENT_ARMIJO * t) * res
+                or t < MAXENT_MIN_STEP
+            ):
                 break
             t *= 0.5
         if t < MAXENT_MIN_STEP and np.max(np.abs(cgrad) / scale) >= res:
@@ -335,8 +352,14 @@ def ldgp_completion(mu=None, nu=None, rho=None) -> Completion:
     top = _plackett_excess(t, math.pi / 2)  # = mu - mu^2 in exact arithmetic
     if excess >= top:
         return ldgp_completion(mu=mu, nu=mu)
-    angle = brentq(lambda a: _plackett_excess(t, a) - excess, 0.0, math.pi / 2, xtol=LDGP_XTOL, rtol=LDGP_RTOL,
-                   maxiter=LDGP_MAX_ITER)
+    angle = brentq(
+        lambda a: _plackett_excess(t, a) - excess,
+        0.0,
+        math.pi / 2,
+        xtol=LDGP_XTOL,
+        rtol=LDGP_RTOL,
+        maxiter=LDGP_MAX_ITER,
+    )
     r = math.sin(angle)
     one_minus_r = math.cos(angle) ** 2 / (1 + r)  # 1 - sin(a) without cancellation as r -> 1
     if one_minus_r == 0.0:

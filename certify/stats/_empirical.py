@@ -25,13 +25,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._distributions import hypergeometric_pmf, normal_quantile
-from .._objective import votes_label
-from .._errors import InputError
 from .._calls import CallBits
+from .._distributions import hypergeometric_pmf, normal_quantile
+from .._errors import InputError
+from .._objective import votes_label
 
-__all__ = ["EmpiricalVote", "PairedComparison", "per_example_vote_accuracy", "empirical_vote_accuracy",
-           "compare_budgets", "compare_policies", "paired_comparison", "votes_label"]
+__all__ = [
+    "EmpiricalVote",
+    "PairedComparison",
+    "per_example_vote_accuracy",
+    "empirical_vote_accuracy",
+    "compare_budgets",
+    "compare_policies",
+    "paired_comparison",
+    "votes_label",
+]
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,7 @@ class EmpiricalVote:
         return {"votes": self.votes, "value": self.value, "se": self.se, "n": self.n}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "EmpiricalVote":
+    def from_dict(cls, d: dict) -> EmpiricalVote:
         return cls(int(d["votes"]), float(d["value"]), float(d["se"]), int(d["n"]))
 
 
@@ -95,8 +103,13 @@ class PairedComparison:
         return dict(self.__dict__)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "PairedComparison":
-        return cls(d["label_a"], d["label_b"], *(float(d[k]) for k in ("difference", "se", "lower", "upper", "alpha")), int(d["n"]))
+    def from_dict(cls, d: dict) -> PairedComparison:
+        return cls(
+            d["label_a"],
+            d["label_b"],
+            *(float(d[k]) for k in ("difference", "se", "lower", "upper", "alpha")),
+            int(d["n"]),
+        )
 
 
 def _check_votes(votes, data: CallBits) -> int:
@@ -117,7 +130,7 @@ def per_example_vote_accuracy(data: CallBits, votes: int) -> np.ndarray:
     # one value per distinct (K_i, S_i): the number of correct calls in a random m-subset is hypergeometric
     pairs, row_of = np.unique(np.stack([k, s], axis=1), axis=0, return_inverse=True)
     pmf = hypergeometric_pmf(pairs[:, 0], pairs[:, 1], m)
-    win = pmf[:, m // 2 + 1:].sum(axis=1)
+    win = pmf[:, m // 2 + 1 :].sum(axis=1)
     if m % 2 == 0:
         win = win + 0.5 * pmf[:, m // 2]  # fair coin-flip ties
     return win[row_of.reshape(-1)]
@@ -130,7 +143,9 @@ def empirical_vote_accuracy(data: CallBits, votes: int) -> EmpiricalVote:
     return EmpiricalVote(int(votes), float(h.mean()), se, len(h))
 
 
-def paired_comparison(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, alpha: float = 0.05) -> PairedComparison:
+def paired_comparison(
+    a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, alpha: float = 0.05
+) -> PairedComparison:
     """Mean of the paired per-example differences ``b - a`` with its normal 1 - alpha interval.
 
     ``a`` and ``b`` are per-example values on the same examples (e.g. exact vote or
@@ -150,11 +165,18 @@ def paired_comparison(a: np.ndarray, b: np.ndarray, label_a: str, label_b: str, 
 
 def compare_budgets(data: CallBits, votes_a: int, votes_b: int, alpha: float = 0.05) -> PairedComparison:
     """Paired difference V(votes_b) - V(votes_a) on the same examples, with a 1 - alpha interval."""
-    return paired_comparison(per_example_vote_accuracy(data, votes_a), per_example_vote_accuracy(data, votes_b),
-                   votes_label(votes_a), votes_label(votes_b), alpha)
+    return paired_comparison(
+        per_example_vote_accuracy(data, votes_a),
+        per_example_vote_accuracy(data, votes_b),
+        votes_label(votes_a),
+        votes_label(votes_b),
+        alpha,
+    )
 
 
-def compare_policies(a: CallBits, b: CallBits, votes: int, alpha: float = 0.05, *, labels=("a", "b")) -> PairedComparison:
+def compare_policies(
+    a: CallBits, b: CallBits, votes: int, alpha: float = 0.05, *, labels=("a", "b")
+) -> PairedComparison:
     """Paired difference of ``votes``-vote accuracy, policy b minus policy a, on their common example ids."""
     common = sorted(set(a.example_ids) & set(b.example_ids))
     if not common:

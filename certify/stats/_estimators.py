@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._calls import CallBits
 from .._errors import InputError
 from .._moments import PairTable, pair_table, rho_from_nu
 from .._numbers import float_or_nan
-from .._calls import CallBits
 
 __all__ = [
     "TwoCallEstimates",
@@ -105,15 +105,27 @@ class TwoCallEstimates:
 
     def to_dict(self) -> dict:
         return {
-            "n": self.n, "mu": self.mu, "nu": self.nu, "rho": self.rho,
-            "se_mu": self.se_mu, "se_nu": self.se_nu, "se_rho": self.se_rho,
-            "cov": [list(r) for r in self.cov], "pair_counts": list(self.pair_counts),
+            "n": self.n,
+            "mu": self.mu,
+            "nu": self.nu,
+            "rho": self.rho,
+            "se_mu": self.se_mu,
+            "se_nu": self.se_nu,
+            "se_rho": self.se_rho,
+            "cov": [list(r) for r in self.cov],
+            "pair_counts": list(self.pair_counts),
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TwoCallEstimates":
-        return cls(int(d["n"]), float(d["mu"]), float(d["nu"]), float_or_nan(d["rho"]),
-                   tuple(tuple(float(x) for x in r) for r in d["cov"]), tuple(int(c) for c in d["pair_counts"]))
+    def from_dict(cls, d: dict) -> TwoCallEstimates:
+        return cls(
+            int(d["n"]),
+            float(d["mu"]),
+            float(d["nu"]),
+            float_or_nan(d["rho"]),
+            tuple(tuple(float(x) for x in r) for r in d["cov"]),
+            tuple(int(c) for c in d["pair_counts"]),
+        )
 
 
 def _x_vectors(b1: np.ndarray, b2: np.ndarray) -> np.ndarray:
@@ -142,7 +154,10 @@ def two_call_estimates(data: CallBits) -> TwoCallEstimates:
     n11 = int(np.sum((b1 == 1) & (b2 == 1)))
     n00 = int(np.sum((b1 == 0) & (b2 == 0)))
     return TwoCallEstimates(
-        n=n, mu=float(theta[0]), nu=float(theta[1]), rho=float(rho_from_nu(theta[0], theta[1])),
+        n=n,
+        mu=float(theta[0]),
+        nu=float(theta[1]),
+        rho=float(rho_from_nu(theta[0], theta[1])),
         cov=((float(cov[0, 0]), float(cov[0, 1])), (float(cov[1, 0]), float(cov[1, 1]))),
         pair_counts=(n11, n - n11 - n00, n00),
     )
@@ -242,14 +257,27 @@ class AllCallEstimates:
         return float(np.sqrt(max(g @ s @ g, 0.0) / self.n))
 
     def to_dict(self) -> dict:
-        return {"n": self.n, "calls": list(self.calls), "order": self.order, "moments": list(self.moments),
-                "se": list(self.se), "rho": self.rho, "se_rho": self.se_rho, "cov": [list(r) for r in self.cov]}
+        return {
+            "n": self.n,
+            "calls": list(self.calls),
+            "order": self.order,
+            "moments": list(self.moments),
+            "se": list(self.se),
+            "rho": self.rho,
+            "se_rho": self.se_rho,
+            "cov": [list(r) for r in self.cov],
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "AllCallEstimates":
-        return cls(int(d["n"]), tuple(int(c) for c in d["calls"]), int(d["order"]),
-                   tuple(float(m) for m in d["moments"]), tuple(float(e) for e in d["se"]),
-                   tuple(tuple(float(x) for x in r) for r in d["cov"]))
+    def from_dict(cls, d: dict) -> AllCallEstimates:
+        return cls(
+            int(d["n"]),
+            tuple(int(c) for c in d["calls"]),
+            int(d["order"]),
+            tuple(float(m) for m in d["moments"]),
+            tuple(float(e) for e in d["se"]),
+            tuple(tuple(float(x) for x in r) for r in d["cov"]),
+        )
 
 
 def all_call_estimates(data: CallBits, order: int | None = None) -> AllCallEstimates:
@@ -283,7 +311,10 @@ def all_call_estimates(data: CallBits, order: int | None = None) -> AllCallEstim
     cov = np.atleast_2d(np.cov(per[:, :COVARIANCE_MAX_ORDER], rowvar=False, ddof=1))
     se = np.sqrt(np.maximum(per.var(axis=0, ddof=1), 0.0) / n)
     return AllCallEstimates(
-        n=n, calls=(kmin, int(k_i.max())), order=order,
-        moments=tuple(float(v) for v in per.mean(axis=0)), se=tuple(float(e) for e in se),
+        n=n,
+        calls=(kmin, int(k_i.max())),
+        order=order,
+        moments=tuple(float(v) for v in per.mean(axis=0)),
+        se=tuple(float(e) for e in se),
         cov=tuple(tuple(float(x) for x in row) for row in cov),
     )

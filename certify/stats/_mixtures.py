@@ -41,11 +41,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._bounds import sharp_bound_arrays
+from .._calls import CallBits
 from .._distributions import hypergeometric_pmf
 from .._errors import InputError
 from .._moments import rho_from_nu
 from ..certificates import Certificate, certify_bound
-from .._calls import CallBits
 from ._estimators import TwoCallEstimates
 
 __all__ = [
@@ -95,7 +95,7 @@ class MixtureData:
     def n(self) -> int:
         return len(self.example_ids)
 
-    def subset(self, names) -> "MixtureData":
+    def subset(self, names) -> MixtureData:
         """The same examples restricted to the components ``names`` (in that order)."""
         idx = [self._index(c) for c in names]
         return MixtureData(tuple(names), self.example_ids, self.successes[:, idx], self.calls, self.dataset)
@@ -173,7 +173,7 @@ def allocation_probabilities(weights, alloc: np.ndarray) -> np.ndarray:
 
 def _majority_of(dist: np.ndarray, votes: int) -> np.ndarray:
     """P(strict majority), fair ties for even budgets, from success distributions (n, votes + 1)."""
-    win = dist[:, votes // 2 + 1:].sum(axis=1)
+    win = dist[:, votes // 2 + 1 :].sum(axis=1)
     if votes % 2 == 0:
         win = win + 0.5 * dist[:, votes // 2]
     return win
@@ -202,7 +202,7 @@ def allocation_majority(data: MixtureData, votes: int) -> tuple[np.ndarray, np.n
             p = pmfs[c, ac]
             new = np.zeros((data.n, dist.shape[1] + ac))
             for x in range(ac + 1):  # convolution of independent counts
-                new[:, x:x + dist.shape[1]] += dist * p[:, x:x + 1]
+                new[:, x : x + dist.shape[1]] += dist * p[:, x : x + 1]
             dist = new
         table[:, j] = _majority_of(dist, m)
     return alloc, table
@@ -218,7 +218,12 @@ def _check_votes(votes, data: MixtureData) -> int:
 
 def _check_weights(weights, c: int) -> np.ndarray:
     w = np.asarray(weights, dtype=float)
-    if w.shape[-1:] != (c,) or not np.all(np.isfinite(w)) or np.any(w < 0) or not np.allclose(w.sum(axis=-1), 1.0, atol=1e-9):
+    if (
+        w.shape[-1:] != (c,)
+        or not np.all(np.isfinite(w))
+        or np.any(w < 0)
+        or not np.allclose(w.sum(axis=-1), 1.0, atol=1e-9)
+    ):
         raise InputError(f"weights={np.asarray(weights).tolist()!r} must be {c} non-negative numbers summing to 1")
     return w
 
@@ -257,7 +262,10 @@ def mixture_estimates(data: MixtureData, weights) -> TwoCallEstimates:
     n11 = int(round(float(nu_i.sum())))
     n00 = int(round(float((1 - 2 * mu_i + nu_i).sum())))
     return TwoCallEstimates(
-        n=data.n, mu=mu, nu=nu, rho=float(rho_from_nu(mu, nu)),
+        n=data.n,
+        mu=mu,
+        nu=nu,
+        rho=float(rho_from_nu(mu, nu)),
         cov=((float(cov[0, 0]), float(cov[0, 1])), (float(cov[1, 0]), float(cov[1, 1]))),
         pair_counts=(n11, data.n - n11 - n00, n00),
     )
@@ -309,9 +317,18 @@ class Mixture:
         return self.value(votes) - self.value(1)
 
     def to_dict(self) -> dict:
-        return {"dataset": self.dataset, "components": list(self.components), "weights": list(self.weights),
-                "label": self.label, "mu": self.mu, "nu": self.nu, "rho": self.rho, "votes": list(self.votes),
-                "accuracy": list(self.accuracy), "se": list(self.se)}
+        return {
+            "dataset": self.dataset,
+            "components": list(self.components),
+            "weights": list(self.weights),
+            "label": self.label,
+            "mu": self.mu,
+            "nu": self.nu,
+            "rho": self.rho,
+            "votes": list(self.votes),
+            "accuracy": list(self.accuracy),
+            "se": list(self.se),
+        }
 
 
 def _votes_list(votes) -> tuple[int, ...]:
@@ -329,8 +346,17 @@ def evaluate_mixture(data: MixtureData, weights, votes=(3, 5)) -> Mixture:
         h = per_example_mixture_accuracy(data, w, v)
         acc.append(float(h.mean()))
         se.append(float(np.std(h, ddof=1) / math.sqrt(len(h))))
-    return Mixture(data.dataset, data.names, tuple(float(x) for x in w), mu, nu, float(rho_from_nu(mu, nu)), vs,
-                   tuple(acc), tuple(se))
+    return Mixture(
+        data.dataset,
+        data.names,
+        tuple(float(x) for x in w),
+        mu,
+        nu,
+        float(rho_from_nu(mu, nu)),
+        vs,
+        tuple(acc),
+        tuple(se),
+    )
 
 
 def weight_grid(components: int, step: float = 0.05) -> np.ndarray:
@@ -389,8 +415,13 @@ class MixtureSearch:
         return next((m for k, c, m in self.best if k == kind and c == criterion), None)
 
     def to_dict(self) -> dict:
-        return {"dataset": self.dataset, "step": self.step, "votes": self.votes, "size": len(self.grid),
-                "best": [{"kind": k, "criterion": c, "mixture": m.to_dict()} for k, c, m in self.best]}
+        return {
+            "dataset": self.dataset,
+            "step": self.step,
+            "votes": self.votes,
+            "size": len(self.grid),
+            "best": [{"kind": k, "criterion": c, "mixture": m.to_dict()} for k, c, m in self.best],
+        }
 
 
 _KINDS = {2: "pair", 3: "triple"}
@@ -424,9 +455,19 @@ def search_mixtures(data: MixtureData, *, step: float = 0.05, votes: int = 5, si
             vals = _grid_values(sub, w, vs)
             for j in range(len(w)):
                 mu, nu = float(vals["mu"][j]), float(vals["nu"][j])
-                kind_rows.append(Mixture(data.dataset, combo, tuple(float(x) for x in w[j]), mu, nu,
-                                         float(rho_from_nu(mu, nu)), vs, tuple(float(vals[v][j]) for v in vs),
-                                         tuple(float("nan") for _ in vs)))
+                kind_rows.append(
+                    Mixture(
+                        data.dataset,
+                        combo,
+                        tuple(float(x) for x in w[j]),
+                        mu,
+                        nu,
+                        float(rho_from_nu(mu, nu)),
+                        vs,
+                        tuple(float(vals[v][j]) for v in vs),
+                        tuple(float("nan") for _ in vs),
+                    )
+                )
         grid.extend(kind_rows)
         if not kind_rows:
             continue
@@ -467,9 +508,15 @@ class MixtureOptimum:
     evaluations: int
 
     def to_dict(self) -> dict:
-        return {"objective": self.objective, "votes": self.votes, "value": self.value, "lower": self.lower,
-                "mixture": self.mixture.to_dict(), "certificate_value": float(self.certificate.value),
-                "evaluations": self.evaluations}
+        return {
+            "objective": self.objective,
+            "votes": self.votes,
+            "value": self.value,
+            "lower": self.lower,
+            "mixture": self.mixture.to_dict(),
+            "certificate_value": float(self.certificate.value),
+            "evaluations": self.evaluations,
+        }
 
 
 def _objective_values(data: MixtureData, w: np.ndarray, votes: int, objective: str) -> np.ndarray:
@@ -481,8 +528,15 @@ def _objective_values(data: MixtureData, w: np.ndarray, votes: int, objective: s
     return sharp_bound_arrays(votes, mu=mu, nu=nu).lower
 
 
-def optimize_mixture(data: MixtureData, *, votes: int = 5, objective: str = "certified", samples: int = 256,
-                     seed: int = 20260601, tol: float = 1e-6) -> MixtureOptimum:
+def optimize_mixture(
+    data: MixtureData,
+    *,
+    votes: int = 5,
+    objective: str = "certified",
+    samples: int = 256,
+    seed: int = 20260601,
+    tol: float = 1e-6,
+) -> MixtureOptimum:
     """Maximize the certified lower bound L (or empirical V) over the whole weight simplex.
 
     Deterministic search: the vertices, the centre, the grid of step 0.1 (when small)

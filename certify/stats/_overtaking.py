@@ -26,8 +26,14 @@ from ._mixtures import Mixture, MixtureData, per_example_mixture_accuracy
 # Differences smaller than this are rounding noise of exact computations, not movements.
 _TOL = 1e-12
 
-__all__ = ["Overtaking", "NegativeMovement", "find_overtaking", "find_negative_movements", "per_example_table",
-           "unit_mixture"]
+__all__ = [
+    "Overtaking",
+    "NegativeMovement",
+    "find_overtaking",
+    "find_negative_movements",
+    "per_example_table",
+    "unit_mixture",
+]
 
 
 def per_example_table(data: MixtureData, policies, votes) -> dict:
@@ -79,9 +85,17 @@ class Overtaking:
         return first and later
 
     def to_dict(self) -> dict:
-        return {"dataset": self.dataset, "policy_a": self.policy_a, "policy_b": self.policy_b, "rho_a": self.rho_a,
-                "rho_b": self.rho_b, "votes": list(self.votes), "overtakes_at": list(self.overtakes_at),
-                "significant": self.significant, "differences": [d.to_dict() for d in self.differences]}
+        return {
+            "dataset": self.dataset,
+            "policy_a": self.policy_a,
+            "policy_b": self.policy_b,
+            "rho_a": self.rho_a,
+            "rho_b": self.rho_b,
+            "votes": list(self.votes),
+            "overtakes_at": list(self.overtakes_at),
+            "significant": self.significant,
+            "differences": [d.to_dict() for d in self.differences],
+        }
 
 
 def find_overtaking(data: MixtureData, policies, votes=(1, 3, 5), alpha: float = 0.05) -> tuple[Overtaking, ...]:
@@ -140,11 +154,17 @@ class NegativeMovement:
         return self.comparison.upper < 0
 
     def to_dict(self) -> dict:
-        return {"dataset": self.dataset, "policy": self.policy, "significant": self.significant,
-                "comparison": self.comparison.to_dict()}
+        return {
+            "dataset": self.dataset,
+            "policy": self.policy,
+            "significant": self.significant,
+            "comparison": self.comparison.to_dict(),
+        }
 
 
-def find_negative_movements(data: MixtureData, policies, votes=(1, 3, 5), alpha: float = 0.05) -> tuple[NegativeMovement, ...]:
+def find_negative_movements(
+    data: MixtureData, policies, votes=(1, 3, 5), alpha: float = 0.05
+) -> tuple[NegativeMovement, ...]:
     """Adjacent steps votes[k] -> votes[k+1] with a negative mean paired difference, for every policy."""
     votes = tuple(int(v) for v in votes)
     table = per_example_table(data, policies, votes)

@@ -124,15 +124,31 @@ class PlanRow:
     width_reps: int
 
     def to_dict(self) -> dict:
-        return {"scenario": self.scenario, "examples": self.examples, "calls": self.calls,
-                "mean_width": self.mean_width, "se_width": self.se_width, "p_certified": self.p_certified,
-                "se_certified": self.se_certified, "reps": self.reps, "width_reps": self.width_reps}
+        return {
+            "scenario": self.scenario,
+            "examples": self.examples,
+            "calls": self.calls,
+            "mean_width": self.mean_width,
+            "se_width": self.se_width,
+            "p_certified": self.p_certified,
+            "se_certified": self.se_certified,
+            "reps": self.reps,
+            "width_reps": self.width_reps,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "PlanRow":
-        return cls(str(d["scenario"]), int(d["examples"]), int(d["calls"]), float_or_nan(d["mean_width"]),
-                   float_or_nan(d["se_width"]), float_or_nan(d["p_certified"]), float_or_nan(d["se_certified"]),
-                   int(d["reps"]), int(d["width_reps"]))
+    def from_dict(cls, d: dict) -> PlanRow:
+        return cls(
+            str(d["scenario"]),
+            int(d["examples"]),
+            int(d["calls"]),
+            float_or_nan(d["mean_width"]),
+            float_or_nan(d["se_width"]),
+            float_or_nan(d["p_certified"]),
+            float_or_nan(d["se_certified"]),
+            int(d["reps"]),
+            int(d["width_reps"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -164,9 +180,16 @@ class StudyPlan:
     schema_version: str = PLAN_SCHEMA_VERSION
 
     def to_dict(self) -> dict:
-        return {"schema_version": self.schema_version, "votes": self.votes, "alpha": self.alpha,
-                "pilot_examples": self.pilot_examples, "pilot_calls": self.pilot_calls, "scenarios": self.scenarios,
-                "rows": [{**r.to_dict(), "beyond_pilot": r.calls > self.pilot_calls} for r in self.rows], "seed": self.seed}
+        return {
+            "schema_version": self.schema_version,
+            "votes": self.votes,
+            "alpha": self.alpha,
+            "pilot_examples": self.pilot_examples,
+            "pilot_calls": self.pilot_calls,
+            "scenarios": self.scenarios,
+            "rows": [{**r.to_dict(), "beyond_pilot": r.calls > self.pilot_calls} for r in self.rows],
+            "seed": self.seed,
+        }
 
     def beyond_pilot(self) -> tuple[int, ...]:
         """The designs' calls K beyond the pilot's: their studies need moments of the latent law
@@ -175,11 +198,18 @@ class StudyPlan:
         return tuple(sorted({r.calls for r in self.rows if r.calls > self.pilot_calls}))
 
     @classmethod
-    def from_dict(cls, d: dict) -> "StudyPlan":
+    def from_dict(cls, d: dict) -> StudyPlan:
         if str(d.get("schema_version")) != PLAN_SCHEMA_VERSION:
             raise InputError(f"schema_version={d.get('schema_version')!r}: this version reads {PLAN_SCHEMA_VERSION!r}")
-        return cls(int(d["votes"]), float(d["alpha"]), int(d["pilot_examples"]), int(d["pilot_calls"]), dict(d["scenarios"]),
-                   tuple(PlanRow.from_dict(r) for r in d["rows"]), int(d["seed"]))
+        return cls(
+            int(d["votes"]),
+            float(d["alpha"]),
+            int(d["pilot_examples"]),
+            int(d["pilot_calls"]),
+            dict(d["scenarios"]),
+            tuple(PlanRow.from_dict(r) for r in d["rows"]),
+            int(d["seed"]),
+        )
 
 
 def _positive_ints(values, what: str, least: int) -> tuple[int, ...]:
@@ -195,7 +225,9 @@ def _positive_ints(values, what: str, least: int) -> tuple[int, ...]:
 
 def cell_probabilities(atoms: np.ndarray, weights: np.ndarray, calls: int) -> np.ndarray:
     """p_s = sum_j w_j Bin(s; K, a_j), s = 0..K: the law of one example's count of correct calls (eq. (L2))."""
-    p = bernstein_basis(calls, np.asarray(atoms, dtype=float)) @ np.asarray(weights, dtype=float)  # Bin(s; K, a) is the basis
+    p = bernstein_basis(calls, np.asarray(atoms, dtype=float)) @ np.asarray(
+        weights, dtype=float
+    )  # Bin(s; K, a) is the basis
     return p / p.sum()  # sums to 1 up to rounding; the multinomial needs it exactly
 
 
@@ -395,9 +427,19 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.join()
 
 
-def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 1000, 2000), calls=(2, 3, 5, 10),
-               reps: int = DEFAULT_PLAN_REPS, width_reps: int = DEFAULT_WIDTH_REPS, seed: int = 0, workers: int = 1,
-               progress=None) -> StudyPlan:
+def plan_study(
+    pilot,
+    votes: int,
+    *,
+    alpha: float = 0.05,
+    examples=(200, 500, 1000, 2000),
+    calls=(2, 3, 5, 10),
+    reps: int = DEFAULT_PLAN_REPS,
+    width_reps: int = DEFAULT_WIDTH_REPS,
+    seed: int = 0,
+    workers: int = 1,
+    progress=None,
+) -> StudyPlan:
     """Simulated width and probability of certifying a gain, per design (module docstring).
 
     Parameters
@@ -444,8 +486,11 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
     for name, law in (("npmle", reference), ("least-favourable", worst)):
         atoms, weights = np.asarray(law.atoms, dtype=float), np.asarray(law.weights, dtype=float)
         laws[name] = (atoms, weights)
-        scenarios[name] = {"atoms": atoms.tolist(), "weights": weights.tolist(),
-                           "gain": float(np.dot(weights, gain.evaluate(atoms)))}
+        scenarios[name] = {
+            "atoms": atoms.tolist(),
+            "weights": weights.tolist(),
+            "gain": float(np.dot(weights, gain.evaluate(atoms))),
+        }
     designs = [(name, n, k) for name in SCENARIOS for n in examples for k in calls]
     owner, tasks = [], []  # each chunk's stream is spawned from (seed, design, chunk)
     for d, (name, n, k) in enumerate(designs):
@@ -453,8 +498,18 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         for c, start in enumerate(range(0, reps, CHUNK)):
             owner.append(d)
             studies = min(CHUNK, reps - start)
-            tasks.append((p, n, studies, [votes, gain], float(alpha), np.random.SeedSequence(seed, spawn_key=(d, c)),
-                          laws[name], width_studies(start, studies, reps, width_reps)))
+            tasks.append(
+                (
+                    p,
+                    n,
+                    studies,
+                    [votes, gain],
+                    float(alpha),
+                    np.random.SeedSequence(seed, spawn_key=(d, c)),
+                    laws[name],
+                    width_studies(start, studies, reps, width_reps),
+                )
+            )
     out: list = [None] * len(tasks)
     done, total = 0, len(designs) * reps
 
@@ -483,8 +538,10 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
                 act_on_signals()  # one that came with the last results is not lost
             except BrokenProcessPool:  # from submit or a result
                 _stop_workers(pool)
-                raise CertifyError("a worker process of the plan ended unexpectedly (killed, or out of memory); "
-                                   "run again, with fewer --workers if memory is short") from None
+                raise CertifyError(
+                    "a worker process of the plan ended unexpectedly (killed, or out of memory); "
+                    "run again, with fewer --workers if memory is short"
+                ) from None
             except BaseException:
                 # Ctrl-C, SIGTERM (`certify plan` makes it a KeyboardInterrupt) or a failed chunk:
                 # the workers stop now, not after their chunks, and never outlive this process
@@ -495,6 +552,17 @@ def plan_study(pilot, votes: int, *, alpha: float = 0.05, examples=(200, 500, 10
         mine = [out[i] for i in range(len(tasks)) if owner[i] == d]  # in task order: the sums are reproducible
         widths = np.concatenate([ch[0] for ch in mine])
         p_hat = float(np.concatenate([ch[1] for ch in mine]).mean())
-        rows.append(PlanRow(name, n, k, float(widths.mean()), float(widths.std(ddof=1) / math.sqrt(len(widths))), p_hat,
-                            math.sqrt(p_hat * (1 - p_hat) / reps), reps, len(widths)))
+        rows.append(
+            PlanRow(
+                name,
+                n,
+                k,
+                float(widths.mean()),
+                float(widths.std(ddof=1) / math.sqrt(len(widths))),
+                p_hat,
+                math.sqrt(p_hat * (1 - p_hat) / reps),
+                reps,
+                len(widths),
+            )
+        )
     return StudyPlan(int(votes), float(alpha), cells.n, cells.max_calls, scenarios, tuple(rows), int(seed))

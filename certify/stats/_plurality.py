@@ -51,16 +51,24 @@ bit majority all equal the mean bit.
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from .._errors import InputError
 
-__all__ = ["CORRECT", "ABSTAIN", "MISSING", "MAX_PLURALITY_CALLS", "answer_counts", "budget_tuple",
-           "miss_probabilities", "per_example_plurality", "per_example_pass_at_k"]
+__all__ = [
+    "CORRECT",
+    "ABSTAIN",
+    "MISSING",
+    "MAX_PLURALITY_CALLS",
+    "answer_counts",
+    "budget_tuple",
+    "miss_probabilities",
+    "per_example_plurality",
+    "per_example_pass_at_k",
+]
 
 #: Answer code of the correct answer.
 CORRECT = 0
@@ -82,14 +90,20 @@ def _codes_array(codes) -> np.ndarray:
     """Validated (n, K_max) integer array of answer codes."""
     arr = np.asarray(codes)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise InputError(f"answer codes of shape {arr.shape} must be a 2-D array with at least one example and one call")
+        raise InputError(
+            f"answer codes of shape {arr.shape} must be a 2-D array with at least one example and one call"
+        )
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise InputError(f"answer codes of dtype {arr.dtype} must be integers (0 correct, 1, 2, ... wrong, -1 no answer, -2 no call)")
+        raise InputError(
+            f"answer codes of dtype {arr.dtype} must be integers (0 correct, 1, 2, ... wrong, -1 no answer, -2 no call)"
+        )
     low = arr.min()
     if low < MISSING:
         row = int(np.argwhere(arr < MISSING)[0, 0])
-        raise InputError(f"answer code {int(low)} (example {row}) must be at least {MISSING}: 0 correct, 1, 2, ... wrong, "
-                         f"-1 no answer, -2 no call")
+        raise InputError(
+            f"answer code {int(low)} (example {row}) must be at least {MISSING}: 0 correct, 1, 2, ... wrong, "
+            f"-1 no answer, -2 no call"
+        )
     missing = arr == MISSING
     gap = missing[:, :-1] & ~missing[:, 1:]
     if gap.any():
@@ -151,8 +165,10 @@ def budget_tuple(votes) -> tuple[int, ...]:
 def _check_budgets(votes, calls: np.ndarray, what: str) -> tuple[int, ...]:
     ks = budget_tuple(votes)
     if max(ks) > calls.max():
-        raise InputError(f"votes={max(ks)} exceeds every example's calls (at most {int(calls.max())}); {what} of "
-                         f"{max(ks)} calls needs at least {max(ks)} recorded calls")
+        raise InputError(
+            f"votes={max(ks)} exceeds every example's calls (at most {int(calls.max())}); {what} of "
+            f"{max(ks)} calls needs at least {max(ks)} recorded calls"
+        )
     return ks
 
 
@@ -177,13 +193,13 @@ def _subset_counts(correct, abstain, wrong, top: int, comb: np.ndarray) -> np.nd
         big = -np.sort(-big)
         block = max(1, _POLY_BLOCK // ((depth + 1) * (min(int(big[0]), depth // x) + 1)))
         for lo in range(0, len(rows), block):
-            r, b = rows[lo:lo + block], big[lo:lo + block]
-            w = wrong[r, :int(b[0])]  # big classes first (sizes decrease along a row)
+            r, b = rows[lo : lo + block], big[lo : lo + block]
+            w = wrong[r, : int(b[0])]  # big classes first (sizes decrease along a row)
             # classes below x never reach the correct count: (1+t)^size, with the abstentions
             free = abstain[r] + np.where(wrong[r] < x, wrong[r], 0).sum(axis=1)
             ties = min(w.shape[1], depth // x)  # tau <= number of big classes and tau x <= depth
             poly = np.zeros((len(r), depth + 1, ties + 1))
-            poly[:, :, 0] = comb[correct[r], x][:, None] * comb[free, :depth + 1]
+            poly[:, :, 0] = comb[correct[r], x][:, None] * comb[free, : depth + 1]
             for j in range(w.shape[1]):
                 m = int(np.count_nonzero(b > j))  # rows with a j-th big class (a prefix)
                 if m == 0:
@@ -191,9 +207,9 @@ def _subset_counts(correct, abstain, wrong, top: int, comb: np.ndarray) -> np.nd
                 cur, size = poly[:m], w[:m, j]
                 new = np.zeros_like(cur)
                 for y in range(min(x, depth + 1)):
-                    new[:, y:, :] += comb[size, y][:, None, None] * cur[:, :depth + 1 - y, :]
+                    new[:, y:, :] += comb[size, y][:, None, None] * cur[:, : depth + 1 - y, :]
                 if x <= depth and ties:  # y = x: one more wrong answer tied with the correct one
-                    new[:, x:, 1:] += comb[size, x][:, None, None] * cur[:, :depth + 1 - x, :-1]
+                    new[:, x:, 1:] += comb[size, x][:, None, None] * cur[:, : depth + 1 - x, :-1]
                 poly[:m] = new
             weighted = poly @ (1.0 / np.arange(1, ties + 2))  # u^tau -> 1/(1 + tau)
             total[r, x:] += weighted
@@ -219,8 +235,10 @@ def per_example_plurality(codes, votes) -> dict[int, np.ndarray]:
     calls, correct, abstain, wrong = answer_counts(codes)
     ks = _check_budgets(votes, calls, "a plurality vote")
     if calls.max() > MAX_PLURALITY_CALLS:
-        raise InputError(f"an example has {int(calls.max())} calls, more than {MAX_PLURALITY_CALLS} "
-                         f"(subset counts would overflow double precision)")
+        raise InputError(
+            f"an example has {int(calls.max())} calls, more than {MAX_PLURALITY_CALLS} "
+            f"(subset counts would overflow double precision)"
+        )
     signature = np.column_stack([correct, abstain, wrong])
     distinct, index = np.unique(signature, axis=0, return_inverse=True)
     index = index.reshape(-1)
@@ -271,9 +289,9 @@ def miss_probabilities(calls, correct, ks) -> np.ndarray:
     block = max(1, _PASS_BLOCK // top)
     r = np.arange(top)
     for lo in range(0, len(calls), block):
-        big_k, c = calls[lo:lo + block], correct[lo:lo + block]
+        big_k, c = calls[lo : lo + block], correct[lo : lo + block]
         with np.errstate(invalid="ignore", divide="ignore"):
             factor = np.clip(big_k - c - r, 0, None) / (big_k - r)  # P(draw r+1 wrong | first r wrong)
         run = np.cumprod(np.where(r < big_k, factor, np.nan), axis=1)
-        miss[lo:lo + block] = run[:, [k - 1 for k in ks]]
+        miss[lo : lo + block] = run[:, [k - 1 for k in ks]]
     return miss

@@ -136,8 +136,12 @@ class WaldRegion:
     def boundary(self, phi) -> np.ndarray:
         """Points of dC on the rays from ``center`` at whitened angles ``phi``, shape (len(phi), 2)."""
         phi = np.asarray(phi, float)
-        return _boundary_points(np.repeat(self.center[None, :], len(phi), 0), np.repeat(self._uc[None, :], len(phi), 0),
-                                np.repeat(self.shape[None], len(phi), 0), phi)
+        return _boundary_points(
+            np.repeat(self.center[None, :], len(phi), 0),
+            np.repeat(self._uc[None, :], len(phi), 0),
+            np.repeat(self.shape[None], len(phi), 0),
+            phi,
+        )
 
     @property
     def _uc(self) -> np.ndarray:
@@ -145,8 +149,16 @@ class WaldRegion:
         return np.linalg.solve(self.shape, self.center - np.asarray(self.theta_hat))
 
     def to_dict(self) -> dict:
-        return {"theta_hat": list(self.theta_hat), "sigma": [list(r) for r in self.sigma], "n": self.n, "alpha": self.alpha,
-                "radius2": self.radius2, "singular": self.singular, "floored": self.floored, "degenerate": self.degenerate}
+        return {
+            "theta_hat": list(self.theta_hat),
+            "sigma": [list(r) for r in self.sigma],
+            "n": self.n,
+            "alpha": self.alpha,
+            "radius2": self.radius2,
+            "singular": self.singular,
+            "floored": self.floored,
+            "degenerate": self.degenerate,
+        }
 
 
 def _ray_exit(center: np.ndarray, uc: np.ndarray, e: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -218,8 +230,18 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
     shape = vec * half  # columns: principal axes scaled to the ellipse's half-lengths
     th = np.array([estimates.mu, estimates.nu])
     center, degenerate = _center(th, shape)
-    return WaldRegion((float(th[0]), float(th[1])), tuple(tuple(float(x) for x in r) for r in sigma), n, float(alpha), r2,
-                      singular, floored, shape, center, degenerate)
+    return WaldRegion(
+        (float(th[0]), float(th[1])),
+        tuple(tuple(float(x) for x in r) for r in sigma),
+        n,
+        float(alpha),
+        r2,
+        singular,
+        floored,
+        shape,
+        center,
+        degenerate,
+    )
 
 
 def _center(th: np.ndarray, shape: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -360,13 +382,29 @@ class ProjectedInterval:
     alpha: float
 
     def to_dict(self) -> dict:
-        return {"objective": self.objective, "lower": self.lower, "upper": self.upper, "lower_at": list(self.lower_at),
-                "upper_at": list(self.upper_at), "lower_gap": self.lower_gap, "upper_gap": self.upper_gap, "alpha": self.alpha}
+        return {
+            "objective": self.objective,
+            "lower": self.lower,
+            "upper": self.upper,
+            "lower_at": list(self.lower_at),
+            "upper_at": list(self.upper_at),
+            "lower_gap": self.lower_gap,
+            "upper_gap": self.upper_gap,
+            "alpha": self.alpha,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ProjectedInterval":
-        return cls(d["objective"], float(d["lower"]), float(d["upper"]), tuple(d["lower_at"]), tuple(d["upper_at"]),
-                   float_or_nan(d["lower_gap"]), float_or_nan(d["upper_gap"]), float(d["alpha"]))
+    def from_dict(cls, d: dict) -> ProjectedInterval:
+        return cls(
+            d["objective"],
+            float(d["lower"]),
+            float(d["upper"]),
+            tuple(d["lower_at"]),
+            tuple(d["upper_at"]),
+            float_or_nan(d["lower_gap"]),
+            float_or_nan(d["upper_gap"]),
+            float(d["alpha"]),
+        )
 
 
 class _Search:
@@ -408,13 +446,14 @@ def _run_round(tasks: list, faces: Faces) -> list:
         vals = _values(key, pts[idx, 0], pts[idx, 1], sign, faces)
         k = 0
         for j in items:
-            out[j] = (pts[starts[j]: starts[j + 1]], vals[k: k + sizes[j]])
+            out[j] = (pts[starts[j] : starts[j + 1]], vals[k : k + sizes[j]])
             k += sizes[j]
     return out
 
 
-def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, refine: int = 3,
-                 faces: Faces | None = None) -> list[list[ProjectedInterval]]:
+def project_many(
+    regions, objectives, *, certify: bool = True, scan: int = 24, refine: int = 3, faces: Faces | None = None
+) -> list[list[ProjectedInterval]]:
     """Projected interval hulls for several regions and objectives at once (eq. (projected-set-main)).
 
     Parameters
@@ -476,8 +515,18 @@ def project_many(regions, objectives, *, certify: bool = True, scan: int = 24, r
         for key in keys:
             lo_s, up_s = next(it), next(it)
             name = budget_json(key) if key is V_INF else key.name
-            row.append(ProjectedInterval(name, -lo_s.best[0], up_s.best[0], tuple(map(float, lo_s.best[2])),
-                                         tuple(map(float, up_s.best[2])), gaps[id(lo_s)], gaps[id(up_s)], reg.alpha))
+            row.append(
+                ProjectedInterval(
+                    name,
+                    -lo_s.best[0],
+                    up_s.best[0],
+                    tuple(map(float, lo_s.best[2])),
+                    tuple(map(float, up_s.best[2])),
+                    gaps[id(lo_s)],
+                    gaps[id(up_s)],
+                    reg.alpha,
+                )
+            )
         out.append(row)
     return out
 
@@ -550,7 +599,15 @@ def _seed(s: _Search, vals: np.ndarray, pts: np.ndarray) -> list:
     def bracket(i):
         lo = s.phi[i - 1] if i > 0 else s.phi[-1] - 2 * np.pi
         hi = s.phi[i + 1] if i < m - 1 else s.phi[0] + 2 * np.pi
-        return (float(lo), float(s.phi[i]), float(hi), float(vals[i - 1]), float(vals[i]), float(vals[(i + 1) % m]), False)
+        return (
+            float(lo),
+            float(s.phi[i]),
+            float(hi),
+            float(vals[i - 1]),
+            float(vals[i]),
+            float(vals[(i + 1) % m]),
+            False,
+        )
 
     s.brackets = [bracket(i0)]
     # Plateaus (e.g. V_inf saturated at 1) make many equal local maxima: one per distinct value suffices.

@@ -33,24 +33,35 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._bounds import sharp_bounds
+from .._calls import CallBits
 from .._endpoint import endpoint_bounds
-from .._numbers import percentage_points, pp_interval
 from .._errors import CertifyError, InputError, SolverError
+from .._numbers import percentage_points, pp_interval
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets, vote_gain
+from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
+from ..readers import read_bits
+from ..solvers import Faces
 from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
 from ._completions import Completion, complete
-from .._calls import CallBits
-from ..readers import read_bits
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy, votes_label
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
-from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
-from .._bounds import sharp_bounds
-from ..solvers import Faces
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
 from ._tolerances import RANGE_TOL
 
-__all__ = ["METHODS", "REPORT_SCHEMA_VERSION", "BudgetRow", "IntervalEstimate", "SolvedIntervals", "Verdict", "AnalysisReport",
-           "analyze", "parse_votes", "two_call_view", "verdict_reason"]
+__all__ = [
+    "METHODS",
+    "REPORT_SCHEMA_VERSION",
+    "BudgetRow",
+    "IntervalEstimate",
+    "SolvedIntervals",
+    "Verdict",
+    "AnalysisReport",
+    "analyze",
+    "parse_votes",
+    "two_call_view",
+    "verdict_reason",
+]
 
 REPORT_SCHEMA_VERSION = "2"
 
@@ -94,17 +105,23 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
     if lower > 0:
         return f"every latent law the calls allow gains at least {percentage_points(lower, 'down')[1:]} pp"
     if verdict_status(lower, upper) == "negligible":
-        return (f"every latent law the calls allow changes the accuracy by {percentage_points(lower, 'down')} to "
-                f"{percentage_points(upper, 'up')} pp: "
-                f"less than {100 * NEGLIGIBLE_GAIN:g} pp either way")
+        return (
+            f"every latent law the calls allow changes the accuracy by {percentage_points(lower, 'down')} to "
+            f"{percentage_points(upper, 'up')} pp: "
+            f"less than {100 * NEGLIGIBLE_GAIN:g} pp either way"
+        )
     if upper < 0:
-        return (f"every latent law the calls allow loses at least {percentage_points(-upper, 'down')[1:]} pp: too many examples are "
-                f"answered correctly less than half the time, and a vote amplifies their errors")
+        return (
+            f"every latent law the calls allow loses at least {percentage_points(-upper, 'down')[1:]} pp: too many examples are "
+            f"answered correctly less than half the time, and a vote amplifies their errors"
+        )
     mu = min(max(float(mean), 0.0), 1.0)
     span = sharp_bounds(vote_gain(votes), mu=mu)
     if lower <= span.lower.value + RANGE_TOL and upper >= span.upper.value - RANGE_TOL:
-        return (f"uninformative: as wide as for every law with one-call accuracy {100 * mu:.1f} %, so the repeated "
-                f"calls add nothing here")
+        return (
+            f"uninformative: as wide as for every law with one-call accuracy {100 * mu:.1f} %, so the repeated "
+            f"calls add nothing here"
+        )
     return "the interval holds both gains and losses: the calls do not decide"
 
 
@@ -142,13 +159,25 @@ class IntervalEstimate:
     calls: int
 
     def to_dict(self) -> dict:
-        return {"lower": self.lower, "upper": self.upper, "method": self.method, "calibration": self.calibration,
-                "alpha": self.alpha, "calls": self.calls}
+        return {
+            "lower": self.lower,
+            "upper": self.upper,
+            "method": self.method,
+            "calibration": self.calibration,
+            "alpha": self.alpha,
+            "calls": self.calls,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "IntervalEstimate":
-        return cls(float(d["lower"]), float(d["upper"]), str(d["method"]), str(d["calibration"]), float(d["alpha"]),
-                   int(d["calls"]))
+    def from_dict(cls, d: dict) -> IntervalEstimate:
+        return cls(
+            float(d["lower"]),
+            float(d["upper"]),
+            str(d["method"]),
+            str(d["calibration"]),
+            float(d["alpha"]),
+            int(d["calls"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -188,17 +217,33 @@ class BudgetRow:
     interval: IntervalEstimate | None = None
 
     def to_dict(self) -> dict:
-        return {"votes": budget_json(self.votes), "sharp_lower": self.sharp_lower, "sharp_upper": self.sharp_upper,
-                "projected": None if self.projected is None else self.projected.to_dict(), "maxent": self.maxent, "ldgp": self.ldgp,
-                "empirical": None if self.empirical is None else self.empirical.to_dict(),
-                "moment_lower": self.moment_lower, "moment_upper": self.moment_upper,
-                "interval": None if self.interval is None else self.interval.to_dict()}
+        return {
+            "votes": budget_json(self.votes),
+            "sharp_lower": self.sharp_lower,
+            "sharp_upper": self.sharp_upper,
+            "projected": None if self.projected is None else self.projected.to_dict(),
+            "maxent": self.maxent,
+            "ldgp": self.ldgp,
+            "empirical": None if self.empirical is None else self.empirical.to_dict(),
+            "moment_lower": self.moment_lower,
+            "moment_upper": self.moment_upper,
+            "interval": None if self.interval is None else self.interval.to_dict(),
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "BudgetRow":
-        return cls(parse_vote_budget(d["votes"]), float(d["sharp_lower"]), float(d["sharp_upper"]), _opt(ProjectedInterval, d["projected"]),
-                   d["maxent"], d["ldgp"], _opt(EmpiricalVote, d["empirical"]), d["moment_lower"], d["moment_upper"],
-                   _opt(IntervalEstimate, d.get("interval")))
+    def from_dict(cls, d: dict) -> BudgetRow:
+        return cls(
+            parse_vote_budget(d["votes"]),
+            float(d["sharp_lower"]),
+            float(d["sharp_upper"]),
+            _opt(ProjectedInterval, d["projected"]),
+            d["maxent"],
+            d["ldgp"],
+            _opt(EmpiricalVote, d["empirical"]),
+            d["moment_lower"],
+            d["moment_upper"],
+            _opt(IntervalEstimate, d.get("interval")),
+        )
 
 
 @dataclass(frozen=True)
@@ -224,8 +269,12 @@ class Verdict:
 
     #: Each status in the short words of the tables (the report's verdict table, the demo's
     #: summary): certified either way, certified to change little, or not decided.
-    WORDS: ClassVar[dict[str, str]] = {"better": "better", "worse": "worse", "negligible": "changes little",
-                                       "undetermined": "undecided"}
+    WORDS: ClassVar[dict[str, str]] = {
+        "better": "better",
+        "worse": "worse",
+        "negligible": "changes little",
+        "undetermined": "undecided",
+    }
 
     votes: int
     gain_lower: float
@@ -239,8 +288,11 @@ class Verdict:
     def text(self) -> str:
         pp = f"gain in {pp_interval(self.gain_lower, self.gain_upper)} pp"
         why = f"; {self.reason}" if self.reason else ""
-        what = {"majority": f"{self.votes} votes", "plurality": f"plurality of {self.votes} answers",
-                "pass@k": f"pass@{self.votes}"}.get(self.aggregate, f"{self.aggregate} of {self.votes}")
+        what = {
+            "majority": f"{self.votes} votes",
+            "plurality": f"plurality of {self.votes} answers",
+            "pass@k": f"pass@{self.votes}",
+        }.get(self.aggregate, f"{self.aggregate} of {self.votes}")
         if self.status == "better":
             return f"{what}: CERTIFIED better than one call ({pp}){why}"
         if self.status == "worse":
@@ -250,14 +302,28 @@ class Verdict:
         return f"{what}: improvement NOT certified ({pp}){why}"
 
     def to_dict(self) -> dict:
-        return {"aggregate": self.aggregate, "votes": self.votes, "gain_lower": self.gain_lower,
-                "gain_upper": self.gain_upper, "status": self.status, "method": self.method, "reason": self.reason,
-                "text": self.text}
+        return {
+            "aggregate": self.aggregate,
+            "votes": self.votes,
+            "gain_lower": self.gain_lower,
+            "gain_upper": self.gain_upper,
+            "status": self.status,
+            "method": self.method,
+            "reason": self.reason,
+            "text": self.text,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Verdict":
-        return cls(int(d["votes"]), float(d["gain_lower"]), float(d["gain_upper"]), d["status"], str(d["method"]),
-                   str(d.get("reason", "")), str(d.get("aggregate", "majority")))
+    def from_dict(cls, d: dict) -> Verdict:
+        return cls(
+            int(d["votes"]),
+            float(d["gain_lower"]),
+            float(d["gain_upper"]),
+            d["status"],
+            str(d["method"]),
+            str(d.get("reason", "")),
+            str(d.get("aggregate", "majority")),
+        )
 
 
 @dataclass(frozen=True)
@@ -339,34 +405,55 @@ class AnalysisReport:
     notes: tuple[str, ...] = ()
     method: str = "likelihood"
     aggregates: tuple[AggregateBudget, ...] = ()
-    objectives: tuple["ObjectiveInterval", ...] = ()
+    objectives: tuple[ObjectiveInterval, ...] = ()
     schema_version: str = field(default=REPORT_SCHEMA_VERSION)
     likelihood: SolvedIntervals | None = field(default=None, compare=False, repr=False)
     projected_gains: tuple[ProjectedInterval | None, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {
-            "schema_version": self.schema_version, "source": self.source, "group": self.group, "n": self.n,
-            "calls": self.calls, "max_calls": self.max_calls, "alpha": self.alpha, "two_call": self.two_call.to_dict(),
-            "all_calls": None if self.all_calls is None else self.all_calls.to_dict(), "region": None if self.region is None else dict(self.region),
-            "budgets": [{"aggregate": "majority", **b.to_dict()} for b in self.budgets] + [a.to_dict() for a in self.aggregates],
+            "schema_version": self.schema_version,
+            "source": self.source,
+            "group": self.group,
+            "n": self.n,
+            "calls": self.calls,
+            "max_calls": self.max_calls,
+            "alpha": self.alpha,
+            "two_call": self.two_call.to_dict(),
+            "all_calls": None if self.all_calls is None else self.all_calls.to_dict(),
+            "region": None if self.region is None else dict(self.region),
+            "budgets": [{"aggregate": "majority", **b.to_dict()} for b in self.budgets]
+            + [a.to_dict() for a in self.aggregates],
             "verdicts": [v.to_dict() for v in self.verdicts],
             "objectives": [o.to_dict() for o in self.objectives],
-            "completions": [c.to_dict() for c in self.completions], "comparisons": [c.to_dict() for c in self.comparisons],
-            "notes": list(self.notes), "method": self.method,
+            "completions": [c.to_dict() for c in self.completions],
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "notes": list(self.notes),
+            "method": self.method,
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "AnalysisReport":
+    def from_dict(cls, d: dict) -> AnalysisReport:
         if str(d.get("schema_version")) != REPORT_SCHEMA_VERSION:
-            raise InputError(f"schema_version={d.get('schema_version')!r}: this version reads {REPORT_SCHEMA_VERSION!r}")
+            raise InputError(
+                f"schema_version={d.get('schema_version')!r}: this version reads {REPORT_SCHEMA_VERSION!r}"
+            )
         return cls(
-            d["source"], d["group"], int(d["n"]), int(d["calls"]), int(d["max_calls"]), float(d["alpha"]),
-            TwoCallEstimates.from_dict(d["two_call"]), _opt(AllCallEstimates, d["all_calls"]), None if d["region"] is None else dict(d["region"]),
+            d["source"],
+            d["group"],
+            int(d["n"]),
+            int(d["calls"]),
+            int(d["max_calls"]),
+            float(d["alpha"]),
+            TwoCallEstimates.from_dict(d["two_call"]),
+            _opt(AllCallEstimates, d["all_calls"]),
+            None if d["region"] is None else dict(d["region"]),
             tuple(BudgetRow.from_dict(b) for b in d["budgets"] if b.get("aggregate", "majority") == "majority"),
             tuple(Verdict.from_dict(v) for v in d["verdicts"]),
             tuple(Completion.from_dict(c) for c in d["completions"]),
-            tuple(PairedComparison.from_dict(c) for c in d["comparisons"]), tuple(d["notes"]), str(d["method"]),
+            tuple(PairedComparison.from_dict(c) for c in d["comparisons"]),
+            tuple(d["notes"]),
+            str(d["method"]),
             tuple(AggregateBudget.from_dict(b) for b in d["budgets"] if b.get("aggregate", "majority") != "majority"),
             tuple(ObjectiveInterval.from_dict(o) for o in d.get("objectives", ())),
         )
@@ -393,7 +480,7 @@ class ObjectiveInterval:
         return {"objective": self.objective, "interval": self.interval.to_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ObjectiveInterval":
+    def from_dict(cls, d: dict) -> ObjectiveInterval:
         return cls(str(d["objective"]), IntervalEstimate.from_dict(d["interval"]))
 
 
@@ -420,8 +507,10 @@ def _aggregate_results(data: CallBits, aggregate: str, votes, alpha: float, note
     does not take the whole analysis with it (its interval is missing, never guessed).
     """
     try:
-        return (list(aggregate_budgets(data, aggregate, votes, alpha)),
-                list(aggregate_verdict_intervals(data, aggregate, verdict_budgets(votes), alpha)))
+        return (
+            list(aggregate_budgets(data, aggregate, votes, alpha)),
+            list(aggregate_verdict_intervals(data, aggregate, verdict_budgets(votes), alpha)),
+        )
     except SolverError:
         pass
     rows, gains = [], []
@@ -438,9 +527,19 @@ def _aggregate_results(data: CallBits, aggregate: str, votes, alpha: float, note
     return rows, gains
 
 
-def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singular: str = "floor",
-            method: str = "likelihood", calls: int | None = None, simultaneous: bool = False,
-            aggregates=("majority",), objectives=(), aggregate_votes=None) -> AnalysisReport:
+def analyze(
+    data: CallBits,
+    votes=(3, 5, V_INF),
+    alpha: float = 0.05,
+    *,
+    singular: str = "floor",
+    method: str = "likelihood",
+    calls: int | None = None,
+    simultaneous: bool = False,
+    aggregates=("majority",),
+    objectives=(),
+    aggregate_votes=None,
+) -> AnalysisReport:
     """Full analysis of one policy's bits (module docstring).
 
     Parameters
@@ -482,8 +581,12 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         raise InputError(f"alpha={alpha!r} must be in (0, 1)")
     if method not in METHODS:
         raise InputError(f"method={method!r} must be one of {', '.join(METHODS)}")
-    if calls is not None and (isinstance(calls, bool) or not isinstance(calls, int) or not 2 <= calls <= data.max_calls):
-        raise InputError(f"calls={calls!r} must be an integer from 2 to {data.max_calls} (the most calls of an example)")
+    if calls is not None and (
+        isinstance(calls, bool) or not isinstance(calls, int) or not 2 <= calls <= data.max_calls
+    ):
+        raise InputError(
+            f"calls={calls!r} must be an integer from 2 to {data.max_calls} (the most calls of an example)"
+        )
     if method == "two-call" and (calls is not None or simultaneous):
         raise InputError("calls= and simultaneous= apply to method='likelihood' only")
     notes = []
@@ -500,12 +603,15 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
         notes.append(f"Sigma-hat is (near-)singular: {region.floored} eigenvalue(s) raised to 1/N = {1 / two.n:.3g}")
     mu, nu, moved = _feasible(two.mu, two.nu)
     if moved:
-        notes.append(f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})")
+        notes.append(
+            f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})"
+        )
     gain_budgets = verdict_budgets(votes)
     targets = list(votes) + [vote_gain(v) for v in gain_budgets] + wanted
     faces = Faces()  # the analysis's sharp bounds share the faces they find, and only these
-    projected = ([None] * len(targets) if region is None
-                 else project_many([region], targets, certify=False, faces=faces)[0])
+    projected = (
+        [None] * len(targets) if region is None else project_many([region], targets, certify=False, faces=faces)[0]
+    )
     intervals, solved = _intervals(data, targets, projected, alpha, method, calls, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
@@ -528,11 +634,15 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
                 b = sharp_bounds(v, moments=list(allc.moments), faces=faces)
                 mlo, mup = b.lower.value, b.upper.value
             except InputError:
-                notes.append(f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval")
-        rows.append(BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv))
+                notes.append(
+                    f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval"
+                )
+        rows.append(
+            BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv)
+        )
     gains = slice(len(votes), len(votes) + len(gain_budgets))
     verdicts = list(_verdicts(data, gain_budgets, intervals[gains], method))
-    objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[gains.stop:]))
+    objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[gains.stop :]))
     aggregate_rows = []
     for aggregate in extra:
         rows_of, gains_of = _aggregate_results(data, aggregate, aggregate_votes, alpha, notes)
@@ -541,10 +651,25 @@ def analyze(data: CallBits, votes=(3, 5, V_INF), alpha: float = 0.05, *, singula
             verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     return AnalysisReport(
-        source=data.source, group=data.group, n=data.n, calls=data.calls, max_calls=data.max_calls, alpha=float(alpha),
-        two_call=two, all_calls=allc, region=None if region is None else region.to_dict(), budgets=tuple(rows), verdicts=tuple(verdicts),
-        completions=tuple(completions), comparisons=comparisons, notes=tuple(dict.fromkeys(notes)), method=method,
-        aggregates=tuple(aggregate_rows), objectives=objective_rows, likelihood=solved, projected_gains=tuple(projected[gains]),
+        source=data.source,
+        group=data.group,
+        n=data.n,
+        calls=data.calls,
+        max_calls=data.max_calls,
+        alpha=float(alpha),
+        two_call=two,
+        all_calls=allc,
+        region=None if region is None else region.to_dict(),
+        budgets=tuple(rows),
+        verdicts=tuple(verdicts),
+        completions=tuple(completions),
+        comparisons=comparisons,
+        notes=tuple(dict.fromkeys(notes)),
+        method=method,
+        aggregates=tuple(aggregate_rows),
+        objectives=objective_rows,
+        likelihood=solved,
+        projected_gains=tuple(projected[gains]),
     )
 
 
@@ -552,9 +677,17 @@ def _verdicts(data: CallBits, gain_budgets: list[int], intervals, method: str) -
     """The verdict on each gain V_k - V_1 from its interval (module docstring)."""
     one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
     calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
-    return tuple(Verdict(v, iv.lower, iv.upper, verdict_status(iv.lower, iv.upper), method,
-                         verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree))
-                 for v, iv in zip(gain_budgets, intervals))
+    return tuple(
+        Verdict(
+            v,
+            iv.lower,
+            iv.upper,
+            verdict_status(iv.lower, iv.upper),
+            method,
+            verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree),
+        )
+        for v, iv in zip(gain_budgets, intervals)
+    )
 
 
 def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -> AnalysisReport:
@@ -585,7 +718,9 @@ def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -
     """
     votes = parse_votes(votes)
     if report.region is None:  # what analyze(method="two-call") raises on these data
-        raise EmptyRegionError(f"the analysis holds no two-call interval: the Wald region misses the moment set ({report.source})")
+        raise EmptyRegionError(
+            f"the analysis holds no two-call interval: the Wald region misses the moment set ({report.source})"
+        )
     rows = {b.votes: b for b in report.budgets}
     majority = [v.votes for v in report.verdicts if v.aggregate == "majority"]  # in the order of projected_gains
     gains = dict(zip(majority, report.projected_gains))
@@ -594,20 +729,33 @@ def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -
     if missing:
         raise InputError(f"the analysis holds no two-call interval of {', '.join(missing)}")
     budgets = tuple(replace(rows[v], interval=_two_call_interval(rows[v].projected, report.alpha)) for v in votes)
-    verdicts = _verdicts(data, gain_budgets, [_two_call_interval(gains[v], report.alpha) for v in gain_budgets], "two-call")
+    verdicts = _verdicts(
+        data, gain_budgets, [_two_call_interval(gains[v], report.alpha) for v in gain_budgets], "two-call"
+    )
     compared = dict(zip([v for v in majority if v <= report.calls], report.comparisons))
-    return replace(report, budgets=budgets, verdicts=verdicts, comparisons=tuple(compared[v] for v in gain_budgets if v in compared),
-                   method="two-call", aggregates=(), objectives=(), likelihood=None,
-                   projected_gains=tuple(gains[v] for v in gain_budgets))
+    return replace(
+        report,
+        budgets=budgets,
+        verdicts=verdicts,
+        comparisons=tuple(compared[v] for v in gain_budgets if v in compared),
+        method="two-call",
+        aggregates=(),
+        objectives=(),
+        likelihood=None,
+        projected_gains=tuple(gains[v] for v in gain_budgets),
+    )
 
 
 def _two_call_interval(projected: ProjectedInterval, alpha: float) -> IntervalEstimate:
     """The reported interval of the two-call method: the projected Wald region (Section 4.4)."""
-    return IntervalEstimate(projected.lower, projected.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2)
+    return IntervalEstimate(
+        projected.lower, projected.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2
+    )
 
 
-def _intervals(data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool
-               ) -> tuple[list[IntervalEstimate], SolvedIntervals | None]:
+def _intervals(
+    data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool
+) -> tuple[list[IntervalEstimate], SolvedIntervals | None]:
     """The reported 1 - alpha interval of each objective by ``method`` (module docstring), and the solved
     likelihood intervals behind them (None for the two-call method)."""
     if method == "two-call":
@@ -615,8 +763,13 @@ def _intervals(data: CallBits, objectives: list, projected, alpha: float, method
     cells = CellCounts.from_bits(data, calls)
     ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
     used = cells.max_calls
-    return ([IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
-             for iv in ivs], SolvedIntervals(cells, tuple(objectives), tuple(ivs)))
+    return (
+        [
+            IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
+            for iv in ivs
+        ],
+        SolvedIntervals(cells, tuple(objectives), tuple(ivs)),
+    )
 
 
 def _curve(curves: dict, method: str, votes) -> float | None:

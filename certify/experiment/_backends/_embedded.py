@@ -22,8 +22,8 @@ import json
 import os
 import re
 import threading
-import weakref
 import time
+import weakref
 from collections import OrderedDict
 from pathlib import Path
 
@@ -258,8 +258,13 @@ class EmbeddedModel:
             # a failure still raises, so silencing the file descriptors here hides no error.
             with _native_output_silenced():
                 self.llm = Llama(
-                    model_path=str(self.path), n_ctx=n_ctx, n_batch=n_ctx, n_threads=threads,
-                    n_threads_batch=threads, chat_format="gemma", verbose=False,
+                    model_path=str(self.path),
+                    n_ctx=n_ctx,
+                    n_batch=n_ctx,
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    chat_format="gemma",
+                    verbose=False,
                 )
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"cannot load model {str(self.path)!r}: {exc}") from None
@@ -297,8 +302,10 @@ class EmbeddedModel:
             Naming the prompt's length and the context length.
         """
         if n_tokens >= self.n_ctx:
-            raise InputError(f"prompt is {n_tokens} tokens; the context holds {self.n_ctx} (n_ctx), "
-                             f"so a prompt must be at most {self.n_ctx - 1}")
+            raise InputError(
+                f"prompt is {n_tokens} tokens; the context holds {self.n_ctx} (n_ctx), "
+                f"so a prompt must be at most {self.n_ctx - 1}"
+            )
 
     def grammar(self, schema: dict):
         """The llama.cpp grammar of the JSON ``schema``, checked, bounded and cached.
@@ -323,8 +330,9 @@ class EmbeddedModel:
         text = grammar_text(checked)
         lib = self._llama_cpp
         with self.lock:
-            parsed = lib.llama_sampler_init_grammar(lib.llama_model_get_vocab(self.llm.model), text.encode("utf-8"),
-                                                    b"root")
+            parsed = lib.llama_sampler_init_grammar(
+                lib.llama_model_get_vocab(self.llm.model), text.encode("utf-8"), b"root"
+            )
             if not parsed:
                 raise SchemaError("format: llama.cpp cannot parse the grammar built from it")
             lib.llama_sampler_free(parsed)
@@ -381,8 +389,17 @@ class EmbeddedModel:
         logits, n = self.next_logits(self.render(prompt) + forced_prefix(key))
         return [float(logits[i]) for i in ids], n
 
-    def generate(self, prompt: str, schema: dict | None, temperature: float, top_p: float,
-                 max_tokens: int, seed: int, top_k: int = 40, raw: bool = False) -> dict:
+    def generate(
+        self,
+        prompt: str,
+        schema: dict | None,
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        seed: int,
+        top_k: int = 40,
+        raw: bool = False,
+    ) -> dict:
         """Schema-constrained (or free) generation; returns text, token counts and stop reason.
 
         Raises
@@ -393,8 +410,15 @@ class EmbeddedModel:
         grammar = None if schema is None else self.grammar(schema)
         self.check_fits(len(self.tokenize(prompt if raw else self.render(prompt))))
         with self.lock:
-            kwargs = dict(temperature=temperature, top_p=top_p, top_k=top_k, min_p=0.0,
-                          max_tokens=max_tokens, seed=seed, grammar=grammar)
+            kwargs = dict(
+                temperature=temperature,
+                top_p=top_p,
+                top_k=top_k,
+                min_p=0.0,
+                max_tokens=max_tokens,
+                seed=seed,
+                grammar=grammar,
+            )
             if raw:
                 out = self.llm.create_completion(prompt, **kwargs)
                 text = out["choices"][0]["text"]
@@ -465,8 +489,14 @@ class EmbeddedBackend(Backend):
             out = model.generate(
                 request.prompt, schema, request.temperature, request.top_p, request.num_predict, request.seed
             )
-            return CallResult(out["text"], time.perf_counter() - start, out["prompt_tokens"],
-                              out["completion_tokens"], out["stop_reason"], endpoint)
+            return CallResult(
+                out["text"],
+                time.perf_counter() - start,
+                out["prompt_tokens"],
+                out["completion_tokens"],
+                out["stop_reason"],
+                endpoint,
+            )
         latent = None
         key = (request.model, request.prompt)
         if key in self._passes:
@@ -485,5 +515,6 @@ class EmbeddedBackend(Backend):
             law = choice_probability(logits, request.temperature, request.top_p)
             latent = Latent(law, tuple(logits), n)
         answer = draw_answer(law, request.answers, request.seed)
-        return CallResult(json.dumps({"answer": answer}), time.perf_counter() - start, n, 1, "choice",
-                          endpoint, latent=latent)
+        return CallResult(
+            json.dumps({"answer": answer}), time.perf_counter() - start, n, 1, "choice", endpoint, latent=latent
+        )

@@ -65,22 +65,76 @@ MAX_GRAMMAR_CHARS = 256 * 1024
 #: Keywords that constrain a value but that llama-cpp-python's grammar builder ignores
 #: (its regular-expression translation, ``pattern``, also garbles common expressions
 #: such as ``\d``): a schema using one is refused, since its answers would not obey it.
-UNSUPPORTED = frozenset({
-    "pattern", "patternProperties", "not", "if", "then", "else", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "multipleOf", "uniqueItems", "contains", "minContains", "maxContains", "propertyNames",
-    "dependentRequired", "dependentSchemas", "dependencies", "minProperties", "maxProperties",
-    "unevaluatedProperties", "unevaluatedItems", "additionalItems", "$dynamicRef", "$recursiveRef",
-})
+UNSUPPORTED = frozenset(
+    {
+        "pattern",
+        "patternProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "propertyNames",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "minProperties",
+        "maxProperties",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "additionalItems",
+        "$dynamicRef",
+        "$recursiveRef",
+    }
+)
 
 _TYPES = ("string", "number", "integer", "boolean", "null", "object", "array")
 #: The ``format`` values the grammar builder turns into a rule (every other format is an annotation).
 _GRAMMAR_FORMAT = re.compile(r"uuid[1-5]?|date|time|date-time")
 #: Keywords that constrain a value and that the grammar can enforce, in some combinations.
-_CONSTRAINTS = ("type", "enum", "const", "properties", "required", "additionalProperties", "items", "prefixItems",
-                "minItems", "maxItems", "minLength", "maxLength", "anyOf", "oneOf", "allOf", "format")
+_CONSTRAINTS = (
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "format",
+)
 #: Keywords that may stand beside ``$ref`` (they say something about the schema, constrain nothing).
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
-                          "writeOnly", "$schema", "$id", "$defs", "definitions"})
+_ANNOTATIONS = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$schema",
+        "$id",
+        "$defs",
+        "definitions",
+    }
+)
 
 
 #: Characters llama-cpp-python's grammar builder cannot write into a literal: it escapes ``"``
@@ -105,16 +159,28 @@ def _is_type(value, name: str) -> bool:
     """Whether the JSON ``value`` is of JSON-schema type ``name``."""
     if name in ("integer", "number") and isinstance(value, bool):
         return False
-    return isinstance(value, {"string": str, "integer": int, "number": (int, float), "boolean": bool,
-                              "null": type(None), "object": dict, "array": list}[name])
+    return isinstance(
+        value,
+        {
+            "string": str,
+            "integer": int,
+            "number": (int, float),
+            "boolean": bool,
+            "null": type(None),
+            "object": dict,
+            "array": list,
+        }[name],
+    )
 
 
 def _writable(text: str, path: str) -> None:
     """Refuse a string the grammar builder would write wrongly (see :data:`_UNWRITABLE`)."""
     bad = _UNWRITABLE.search(text)
     if bad:
-        raise SchemaError(f"{_where(path)}: {_short(text)} holds {_short(bad.group())}: a quote, a backslash, a "
-                          f"control character or a character beyond U+FFFF cannot be written into the grammar")
+        raise SchemaError(
+            f"{_where(path)}: {_short(text)} holds {_short(bad.group())}: a quote, a backslash, a "
+            f"control character or a character beyond U+FFFF cannot be written into the grammar"
+        )
 
 
 def _short(value) -> str:
@@ -140,8 +206,10 @@ class _Checker:
     def _tally(self, n: int, path: str) -> None:
         self.values += n
         if self.values > MAX_SCHEMA_VALUES:
-            raise SchemaError(f"{_where(path)}: the schema has more than {MAX_SCHEMA_VALUES} JSON values "
-                              f"(after its $ref are inlined), the limit")
+            raise SchemaError(
+                f"{_where(path)}: the schema has more than {MAX_SCHEMA_VALUES} JSON values "
+                f"(after its $ref are inlined), the limit"
+            )
 
     def _value(self, value, path: str, depth: int) -> None:
         """Count and bound a ``const`` or ``enum`` JSON value (iteratively: it may be deep)."""
@@ -154,7 +222,7 @@ class _Checker:
             if isinstance(item, dict):
                 if "$ref" in item:
                     # The grammar builder rewrites every "$ref" member it meets, values included.
-                    raise SchemaError(f"{_where(path)}: a value with a \"$ref\" member is not supported")
+                    raise SchemaError(f'{_where(path)}: a value with a "$ref" member is not supported')
                 for key in item:
                     _writable(key, path)
                 stack.extend((v, level + 1) for v in item.values())
@@ -171,8 +239,10 @@ class _Checker:
             raise SchemaError(f"{_where(path)}: {key}={_short(value)} must be an integer from 0 to {MAX_COUNT}")
         self.counts += value
         if self.counts > MAX_COUNT_TOTAL:
-            raise SchemaError(f"{_where(path)}: minItems, maxItems, minLength and maxLength add up to more than "
-                              f"{MAX_COUNT_TOTAL} over the schema, the limit")
+            raise SchemaError(
+                f"{_where(path)}: minItems, maxItems, minLength and maxLength add up to more than "
+                f"{MAX_COUNT_TOTAL} over the schema, the limit"
+            )
         return value
 
     def _bounds(self, node: dict, low: str, high: str, path: str, out: dict) -> None:
@@ -185,8 +255,9 @@ class _Checker:
         if not isinstance(ref, str):
             raise SchemaError(f"{_where(path)}: $ref={_short(ref)} must be a string")
         if ref != "#" and not ref.startswith("#/"):
-            raise SchemaError(f"{_where(path)}: $ref {_short(ref)} is not supported: only a reference into the "
-                              f"same schema (#/...) is")
+            raise SchemaError(
+                f"{_where(path)}: $ref {_short(ref)} is not supported: only a reference into the same schema (#/...) is"
+            )
         target = self.document
         for raw in ref[2:].split("/") if ref != "#" else ():
             step = unquote(raw).replace("~1", "/").replace("~0", "~")  # RFC 6901, in a URI fragment
@@ -201,31 +272,40 @@ class _Checker:
     def schema(self, node, path: str, depth: int, refs: tuple[str, ...] = ()) -> dict:
         """The checked copy of the subschema ``node`` found at ``path``."""
         if depth > MAX_SCHEMA_DEPTH:
-            raise SchemaError(f"{_where(path)}: nested more than {MAX_SCHEMA_DEPTH} levels deep "
-                              f"(after its $ref are inlined), the limit")
+            raise SchemaError(
+                f"{_where(path)}: nested more than {MAX_SCHEMA_DEPTH} levels deep "
+                f"(after its $ref are inlined), the limit"
+            )
         if not isinstance(node, dict):
             raise SchemaError(f"{_where(path)}: {_short(node)} is not a schema (a JSON object)")
         self._tally(1 + len(node), path)
         if "$ref" in node:
             beside = sorted(set(node) - _ANNOTATIONS - {"$ref"})
             if beside:
-                raise SchemaError(f"{_where(path)}: {', '.join(beside)} beside $ref is not supported "
-                                  f"(the grammar would ignore it)")
+                raise SchemaError(
+                    f"{_where(path)}: {', '.join(beside)} beside $ref is not supported (the grammar would ignore it)"
+                )
             ref = node["$ref"]
             if ref in refs:
-                loop = " -> ".join(_short(r) for r in refs[refs.index(ref):] + (ref,))
-                raise SchemaError(f"{_where(path)}: $ref {_short(ref)} refers to itself (through {loop}); "
-                                  f"recursive schemas are not supported")
+                loop = " -> ".join(_short(r) for r in refs[refs.index(ref) :] + (ref,))
+                raise SchemaError(
+                    f"{_where(path)}: $ref {_short(ref)} refers to itself (through {loop}); "
+                    f"recursive schemas are not supported"
+                )
             return self.schema(self._resolve(ref, path), path, depth + 1, refs + (ref,))
         unsupported = sorted(set(node) & UNSUPPORTED)
         if unsupported:
-            raise SchemaError(f"{_where(path)}: {', '.join(unsupported)} is not supported by this server "
-                              f"(llama.cpp's grammar would not enforce it)")
+            raise SchemaError(
+                f"{_where(path)}: {', '.join(unsupported)} is not supported by this server "
+                f"(llama.cpp's grammar would not enforce it)"
+            )
         kind = node.get("type")
         if isinstance(kind, list):
             if not kind or not all(isinstance(k, str) and k in _TYPES for k in kind) or len(set(kind)) < len(kind):
-                raise SchemaError(f"{_where(path)}: type={_short(kind)} must be one of {', '.join(_TYPES)} "
-                                  f"or a non-empty list of distinct ones")
+                raise SchemaError(
+                    f"{_where(path)}: type={_short(kind)} must be one of {', '.join(_TYPES)} "
+                    f"or a non-empty list of distinct ones"
+                )
         elif kind is not None and kind not in _TYPES:
             raise SchemaError(f"{_where(path)}: type={_short(kind)} must be one of {', '.join(_TYPES)}")
         fmt = node.get("format")
@@ -239,8 +319,10 @@ class _Checker:
         ignored = sorted(present - used)
         if ignored:
             beside = sorted(present & used)
-            raise SchemaError(f"{_where(path)}: {', '.join(ignored)} is not enforced "
-                              f"{'beside ' + ', '.join(beside) if beside else 'here'} (the grammar would ignore it)")
+            raise SchemaError(
+                f"{_where(path)}: {', '.join(ignored)} is not enforced "
+                f"{'beside ' + ', '.join(beside) if beside else 'here'} (the grammar would ignore it)"
+            )
         return out
 
     def _dispatch(self, node: dict, kind, fmt, path: str, depth: int, refs) -> tuple[set, dict]:
@@ -314,18 +396,25 @@ class _Checker:
                 raise SchemaError(f"{_where(path)}: an empty property name is not supported")
             _writable(name, path)
             if len(name) > MAX_NAME_CHARS:
-                raise SchemaError(f"{_where(path)}: property name {_short(name)} is longer than {MAX_NAME_CHARS} "
-                                  f"characters, the limit")
+                raise SchemaError(
+                    f"{_where(path)}: property name {_short(name)} is longer than {MAX_NAME_CHARS} "
+                    f"characters, the limit"
+                )
             checked[name] = self.schema(sub, f"{path}/properties/{name}", depth + 1, refs)
         out["properties"] = checked
         required = node.get("required", [])
-        if (not isinstance(required, list) or not all(isinstance(r, str) for r in required)
-                or len(set(required)) < len(required)):
+        if (
+            not isinstance(required, list)
+            or not all(isinstance(r, str) for r in required)
+            or len(set(required)) < len(required)
+        ):
             raise SchemaError(f"{_where(path)}: required={_short(required)} must be a list of distinct names")
         missing = [r for r in required if r not in props]
         if missing:
-            raise SchemaError(f"{_where(path)}: required name {_short(missing[0])} is not in properties "
-                              f"(the grammar would not ask for it)")
+            raise SchemaError(
+                f"{_where(path)}: required name {_short(missing[0])} is not in properties "
+                f"(the grammar would not ask for it)"
+            )
         if required:
             out["required"] = list(required)
         if "additionalProperties" in node:
@@ -343,12 +432,15 @@ class _Checker:
         props, required = {}, []
         for i, part in enumerate(parts):
             if set(part) - {"type", "properties", "required"} or part.get("type", "object") != "object":
-                raise SchemaError(f"{_where(f'{path}/allOf/{i}')}: allOf of several schemas is supported for objects "
-                                  f"with properties (and required) only")
+                raise SchemaError(
+                    f"{_where(f'{path}/allOf/{i}')}: allOf of several schemas is supported for objects "
+                    f"with properties (and required) only"
+                )
             for name, sub in part.get("properties", {}).items():
                 if name in props and props[name] != sub:
-                    raise SchemaError(f"{_where(f'{path}/allOf/{i}')}: property {_short(name)} is given twice, "
-                                      f"differently")
+                    raise SchemaError(
+                        f"{_where(f'{path}/allOf/{i}')}: property {_short(name)} is given twice, differently"
+                    )
                 props[name] = sub
             required += [r for r in part.get("required", []) if r not in required]
         return {"type": "object", "properties": props, **({"required": required} if required else {})}
@@ -366,8 +458,10 @@ class _Checker:
             return {"type", "items", "prefixItems"}, {**head, "prefixItems": prefixed}
         if isinstance(items, list) and prefix is None:
             return {"type", "items"}, {**head, "items": self._schemas(items, f"{path}/items", depth, refs)}
-        raise SchemaError(f"{_where(path)}: items must be a schema (or prefixItems a non-empty list of schemas, "
-                          f"with items absent or false)")
+        raise SchemaError(
+            f"{_where(path)}: items must be a schema (or prefixItems a non-empty list of schemas, "
+            f"with items absent or false)"
+        )
 
 
 def checked_schema(schema) -> dict:
@@ -390,7 +484,7 @@ def checked_schema(schema) -> dict:
         One line naming where in the schema and the rule it breaks.
     """
     if not isinstance(schema, dict):
-        raise SchemaError(f"format={_short(schema)} must be \"json\" or a JSON schema object")
+        raise SchemaError(f'format={_short(schema)} must be "json" or a JSON schema object')
     return _Checker(schema).schema(schema, "", 0)
 
 
@@ -409,8 +503,9 @@ def grammar_text(schema: dict) -> str:
     except (AssertionError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
         # The builder signals what it cannot translate with assertions and lookup errors.
         detail = " ".join(str(exc).split())[:120]
-        raise SchemaError(f"format: llama.cpp's grammar builder cannot translate it "
-                          f"({type(exc).__name__}: {detail})") from None
+        raise SchemaError(
+            f"format: llama.cpp's grammar builder cannot translate it ({type(exc).__name__}: {detail})"
+        ) from None
     if len(text) > MAX_GRAMMAR_CHARS:
         raise SchemaError(f"format: its grammar is {len(text)} characters, more than the limit of {MAX_GRAMMAR_CHARS}")
     return text

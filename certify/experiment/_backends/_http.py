@@ -19,8 +19,16 @@ import httpx
 from .._errors import BackendError, EndpointError, RequestRejected
 from . import Backend
 
-__all__ = ["MAX_REASON_CHARS", "MAX_REPLY_BYTES", "MAX_TOKEN_COUNT", "BadReply", "HttpBackend",
-           "reply_count", "reply_object", "reply_text"]
+__all__ = [
+    "MAX_REASON_CHARS",
+    "MAX_REPLY_BYTES",
+    "MAX_TOKEN_COUNT",
+    "BadReply",
+    "HttpBackend",
+    "reply_count",
+    "reply_object",
+    "reply_text",
+]
 
 # Statuses worth retrying: the server is overloaded or failed transiently.
 _RETRY_STATUS = {429, 500, 502, 503, 504}
@@ -55,8 +63,15 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def reply_text(body: dict, key: str, where: str = "", *, optional: bool = False, null: str | None = None,
-               max_chars: int | None = None) -> str | None:
+def reply_text(
+    body: dict,
+    key: str,
+    where: str = "",
+    *,
+    optional: bool = False,
+    null: str | None = None,
+    max_chars: int | None = None,
+) -> str | None:
     """The string field ``key`` of a decoded reply, checked.
 
     Parameters
@@ -92,8 +107,10 @@ def reply_text(body: dict, key: str, where: str = "", *, optional: bool = False,
         raise BadReply(f"reply field {name} = {_show(value)}: must be a string")
     bad = _SURROGATE.search(value)
     if bad:
-        raise BadReply(f"reply field {name} holds a lone surrogate ({bad.group()!a} at character {bad.start()}): "
-                       "must be Unicode text")
+        raise BadReply(
+            f"reply field {name} holds a lone surrogate ({bad.group()!a} at character {bad.start()}): "
+            "must be Unicode text"
+        )
     if max_chars is not None and len(value) > max_chars:
         raise BadReply(f"reply field {name} = {_show(value)}: must be at most {max_chars} characters")
     return value
@@ -124,8 +141,11 @@ def reply_object(body: dict, key: str, where: str = "", *, optional: bool = Fals
         return None
     if not isinstance(value, dict):
         name = f"{where}.{key}" if where else key
-        raise BadReply(f"reply has no field {name!r}" if value is None else
-                       f"reply field {name} = {_show(value)}: must be an object")
+        raise BadReply(
+            f"reply has no field {name!r}"
+            if value is None
+            else f"reply field {name} = {_show(value)}: must be an object"
+        )
     return value
 
 
@@ -197,8 +217,9 @@ class HttpBackend(Backend):
             start = time.perf_counter()
             declared = r.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
-                raise BadReply(f"reply of {int(declared)} bytes, larger than the limit of "
-                               f"{MAX_REPLY_BYTES >> 20} MiB for a reply")
+                raise BadReply(
+                    f"reply of {int(declared)} bytes, larger than the limit of {MAX_REPLY_BYTES >> 20} MiB for a reply"
+                )
             body = bytearray()
             for chunk in r.iter_bytes():
                 body += chunk
@@ -248,8 +269,9 @@ class HttpBackend(Backend):
             )
         return body
 
-    def post(self, endpoint: str, path: str, payload: dict, final=None,
-             read: Callable[[dict], Any] | None = None) -> tuple[Any, float, int]:
+    def post(
+        self, endpoint: str, path: str, payload: dict, final=None, read: Callable[[dict], Any] | None = None
+    ) -> tuple[Any, float, int]:
         """POST with retries on timeouts, connection errors, 429, 5xx and replies that cannot be used.
 
         Parameters

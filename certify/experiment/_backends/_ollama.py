@@ -48,7 +48,8 @@ class OllamaBackend(HttpBackend):
             "keep_alive": self.cfg.keep_alive,
         }
         (text, prompt_tokens, completion_tokens, stop), latency, attempts = self.post(
-            endpoint, "/api/generate", payload, read=_read_generate)
+            endpoint, "/api/generate", payload, read=_read_generate
+        )
         return CallResult(
             raw_output=text,
             latency_s=latency,
@@ -69,5 +70,9 @@ def _read_generate(body: dict) -> tuple[str, int | None, int | None, str | None]
         ``response`` missing or not a string of Unicode text, a count that is not an
         integer from 0 to ``MAX_TOKEN_COUNT``, or a ``done_reason`` that is not a short string.
     """
-    return (reply_text(body, "response"), reply_count(body, "prompt_eval_count"), reply_count(body, "eval_count"),
-            reply_text(body, "done_reason", optional=True, max_chars=MAX_REASON_CHARS))
+    return (
+        reply_text(body, "response"),
+        reply_count(body, "prompt_eval_count"),
+        reply_count(body, "eval_count"),
+        reply_text(body, "done_reason", optional=True, max_chars=MAX_REASON_CHARS),
+    )

@@ -34,8 +34,10 @@ CHAT_TEMPLATES = {
     "llama-2": (" <s>[INST]", "  [/INST]"),
     "gemma": ("<start_of_turn>user\n", "<end_of_turn>\n<start_of_turn>model\n"),
     "chatml": ("<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n"),
-    "llama-3": ("<|start_header_id|>user<|end_header_id|>\n\n",
-                "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
+    "llama-3": (
+        "<|start_header_id|>user<|end_header_id|>\n\n",
+        "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+    ),
 }
 
 #: What llama-cpp-python's server applies when neither ``--chat_format`` nor the
@@ -78,7 +80,9 @@ class OpenAIBackend(HttpBackend):
             have = {m.get("id") for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)}
             missing = sorted(models - have)
             if missing:
-                raise BackendError(f"model {missing[0]!r} not served by {endpoint} (it serves {', '.join(sorted(map(str, have)))})")
+                raise BackendError(
+                    f"model {missing[0]!r} not served by {endpoint} (it serves {', '.join(sorted(map(str, have)))})"
+                )
 
     def negotiate(self, models: set[str], recorded: dict, warn) -> dict[str, dict]:
         """Settle the response format, and identify the chat template of every endpoint and model.
@@ -112,8 +116,11 @@ class OpenAIBackend(HttpBackend):
                 if len(candidates) > 1:  # settled: every other probe must accept it
                     candidates, why = (fmt,), f"response_format {fmt!r} (accepted by {endpoint} for {model!r})"
                 templates[endpoint] = self._chat_template(endpoint, model, prompt_tokens)
-            facts[model] = {"response_format": fmt, "response_format_setting": setting,
-                            "chat_template": self._one_template(model, templates, warn)}
+            facts[model] = {
+                "response_format": fmt,
+                "response_format_setting": setting,
+                "chat_template": self._one_template(model, templates, warn),
+            }
         self.response_format = candidates[0]
         return facts
 
@@ -141,7 +148,9 @@ class OpenAIBackend(HttpBackend):
         known = sorted({t for t in templates.values() if t != UNKNOWN})
         if len(known) > 1:
             pairs = ", ".join(f"{e}: {t}" for e, t in templates.items())
-            raise BackendError(f"backends.{self.cfg.name}: endpoints apply different chat templates to {model!r} ({pairs})")
+            raise BackendError(
+                f"backends.{self.cfg.name}: endpoints apply different chat templates to {model!r} ({pairs})"
+            )
         if known == [FALLBACK_CHAT_TEMPLATE]:
             where = ", ".join(e for e, t in templates.items() if t == FALLBACK_CHAT_TEMPLATE)
             warn(
@@ -154,10 +163,17 @@ class OpenAIBackend(HttpBackend):
 
     def _probe(self, endpoint: str, model: str, fmt: str) -> int | None:
         """One one-token chat completion in format ``fmt``; its prompt token count (if reported)."""
-        payload = {"model": model, "messages": [{"role": "user", "content": _PROBE_PROMPT}],
-                   "temperature": 0.0, "max_tokens": 1, "seed": 0, **self._response_format(fmt)}
-        count, _, _ = self.post(endpoint, "/chat/completions", payload, final=_mentions_response_format,
-                                read=_read_prompt_tokens)
+        payload = {
+            "model": model,
+            "messages": [{"role": "user", "content": _PROBE_PROMPT}],
+            "temperature": 0.0,
+            "max_tokens": 1,
+            "seed": 0,
+            **self._response_format(fmt),
+        }
+        count, _, _ = self.post(
+            endpoint, "/chat/completions", payload, final=_mentions_response_format, read=_read_prompt_tokens
+        )
         return count
 
     def _chat_template(self, endpoint: str, model: str, prompt_tokens: int | None) -> str:
@@ -187,8 +203,12 @@ class OpenAIBackend(HttpBackend):
         if fmt == "json_object":
             return {"response_format": {"type": "json_object", "schema": schema}}
         if fmt == "json_schema":
-            return {"response_format": {"type": "json_schema",
-                                        "json_schema": {"name": "answer", "schema": schema, "strict": True}}}
+            return {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": schema, "strict": True},
+                }
+            }
         return {}
 
     def call(self, request: CallRequest, endpoint: str) -> CallResult:
@@ -202,7 +222,8 @@ class OpenAIBackend(HttpBackend):
             **self._response_format(self.response_format, request.answers),
         }
         (text, prompt_tokens, completion_tokens, stop), latency, attempts = self.post(
-            endpoint, "/chat/completions", payload, read=_read_completion)
+            endpoint, "/chat/completions", payload, read=_read_completion
+        )
         return CallResult(
             raw_output=text,
             latency_s=latency,
@@ -235,8 +256,9 @@ def _read_completion(body: dict) -> tuple[str, int | None, int | None, str | Non
     """
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices:
-        raise BadReply("reply has no choices[0]" if choices is None or choices == [] else
-                       "reply field choices is not a list")
+        raise BadReply(
+            "reply has no choices[0]" if choices is None or choices == [] else "reply field choices is not a list"
+        )
     choice = choices[0]
     if not isinstance(choice, dict):
         raise BadReply("reply field choices[0] is not an object")
