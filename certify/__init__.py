@@ -31,6 +31,7 @@ subpackage (:mod:`certify.readers`, :mod:`certify.likelihood`, :mod:`certify.sta
 
 import importlib as _importlib
 
+from ._errors import CertifyError, InfeasibleMomentsError, InputError, ObjectiveError, SolverError
 from ._version import package_version as _package_version
 
 # Every name loads its module on first use (PEP 562): `import certify` itself loads nothing
@@ -89,7 +90,5 @@ def __getattr__(name: str):
 def __dir__():
     return sorted(set(globals()) | set(_LAZY) | {"__version__"})
 
-
-from ._errors import CertifyError, InfeasibleMomentsError, InputError, ObjectiveError, SolverError
 
 __all__ = [*_LAZY, "CertifyError", "InfeasibleMomentsError", "InputError", "ObjectiveError", "SolverError"]

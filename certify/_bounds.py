@@ -312,7 +312,7 @@ def sharp_bound_arrays(objective, *, mu, nu=None, rho=None, side: str = "both", 
     m, second = _validate_arrays(mu, nu, rho)
     shape = m.shape
     flat_mu, flat_nu = m.ravel(), second.ravel()
-    skipped = (np.full(flat_mu.shape, np.nan), {})
+    skipped: tuple[np.ndarray, dict[str, int]] = (np.full(flat_mu.shape, np.nan), {})
     up, c_up = batch_upper(obj, flat_mu, flat_nu, 1, faces) if side != "lower" else skipped
     lo, c_lo = batch_upper(obj, flat_mu, flat_nu, -1, faces) if side != "upper" else skipped
     paths = {k: c_up.get(k, 0) + c_lo.get(k, 0) for k in set(c_up) | set(c_lo)}

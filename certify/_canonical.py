@@ -47,7 +47,7 @@ PREC_BITS_PER_MOMENT = 16
 MAX_PREC_BITS = 1 << 15
 
 
-def _fmpq(x: Fraction) -> flint.fmpq:
+def _fmpq(x: Fraction | int) -> flint.fmpq:
     x = Fraction(x)
     return flint.fmpq(x.numerator, x.denominator)
 
@@ -83,7 +83,7 @@ def _hankel(seq: list[flint.fmpq], size: int) -> list[list[flint.fmpq]]:
     return [[seq[i + j] for j in range(size)] for i in range(size)]
 
 
-def _localizing(moments: Sequence[Fraction], a: Fraction, b: Fraction):
+def _localizing(moments: Sequence[Fraction], a: Fraction | int, b: Fraction | int):
     """The two (multiplier, sequence, size) of the Markov-Lukacs conditions on [a, b].
 
     For m = 2k: multipliers 1 and (q - a)(b - q), sizes k + 1 and k; for m = 2k + 1:
@@ -91,15 +91,15 @@ def _localizing(moments: Sequence[Fraction], a: Fraction, b: Fraction):
     """
     s = _sequence(moments)
     m = len(s) - 1
-    a, b = _fmpq(a), _fmpq(b)
+    qa, qb = _fmpq(a), _fmpq(b)
     if m % 2 == 0:
         k = m // 2
-        second = [(a + b) * s[i + 1] - s[i + 2] - a * b * s[i] for i in range(m - 1)]
-        return [(flint.fmpq_poly([1]), s, k + 1), (flint.fmpq_poly([-a * b, a + b, -1]), second, k)]
+        second = [(qa + qb) * s[i + 1] - s[i + 2] - qa * qb * s[i] for i in range(m - 1)]
+        return [(flint.fmpq_poly([1]), s, k + 1), (flint.fmpq_poly([-qa * qb, qa + qb, -1]), second, k)]
     k = (m - 1) // 2
     return [
-        (flint.fmpq_poly([-a, 1]), [s[i + 1] - a * s[i] for i in range(m)], k + 1),
-        (flint.fmpq_poly([b, -1]), [b * s[i] - s[i + 1] for i in range(m)], k + 1),
+        (flint.fmpq_poly([-qa, 1]), [s[i + 1] - qa * s[i] for i in range(m)], k + 1),
+        (flint.fmpq_poly([qb, -1]), [qb * s[i] - s[i + 1] for i in range(m)], k + 1),
     ]
 
 
@@ -169,13 +169,15 @@ def _real_roots(p: flint.fmpq_poly, ends: tuple[int, ...] = ()) -> list | None:
     A zero exactly at 0 or 1 is returned as that exact point. Raises _Undecided when a
     ball straddles 0 or 1 while p does not vanish there.
     """
-    roots = []
+    roots: list[flint.arb] = []
     if p.degree() <= 0:
         return roots
     exact_ends = [e for e in (0, 1) if p(flint.fmpq(e)) == 0]
     if any(e in ends for e in exact_ends):
         return None  # a free node on a prescribed endpoint: the other shape is the canonical one
-    for root, mult in p.numer().complex_roots():
+    # (root, multiplicity) pairs, which python-flint's stub types as list[acb]
+    found: list[tuple[flint.acb, int]] = p.numer().complex_roots()  # type: ignore[assignment]  # stub is wrong
+    for root, mult in found:
         if mult != 1 or not root.imag.is_zero():
             return None  # a complex or repeated zero: no law of this shape
         x = root.real
@@ -190,7 +192,7 @@ def _real_roots(p: flint.fmpq_poly, ends: tuple[int, ...] = ()) -> list | None:
     return roots
 
 
-def _weights(nodes: list, s: list[flint.fmpq]) -> list | None:
+def _weights(nodes: list, s: list[flint.fmpq]) -> list:
     """Weights reproducing s_0, ..., s_{N-1} on N distinct nodes (arb Vandermonde solve)."""
     size = len(nodes)
     vander = flint.arb_mat(size, size, [nodes[i] ** j for j in range(size) for i in range(size)])
@@ -358,8 +360,8 @@ def boundary_law(moments: Sequence[Fraction], t: Fraction) -> CanonicalLaw | Non
 
 def _dyadic(x: flint.arb) -> Fraction:
     """The midpoint of a ball, exactly."""
-    man, exp = x.mid().man_exp()
-    man, exp = int(man), int(exp)
+    fman, fexp = x.mid().man_exp()
+    man, exp = int(fman), int(fexp)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 

@@ -44,7 +44,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,7 +255,7 @@ def check_output(path, *, option: str, force: bool = False, folder: bool = False
     return path
 
 
-def _write_through(target: str, writer: Callable[[str], None], mode: int) -> None:
+def _write_through(target: str, writer: Callable[[str], object], mode: int) -> None:
     """Write a character device or a named pipe in place (module docstring).
 
     The writer is given the path itself; a pipe is first opened with ``O_NONBLOCK``, which
@@ -291,7 +291,7 @@ def current_umask() -> int:
 
 
 def write_file_atomically(
-    path, writer: Callable[[str], None], *, parents: bool = False, expect: OutputState | None = None
+    path, writer: Callable[[str], object], *, parents: bool = False, expect: OutputState | None = None
 ) -> Path:
     """Call ``writer(tmp_path)``, give the file the umask's mode, and put it at ``path`` in one step.
 
@@ -324,8 +324,9 @@ def write_file_atomically(
     if parents:
         path.parent.mkdir(parents=True, exist_ok=True)
     state = expect if expect is not None else output_state(path)
-    kind = None if state.found is None else _kind(state.found[2])
-    if kind is not None:
+    found = state.found
+    kind = None if found is None else _kind(found[2])
+    if found is not None and kind is not None:
         if kind not in ("a character device", "a named pipe"):
             raise OutputError(
                 f"{state.label} is {kind}; certify writes regular files, character devices and pipes only"
@@ -333,7 +334,7 @@ def write_file_atomically(
         what = _changed(state)
         if what is not None:
             raise _refuse_change(state, what)
-        _write_through(str(state.real), writer, state.found[2])
+        _write_through(str(state.real), writer, found[2])
         return path
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=state.real.parent)
     os.close(fd)
@@ -411,7 +412,7 @@ def _names(names: list[str]) -> str:
 
 def _folders_of(previous: set[str]) -> set[str]:
     """The sub-folders (relative, ``/``-separated) that the files named in ``previous`` lie in."""
-    out = set()
+    out: set[str] = set()
     for name in previous:
         parts = name.split("/")[:-1]
         out.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
@@ -562,7 +563,7 @@ def publish_folder(new, path, *, option: str, force: bool = False, previous: Ite
 
 
 def write_folder_atomically(
-    path, files: dict[str, bytes | str], *, option: str, force: bool = False, previous: Iterable[str] = ()
+    path, files: Mapping[str, bytes | str], *, option: str, force: bool = False, previous: Iterable[str] = ()
 ) -> Path:
     """Write ``files`` ({name: content}) as the folder ``path``, all or nothing (module docstring).
 
@@ -598,7 +599,8 @@ def write_folder_atomically(
 
 
 def _move_into_place(new: Path, path: Path, previous: set[str]) -> None:
-    """Rename ``new`` onto ``path``; an earlier non-empty folder is renamed aside first, then emptied of ``previous``."""
+    """Rename ``new`` onto ``path``; an earlier non-empty folder is renamed aside first, then emptied of
+    ``previous``."""
     if not _entries(path):
         os.rename(new, path)  # onto nothing, or onto an empty folder (rename replaces only an empty one)
         return

@@ -201,9 +201,11 @@ def _unique_keys(pairs: list) -> dict:
     """A JSON object whose keys are all distinct (module docstring)."""
     data = dict(pairs)
     if len(data) != len(pairs):
-        seen = set()
-        repeated = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise NotJson(f"the key {repeated[:40]!r} appears twice in one object")
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise NotJson(f"the key {key[:40]!r} appears twice in one object")
+            seen.add(key)
     return data
 
 
@@ -250,7 +252,10 @@ def parse_json(
         With a one-line reason: a limit, invalid JSON, bytes that are not UTF-8, a repeated
         key, NaN or Infinity, an integer beyond Python's int-string limit.
     """
-    opening = data.count("[" if isinstance(data, str) else b"[") + data.count("{" if isinstance(data, str) else b"{")
+    if isinstance(data, str):
+        opening = data.count("[") + data.count("{")
+    else:
+        opening = data.count(b"[") + data.count(b"{")
     if opening > depth or values is not None:  # fewer brackets than the depth limit cannot nest deeper than it
         problem = json_limits(data, depth=depth, values=values)
         if problem is not None:

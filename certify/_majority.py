@@ -115,6 +115,7 @@ def majority_polynomial_jet(n: int, q, derivatives=(0, 1, 2)) -> list:
                     out.append(np.exp(_log_density_at_half(n) + n * log4pq))
                 else:
                     core = 4.0 * np.exp(_log_density_at_half(n) + ((n - 1) * log4pq if n > 1 else 0.0))
+                    assert t is not None  # set together with log4pq
                     out.append(n * t * core)
     return out
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar
 
 import numpy as np
 
@@ -27,6 +28,9 @@ __all__ = [
     "PairTable",
     "FEASIBILITY_TOL",
 ]
+
+#: A float or an array of them: the elementwise moment relations take either.
+_Real = TypeVar("_Real", float, np.ndarray)
 
 #: Absolute slack for feasibility checks; values this close to the boundary are snapped onto it.
 FEASIBILITY_TOL = 1e-12
@@ -50,8 +54,11 @@ class PairTable:
         return {"p11": self.both_correct, "p10_plus_p01": self.disagree, "p00": self.both_wrong}
 
 
-def nu_from_rho(mu: float, rho: float) -> float:
-    """Second moment from the same-example correlation: nu = mu^2 + rho mu (1 - mu) (eq. (rho-main))."""
+def nu_from_rho(mu: _Real, rho: _Real) -> _Real:
+    """Second moment from the same-example correlation: nu = mu^2 + rho mu (1 - mu) (eq. (rho-main)).
+
+    Elementwise: ``mu`` and ``rho`` may be floats or arrays (the report's grids).
+    """
     return mu * mu + rho * mu * (1.0 - mu)
 
 
@@ -137,9 +144,9 @@ def _check_general(vals: Sequence[float]) -> None:
     if m % 2 == 0:
         k = m // 2
         checks = [
-            ("Hankel matrix [m_(i+j)] (i, j <= %d) must be positive semidefinite" % k, s, k + 1),
+            (f"Hankel matrix [m_(i+j)] (i, j <= {k}) must be positive semidefinite", s, k + 1),
             (
-                "localizing matrix [m_(i+j+1) - m_(i+j+2)] (i, j < %d) must be positive semidefinite" % k,
+                f"localizing matrix [m_(i+j+1) - m_(i+j+2)] (i, j < {k}) must be positive semidefinite",
                 [s[i + 1] - s[i + 2] for i in range(m - 1)],
                 k,
             ),
@@ -148,12 +155,12 @@ def _check_general(vals: Sequence[float]) -> None:
         k = (m - 1) // 2
         checks = [
             (
-                "localizing matrix [m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k,
+                f"localizing matrix [m_(i+j+1)] (i, j <= {k}) must be positive semidefinite",
                 [s[i + 1] for i in range(m)],
                 k + 1,
             ),
             (
-                "localizing matrix [m_(i+j) - m_(i+j+1)] (i, j <= %d) must be positive semidefinite" % k,
+                f"localizing matrix [m_(i+j) - m_(i+j+1)] (i, j <= {k}) must be positive semidefinite",
                 [s[i] - s[i + 1] for i in range(m)],
                 k + 1,
             ),
@@ -199,8 +206,8 @@ def moments(mu=None, nu=None, rho=None, values=None) -> Moments:
             m, m_exact = m1
             if not (-FEASIBILITY_TOL <= m <= 1 + FEASIBILITY_TOL):
                 raise InfeasibleMomentsError(f"mu={mu!r} is infeasible: 0 <= mu <= 1 must hold")
-            exact = m_exact * m_exact + r_exact * m_exact * (1 - m_exact)
-            parsed.append((float(exact), exact))
+            nu_exact = m_exact * m_exact + r_exact * m_exact * (1 - m_exact)
+            parsed.append((float(nu_exact), nu_exact))
         elif nu is not None:
             parsed.append(_number(nu, "nu"))
     vals = [p[0] for p in parsed]
@@ -250,7 +257,8 @@ def _validate_and_snap(vals: list[float], exact: list[Fraction]) -> list[float]:
     for i in range(1, len(vals)):
         if not (-tol <= vals[i] <= vals[i - 1] + tol):
             raise InfeasibleMomentsError(
-                f"moments={tuple(vals)!r} are infeasible: 0 <= m{i + 1} <= m{i} must hold on [0, 1] (m{i + 1} = {vals[i]!r})"
+                f"moments={tuple(vals)!r} are infeasible: 0 <= m{i + 1} <= m{i} must hold on [0, 1] "
+                f"(m{i + 1} = {vals[i]!r})"
             )
     _check_general(vals)
     return vals

@@ -75,7 +75,7 @@ def _bounded(frac: Fraction, value, what: str, error: type[InputError]) -> Fract
 
 def shown_value(value) -> str:
     """The value for an error message: one line of reasonable length, whatever the value."""
-    if isinstance(value, (int, Fraction)) and abs(value) > MAX_MAGNITUDE:
+    if isinstance(value, (int, Fraction)) and abs(Fraction(value)) > MAX_MAGNITUDE:
         # str() of an integer beyond 4300 digits raises, and float() overflows: give its size in bits.
         frac = Fraction(value)
         bits = frac.numerator.bit_length() - frac.denominator.bit_length()

@@ -158,8 +158,8 @@ class Objective:
                 out += c * majority_scalar(n, q, derivative)
             return out + self._bernstein_at(q, derivative)
         qa = np.asarray(q, dtype=float)
-        (out,) = self.evaluate_jet(qa, (derivative,))
-        return out if qa.ndim else float(out)
+        (values,) = self.evaluate_jet(qa, (derivative,))
+        return values if qa.ndim else float(values)
 
     def evaluate_jet(self, q, derivatives=(0, 1, 2)) -> list[np.ndarray]:
         """g and its derivatives at the points ``q`` (the array path of :meth:`evaluate`)."""
@@ -201,8 +201,8 @@ class Objective:
             for i, a in enumerate(majority_monomial_coefficients(n)):
                 coeffs[i] += c * a
         if self.bernstein:
-            for i, a in enumerate(bernstein_to_monomial(self.bernstein)):
-                coeffs[i] += a
+            for i, b in enumerate(bernstein_to_monomial(self.bernstein)):
+                coeffs[i] += b
         while len(coeffs) > 1 and coeffs[-1] == 0:
             coeffs.pop()
         return tuple(coeffs)
@@ -296,7 +296,8 @@ def _check_tokens(text: str) -> None:
             if not rest:
                 return
             raise ObjectiveError(
-                f"objective {text!r}: unexpected character {rest[0]!r}; see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)"
+                f"objective {text!r}: unexpected character {rest[0]!r}; "
+                "see the objective syntax (P3 - P1, V7 - V3, 3*q**2 - 2*q**3)"
             )
         name = m.group("name")
         if name is not None and not _NAME.match(name):
@@ -694,7 +695,8 @@ def parse_vote_budgets(values, what: str = "votes") -> tuple:
 
 
 def budget_json(votes):
-    """A budget as JSON writes it: the count, or ``"inf"`` for :data:`V_INF` (read back by :func:`parse_vote_budget`)."""
+    """A budget as JSON writes it: the count, or ``"inf"`` for :data:`V_INF` (read back by
+    :func:`parse_vote_budget`)."""
     return _INFINITE_JSON if votes is V_INF else int(votes)
 
 

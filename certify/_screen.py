@@ -289,7 +289,12 @@ def polish(
         One point per candidate, never worse than its grid point (floats for one).
     """
     if maximize:
-        found = polish(lambda x: tuple(-d for d in slopes(x)), lambda x: -value(x), lo, hi, x0, -v0, step_tol)
+
+        def negated_slopes(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            d1, d2 = slopes(x)
+            return -d1, -d2
+
+        found = polish(negated_slopes, lambda x: -value(x), lo, hi, x0, -v0, step_tol)
         return Extrema(found.points, -found.values)
     d_lo, d_hi = _at_ends(slopes, lo, hi)
     at_lo = _and(x0 == lo, d_lo >= 0)

@@ -78,7 +78,8 @@ def merge_close(atoms, weights, distance: float, floor: float = 0.0, positions=N
 
 
 def free_atoms(atoms: np.ndarray, lo=0.0, hi=1.0) -> np.ndarray:
-    """Indices of the atoms strictly inside their intervals [lo, hi]: the location unknowns of a Newton on contact points.
+    """Indices of the atoms strictly inside their intervals [lo, hi]: the location unknowns of a Newton on
+    contact points.
 
     The frozen-endpoint rule of both Newtons on contact points. At an end of its interval
     an atom has no stationarity condition (the tangency p' = f' of Theorem 4.1, psi' = 0

@@ -11,7 +11,8 @@ Public API:
 * :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
   solver-free exact checker of its version (:mod:`certify.certificates._verify`,
   :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`,
-  on the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_budget``, ``_objective_check``, ``_proofs``);
+  on the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_budget``,
+  ``_objective_check``, ``_proofs``);
 * :func:`write_certificate_set` -- likelihood certificates (each with its :class:`DataSource`)
   and their ``index.json`` as one folder, all or nothing; :func:`check_certificate_folder`
   refuses an unusable folder first; :func:`read_index` / :func:`entry_problem` hold a folder
@@ -23,7 +24,8 @@ Public API:
 * the checker's work budget (:mod:`certify.certificates._budget`, check ``work_limit``): :data:`MAX_DEGREE`,
   :data:`MAX_CALLS`, :data:`MAX_CELLS`, :data:`MAX_ATOMS`, :data:`MAX_DIGITS` and cost estimates of the
   proofs (:func:`lagrangian_cost` of a data set's cells, limited by :data:`MAX_LAGRANGIAN_COST`, is the
-  one ``analyze --certificates`` checks before solving); the limits :data:`MAX_N` (largest majority index) and :data:`MAX_FILE_BYTES`,
+  one ``analyze --certificates`` checks before solving); the limits :data:`MAX_N` (largest majority index)
+  and :data:`MAX_FILE_BYTES`,
   and its guarded reading :func:`read_text` / :func:`parse_json` (errors :class:`Unreadable`,
   :class:`NotJson`), for callers such as ``certify verify``.
 """
@@ -33,11 +35,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import overload
 
 from .._bounds import as_moments
 from .._errors import InputError
 from .._files import write_atomically
-from .._objective import is_vote_limit
+from .._objective import Objective, VoteLimit, is_vote_limit
 from ._batch import BatchItem, certify_many
 from ._budget import MAX_ATOMS, MAX_CALLS, MAX_CELLS, MAX_DEGREE, MAX_DIGITS, MAX_LAGRANGIAN_COST, lagrangian_cost
 from ._build import DEFAULT_DIGITS, build_certificate
@@ -61,7 +64,7 @@ from ._likelihood_build import build_likelihood_certificate
 from ._likelihood_certificate import DataSource, LikelihoodCertificate, LikelihoodProvenance
 from ._objective_check import MAX_N
 from ._reading import MAX_FILE_BYTES, NotJson, Unreadable, parse_json, read_text
-from ._registry import SCHEMA_DIR, SCHEMAS, for_data, for_record, for_version, verify_record
+from ._registry import SCHEMA_DIR, SCHEMAS, for_data, for_version, verify_record
 from ._text import to_json
 from ._verify import CHECKS
 from ._verify_endpoint import CHECKS as ENDPOINT_CHECKS
@@ -118,9 +121,51 @@ __all__ = [
 ]
 
 
+@overload
+def certify_bound(
+    objective: VoteLimit,
+    side: str,
+    *,
+    mu=None,
+    nu=None,
+    rho=None,
+    moments=None,
+    digits: int | None = None,
+    method: str = "exact",
+) -> EndpointCertificate: ...
+
+
+@overload
+def certify_bound(
+    objective: int | Objective,
+    side: str,
+    *,
+    mu=None,
+    nu=None,
+    rho=None,
+    moments=None,
+    digits: int | None = None,
+    method: str = "exact",
+) -> Certificate: ...
+
+
+@overload
+def certify_bound(
+    objective: object,
+    side: str,
+    *,
+    mu=None,
+    nu=None,
+    rho=None,
+    moments=None,
+    digits: int | None = None,
+    method: str = "exact",
+) -> Certificate | EndpointCertificate: ...
+
+
 def certify_bound(
     objective, side: str, *, mu=None, nu=None, rho=None, moments=None, digits: int | None = None, method: str = "exact"
-) -> Certificate:
+) -> Certificate | EndpointCertificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 
     Parameters
@@ -173,7 +218,9 @@ def verify(certificate) -> VerificationResult:
         for version 2), or the name of the first failed check (``json`` for text that is not
         JSON, ``schema_version`` for a version the registry does not know).
     """
-    if isinstance(certificate, tuple(entry.record for entry in SCHEMAS)):
+    records: tuple[type[Certificate | LikelihoodCertificate | EndpointCertificate], ...]
+    records = tuple(entry.record for entry in SCHEMAS)
+    if isinstance(certificate, records):
         certificate = certificate.to_dict()
     try:  # text is read within the limits of certify.certificates._reading: no hostile input can stall it
         if isinstance(certificate, os.PathLike):

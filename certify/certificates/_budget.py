@@ -196,7 +196,8 @@ def _moment_class(cert: dict, version: str, degree: int) -> None:
 
 
 def _likelihood(cert: dict) -> None:
-    """Schema 2: digits, cells, calls, atoms, the objective's degree, the Lagrangian's, the sign proof's and the probabilities' cost."""
+    """Schema 2: digits, cells, calls, atoms, the objective's degree, the Lagrangian's, the sign proof's and the
+    probabilities' cost."""
     cells = _list(cert.get("cells"))
     calls = max((_int(_dict(cell).get("calls")) for cell in cells), default=0)
     laws = [_dict(cert.get("reference_law")), _dict(cert.get("law"))]
@@ -236,7 +237,8 @@ def _likelihood(cert: dict) -> None:
 
 
 def check_budget(cert) -> None:
-    """Refuse a certificate whose check would exceed the work budget (module docstring); the first check of every checker.
+    """Refuse a certificate whose check would exceed the work budget (module docstring); the first check of every
+    checker.
 
     Parameters
     ----------

@@ -4,7 +4,8 @@ Steps, for side s = +1 (upper) or -1 (lower):
 
 1. The engine (:func:`certify.sharp_bound`) returns a float law and a float dual
    (atoms that the grid / SOS engines spread over neighbouring points are merged).
-   With ``digits=D`` (or when the float solution misses the 1e-12 width target) the KKT system of Theorem 4.1 -- moment equations, contact
+   With ``digits=D`` (or when the float solution misses the 1e-12 width target) the KKT
+   system of Theorem 4.1 -- moment equations, contact
    p(x_j) = g(x_j), tangency p'(x_j) = g'(x_j) at interior atoms -- is polished
    by Newton's method in mpmath at D + 15 digits, g evaluated exactly.
 2. Exact primal law: atoms are rationalized; with m+1 atoms the weights solve
@@ -89,7 +90,8 @@ def _rationalize(x, digits: int) -> Fraction:
 
 
 def _polish(g: flint.fmpq_poly, atoms, weights, dual, theta: list[Fraction], digits: int):
-    """Newton on the KKT system of Theorem 4.1 (:func:`certify.solvers.kkt_system`) at digits + POLISH_GUARD_DIGITS decimal digits.
+    """Newton on the KKT system of Theorem 4.1 (:func:`certify.solvers.kkt_system`) at digits + POLISH_GUARD_DIGITS
+    decimal digits.
 
     Interior atoms are the location unknowns (:func:`certify._support.free_atoms`, as in
     the float KKT Newton).
@@ -257,7 +259,7 @@ def _duals(g, atoms, p0, s, m1, target, bits):
 
 
 def build_certificate(
-    objective, mom: Moments, side: str, *, given=None, digits: int | None = None, method: str = "exact"
+    objective, mom: Moments, side: str | None, *, given=None, digits: int | None = None, method: str = "exact"
 ) -> Certificate:
     """Exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
 

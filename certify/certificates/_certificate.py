@@ -31,7 +31,8 @@ __all__ = [
 
 
 def parse_pair(pair, where: str) -> Fraction:
-    """The exact value of a ``["p/q", float]`` pair (layout only: the float is not compared); InputError naming ``where`` otherwise."""
+    """The exact value of a ``["p/q", float]`` pair (layout only: the float is not compared); InputError naming
+    ``where`` otherwise."""
     try:
         if not (isinstance(pair, list) and len(pair) == 2 and is_ratio(pair[0])):
             raise ValueError
@@ -134,6 +135,12 @@ class Provenance:
 
 class MomentBoundProperties:
     """What a certificate over a moment class derives from its side, moments and two values."""
+
+    # declared here for the type checker; the dataclasses that inherit this define them as fields
+    side: str
+    moments: tuple[Fraction, ...]
+    primal_value: Fraction
+    dual_value: Fraction
 
     @property
     def order(self) -> int:
@@ -290,7 +297,8 @@ def bound_record(cert) -> dict:
 
 
 def bound_fields(data: dict) -> dict:
-    """Constructor arguments read from the fields of :func:`bound_record` (layout only; KeyError/TypeError if missing)."""
+    """Constructor arguments read from the fields of :func:`bound_record` (layout only; KeyError/TypeError if
+    missing)."""
     mom, law, dual = data["moments"], data["law"], data["dual"]
     return {
         "moments_given": tuple((str(g["name"]), str(g["text"]), str(g["exact_from"])) for g in mom["given"]),

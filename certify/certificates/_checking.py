@@ -122,7 +122,8 @@ def checked(run, cert) -> VerificationResult:
 
 
 def show(value, limit: int = 60) -> str:
-    """A value from the file (repr; p/q for an exact number), cut to ``limit`` characters: a message stays one short line."""
+    """A value from the file (repr; p/q for an exact number), cut to ``limit`` characters: a message stays one short
+    line."""
     text = str(value) if isinstance(value, Fraction) else repr(value)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
@@ -273,8 +274,8 @@ def _moments(mom) -> tuple[list[Fraction], str]:
         if rule not in ("text", "binary64"):
             raise CheckFailed("moments", f"moments.given[{i}].exact_from={show(rule)} must be 'text' or 'binary64'")
         try:
-            exact = typed_number(text)  # the text's syntax and exponent are checked for both rules
-            values[name] = exact if rule == "text" else Fraction(float(text))
+            number = typed_number(text)  # the text's syntax and exponent are checked for both rules
+            values[name] = number if rule == "text" else Fraction(float(text))
         except (ValueError, ZeroDivisionError, OverflowError):
             raise CheckFailed(
                 "moments",
@@ -369,7 +370,8 @@ def check_law(atoms: list[Fraction], weights: list[Fraction], theta: list[Fracti
 
 
 def check_primal_value(primal: Fraction, attained: Fraction, s: int, what: str) -> None:
-    """The recorded primal value is the law's value ``attained`` (named ``what``) or lies beyond it, away from the dual."""
+    """The recorded primal value is the law's value ``attained`` (named ``what``) or lies beyond it, away from the
+    dual."""
     if (primal > attained) if s > 0 else (primal < attained):
         raise CheckFailed(
             "primal_value", f"primal_value={show(primal)} is not {'<=' if s > 0 else '>='} {what} = {approx(attained)}"
@@ -394,7 +396,8 @@ def divide_contacts(f: flint.fmpq_poly, contacts, what: str) -> flint.fmpq_poly:
         if not 0 <= point <= 1 or mult < 1 or (interior and mult % 2):
             raise CheckFailed(
                 "contacts",
-                f"contact {show(point)} with multiplicity {show(mult)}: need a point of [0, 1], even multiplicity inside",
+                f"contact {show(point)} with multiplicity {show(mult)}: "
+                "need a point of [0, 1], even multiplicity inside",
             )
         factor = poly([-point, 1]) if point < 1 else poly([1, -1])
         for _ in range(mult):

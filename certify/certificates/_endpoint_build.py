@@ -109,7 +109,7 @@ def _primal(d: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
         count = m + 1 - len(nodes)
         for _ in range(2):  # the mixture's canonical law may take the other shape, with another node count
             extras = pool[:: max(1, len(pool) // max(count, 1))][:count] if count > 0 else []
-            u = [sum(x**k for x in extras) / len(extras) for k in range(1, m + 1)] if extras else list(d)
+            u = [sum((x**k for x in extras), Fraction(0)) / len(extras) for k in range(1, m + 1)] if extras else list(d)
             moved = [(c - lam * uk) / (1 - lam) for c, uk in zip(d, u)]
             sigma = canonical_law(moved, s) if is_interior(moved) else None
             if sigma is None or len(sigma.exact_atoms) + count == m + 1:
@@ -185,7 +185,7 @@ def build_endpoint_certificate(mom: Moments, side: str, *, given=None) -> Endpoi
         atoms, weights = [1 - x for x in reversed(atoms)], list(reversed(weights))
         primal = endpoint_value(atoms, weights)
         estimate = 1 - estimate
-    dual_value = sum(k * t for k, t in zip(coeffs, [Fraction(1)] + c))
+    dual_value = sum((k * t for k, t in zip(coeffs, [Fraction(1)] + c)), Fraction(0))
     lo, hi = (primal, dual_value) if side == "upper" else (dual_value, primal)
     prov = Provenance(
         method="canonical",

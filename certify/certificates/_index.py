@@ -152,10 +152,14 @@ def write_certificate_set(
         raise InputError(
             "a certificate set needs certificates of one data file, each with its source (group and data SHA-256)"
         )
-    files, entries, owner = {}, [], {}
+    files: dict[str, str] = {}
+    entries: list[dict[str, str]] = []
+    owner: dict[str, tuple[str, str, str]] = {}
     for cert in certificates:
-        name = certificate_file_name(cert.source.group, cert.objective_name, cert.side)
-        key = (cert.source.group, cert.objective_name, cert.side)
+        source = cert.source
+        assert source is not None  # every certificate has a source (checked above)
+        name = certificate_file_name(source.group, cert.objective_name, cert.side)
+        key = (source.group, cert.objective_name, cert.side)
         if name in owner:
             raise InputError(f"the certificates of {show(owner[name])} and {show(key)} would share the file {name!r}")
         owner[name] = key
@@ -164,7 +168,7 @@ def write_certificate_set(
             {
                 "file": name,
                 "sha256": hashlib.sha256(files[name].encode("utf-8")).hexdigest(),
-                "group": cert.source.group,
+                "group": source.group,
                 "objective": cert.objective_name,
                 "side": cert.side,
             }

@@ -40,7 +40,7 @@ from .._bernstein import bernstein_eval
 from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
-from .._objective import is_vote_limit
+from .._objective import Objective, is_vote_limit
 from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, version, workprec
 from ._likelihood_certificate import DataSource, LikelihoodCertificate, LikelihoodProvenance
 from ._minimize import exact_minimum, grid_minimizers
@@ -94,7 +94,7 @@ def _cells(cells) -> tuple[tuple[int, int, int], ...]:
             raise InputError(f"cell (K={k}, S={s}, n={n}) needs K >= 1, 0 <= S <= K and n >= 1")
     if len({(k, s) for k, s, _ in out}) != len(out):
         raise InputError("cells repeat a (K, S) pair; add their counts")
-    return tuple(sorted(out))
+    return tuple(sorted((k, s, n) for k, s, n in out))
 
 
 def _law(law, what: str) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
@@ -111,7 +111,7 @@ def _law(law, what: str) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
     for xi, wi in zip(x, np.clip(w, 0, None) / np.clip(w, 0, None).sum()):
         key = min(max(round(xi * unit_x), 0), unit_x)
         merged[key] = merged.get(key, 0) + round(wi * unit_w)
-    top = max(merged, key=merged.get)
+    top = max(merged, key=merged.__getitem__)
     merged[top] += unit_w - sum(merged.values())  # exact total 1; the residual is ~ atoms * 1e-17
     pairs = sorted((k, v) for k, v in merged.items() if v > 0)
     return tuple(Fraction(k, unit_x) for k, _ in pairs), tuple(Fraction(v, unit_w) for _, v in pairs)
@@ -236,7 +236,12 @@ def build_likelihood_certificate(
     if source is not None and not isinstance(source, DataSource):
         raise InputError(f"source={source!r} must be a DataSource or None")
     step = ENDPOINT_NAME if is_vote_limit(objective) else PASS_INF.name if is_pass_limit(objective) else None
-    obj = None if step is not None else as_objective(objective)
+    obj: Objective | None = None
+    if step is None:
+        obj = as_objective(objective)
+        name = obj.name
+    else:
+        name = step
     cells = _cells(cells)
     c = exact_number(c, "c")
     if c <= 0:
@@ -251,7 +256,6 @@ def build_likelihood_certificate(
     for (k, sc, _), r, t in zip(cells, p_ref, p_star):
         if r <= 0 or t <= 0:
             raise InputError(f"{'reference_law' if r <= 0 else 'law'} gives probability 0 to the cell K={k}, S={sc}")
-    name = step or obj.name
     try:  # floats locate the minimum; n_c / p_c(pi*) beyond their range cannot be handled
         u = [float(flint.fmpq(n) / p) if lam else 0.0 for (_, _, n), p in zip(cells, p_star)]
     except OverflowError:
@@ -264,6 +268,7 @@ def build_likelihood_certificate(
         jet = _float_lagrangian(g_float, s, float(lam), cells, u)
         piece_min = exact_minimum(f, grid_minimizers(jet, max(f.degree(), 1), [float(x) for x in atoms], start, end))
         m = piece_min if m is None else min(m, piece_min)
+    assert m is not None  # _pieces covers [0, 1] with at least one piece
     bits, b, narrow = likelihood_ball(cells, p_ref, p_star, c)
     if not narrow:
         raise SolverError("certificate", "wide ball", f"b = l(pi_ref) - c - l(pi*) + N is not narrow: {b}")

@@ -54,7 +54,8 @@ def newton_minimum(h: flint.fmpq_poly, starts: list[Fraction], bits: int) -> Fra
 
 
 def grid_minimizers(jet, degree: int, starts, start: float = 0.0, end: float = 1.0) -> np.ndarray:
-    """Float local minimizers of f on [start, end]: the core screen (:mod:`certify._screen`) from its grid and from ``starts``.
+    """Float local minimizers of f on [start, end]: the core screen (:mod:`certify._screen`) from its grid and from
+    ``starts``.
 
     Parameters
     ----------

@@ -191,8 +191,11 @@ def _name_apply(op: str, args: list, name: str):
             raise fail("division by zero")
         return _scaled(a, 1 / cb)
     if op == "*":
-        if ca is not None or cb is not None:  # a scaling keeps vote terms unexpanded (V4001 - V1 stays cheap)
-            return _scaled(b, ca) if ca is not None else _scaled(a, cb)
+        # a scaling keeps vote terms unexpanded (V4001 - V1 stays cheap)
+        if ca is not None:
+            return _scaled(b, ca)
+        if cb is not None:
+            return _scaled(a, cb)
         pa, pb = _name_expanded(a, name), _name_expanded(b, name)
         if pa.degree() + pb.degree() > MAX_EXPANDED_DEGREE:
             raise fail(f"a product has degree {pa.degree() + pb.degree()}, more than the limit {MAX_EXPANDED_DEGREE}")

@@ -74,7 +74,7 @@ class Schema:
 
     version: str
     kind: str
-    record: type
+    record: type[Certificate] | type[LikelihoodCertificate] | type[EndpointCertificate]
     build: Callable
     verify: Callable[[object], VerificationResult]
     checks: tuple[str, ...]

@@ -258,7 +258,7 @@ def near_contacts(f: flint.fmpq_poly, atoms) -> list[Fraction]:
 # -- reading the file ------------------------------------------------------------------
 
 
-def _read_law(data, where: str):
+def _read_law(data, where: str) -> tuple[list[Fraction], list[Fraction]]:
     law = require_keys(data, where, ("atoms", "weights"))
     atoms = read_exact_list(field(law, "atoms", list, where), f"{where}.atoms")
     weights = read_exact_list(field(law, "weights", list, where), f"{where}.weights")
@@ -380,8 +380,10 @@ def _run(cert) -> VerificationResult:
     _check_cells(cells)
     if c <= 0:
         raise CheckFailed("threshold", f"threshold.c={show(c)} must be positive")
-    _check_law(*d["reference"], "reference_law")
-    _check_law(*d["law"], "law")
+    ref_atoms, ref_weights = d["reference"]
+    _check_law(ref_atoms, ref_weights, "reference_law")
+    law_atoms, law_weights = d["law"]
+    _check_law(law_atoms, law_weights, "law")
     if lam < 0:
         raise CheckFailed("multiplier", f"lagrangian.lambda={show(lam)} must be >= 0")
 
@@ -427,7 +429,8 @@ def _run(cert) -> VerificationResult:
         rel, form = ("<=", "a + lambda b") if s > 0 else (">=", "a - lambda b")
         raise CheckFailed(
             "bound",
-            f"bound={float(bound)!r} is not {rel} {form} (b = {b.mid().str(12, radius=False)}; difference {slack.mid().str(5, radius=False)})",
+            f"bound={float(bound)!r} is not {rel} {form} (b = {b.mid().str(12, radius=False)}; "
+            f"difference {slack.mid().str(5, radius=False)})",
         )
 
     n = sum(m for _, _, m in cells)

@@ -51,12 +51,12 @@ def print_json(obj) -> None:
     sys.stdout.write(to_json(obj) + "\n")
 
 
-def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], out=None) -> None:
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]], out=None) -> None:
     """Print an aligned plain-text table; the first column is left-aligned; every cell through :func:`printable`."""
     out = out or sys.stdout
     headers = [printable(h) for h in headers]
-    rows = [[printable(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    texts = [[printable(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in texts)) if texts else len(h) for i, h in enumerate(headers)]
 
     def line(cells):
         parts = [c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(cells)]
@@ -64,7 +64,7 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], out=None)
 
     print(line(headers), file=out)
     print("  ".join("-" * w for w in widths), file=out)
-    for r in rows:
+    for r in texts:
         print(line(r), file=out)
 
 

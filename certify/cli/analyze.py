@@ -28,6 +28,7 @@ from ..certificates import (
     MAX_DEGREE,
     MAX_LAGRANGIAN_COST,
     DataSource,
+    LikelihoodCertificate,
     check_certificate_folder,
     lagrangian_cost,
     write_certificate_set,
@@ -38,6 +39,8 @@ from ..stats import (
     METHODS,
     REPORT_SCHEMA_VERSION,
     AnalysisReport,
+    BudgetRow,
+    IntervalEstimate,
     analyze,
     compare_policies,
     parse_aggregate,
@@ -62,10 +65,10 @@ def register(sub) -> None:
         description=(
             "1-alpha intervals of vote accuracy from every recorded call (likelihood ratio over the latent law), "
             "two-call estimates, sharp intervals at the estimate, projected 1-alpha intervals (paper Section 4.4), "
-            "MaxEnt and LDGP completions, empirical vote accuracies and a verdict on improvement over one call. FILE is "
-            "CSV/TSV, JSONL or Parquet (wide: one column per call; long: example_id, call, correct; or each call's "
-            "answer with a target column: answer1..answerK, target or example_id, call, answer, target), an inspect_ai "
-            "log (.eval or .json; epochs are calls) or a certify run store (.sqlite)."
+            "MaxEnt and LDGP completions, empirical vote accuracies and a verdict on improvement over one call. "
+            "FILE is CSV/TSV, JSONL or Parquet (wide: one column per call; long: example_id, call, correct; or each "
+            "call's answer with a target column: answer1..answerK, target or example_id, call, answer, target), an "
+            "inspect_ai log (.eval or .json; epochs are calls) or a certify run store (.sqlite)."
         ),
     )
     p.add_argument("file", metavar="FILE", help="data file")
@@ -251,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
     if args.certificates is not None:
         _write_certificates(reports, args)
     if args.json:
-        out = {
+        out: dict[str, object] = {
             "$schema": schema_id("analyze", REPORT_SCHEMA_VERSION),
             "schema_version": REPORT_SCHEMA_VERSION,
             "source": str(args.file),
@@ -325,15 +328,17 @@ def _check_certifiable(groups: dict, votes, objectives, calls) -> None:
 
 
 def _write_certificates(reports: list[AnalysisReport], args) -> None:
-    """One exact certificate per end of every interval (budgets, V_inf, gains, ``--objective``) and their index, as the folder ``--certificates``.
+    """One exact certificate per end of every interval (budgets, V_inf, gains, ``--objective``) and their index,
+    as the folder ``--certificates``.
 
     The intervals are the ones the analysis solved (``AnalysisReport.likelihood``): only the
     certificates are built here. Each records its group and the data file's SHA-256.
     """
     digest = file_sha256(args.file)
-    certificates = []
+    certificates: list[LikelihoodCertificate] = []
     for report in reports:
         solved, source = report.likelihood, DataSource(report.group, digest)
+        assert solved is not None  # --certificates takes --method likelihood, whose reports keep what they solved
         for objective, interval in zip(solved.objectives, solved.intervals):
             certificates += certify_interval(solved.cells, objective, interval, source=source)
     names = write_certificate_set(args.certificates, certificates, force=args.force)
@@ -395,20 +400,21 @@ def _print_aggregates(r: AnalysisReport, level: str) -> None:
             "for every way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its "
             "upper end is 1 by definition"
         )
-        modelled = [a for a in r.aggregates if a.model is not None]
+        modelled = [(a, a.model) for a in r.aggregates if a.model is not None]
         if modelled:
             print_line(
                 "  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a "
                 "vote no other call gives; holds only if that model does):"
             )
-            for a in modelled:
+            for a, model in modelled:
                 print_line(
-                    f"    {_aggregate_label(a.aggregate, a.votes)}: {a.model.estimate:.4f} "
-                    f"{_interval(a.model.lower, a.model.upper)}"
+                    f"    {_aggregate_label(a.aggregate, a.votes)}: {model.estimate:.4f} "
+                    f"{_interval(model.lower, model.upper)}"
                 )
-            print_line(f"    calibration: {modelled[0].model.calibration}")
-            if modelled[0].model.check:
-                print_line(f"    check: {modelled[0].model.check}")
+            first = modelled[0][1]
+            print_line(f"    calibration: {first.calibration}")
+            if first.check:
+                print_line(f"    check: {first.check}")
         print_line()
     if r.objectives:
         print_table(
@@ -419,6 +425,12 @@ def _print_aggregates(r: AnalysisReport, level: str) -> None:
             ],
         )
         print_line()
+
+
+def _reported(b: BudgetRow) -> IntervalEstimate:
+    """The interval ``b`` reports: every budget row of an analysis holds one (``analyze``, ``two_call_view``)."""
+    assert b.interval is not None
+    return b.interval
 
 
 def print_report(r: AnalysisReport) -> None:
@@ -447,13 +459,15 @@ def print_report(r: AnalysisReport) -> None:
         emp = "-" if b.empirical is None else f"{b.empirical.value:.4f} +- {b.empirical.se:.4f}"
         row = [votes_label(b.votes)]
         if likelihood:
-            row.append(_interval(b.interval.lower, b.interval.upper))
+            iv = _reported(b)
+            row.append(_interval(iv.lower, iv.upper))
         if two_call:
+            assert b.projected is not None  # a two-call region: every budget of the analysis was projected
             row.append(_interval(b.projected.lower, b.projected.upper))
         row += [_interval(b.sharp_lower, b.sharp_upper), _f(b.maxent), _f(b.ldgp), emp]
         rows.append(row)
     print_line()
-    calls_used = r.budgets[0].interval.calls if likelihood else 2
+    calls_used = _reported(r.budgets[0]).calls if likelihood else 2
     # ragged data: the intervals use every example's calls, as few as r.calls on some examples
     calls_text = f"{calls_used} calls" if r.calls >= calls_used else f"{r.calls}-{calls_used} calls"
     # with --calls the intervals use the first calls only; the empirical check still uses every call
@@ -465,7 +479,7 @@ def print_report(r: AnalysisReport) -> None:
         + ["sharp at estimate", "MaxEnt", "LDGP", empirical]
     )
     print_table(headers, rows)
-    calibrations = dict.fromkeys(f"{b.interval.method} ({b.interval.calibration})" for b in r.budgets)
+    calibrations = dict.fromkeys(f"{iv.method} ({iv.calibration})" for iv in map(_reported, r.budgets))
     print_line(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
     print_line()
     _print_aggregates(r, level)

@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if votes is V_INF:
         if args.digits is not None or args.method != "exact":
             raise InputError(
-                "--digits and --method do not apply to --votes inf (its certificate is built exactly, width about 1e-19)"
+                "--digits and --method do not apply to --votes inf "
+                "(its certificate is built exactly, width about 1e-19)"
             )
         cert = certify_bound(V_INF, args.side, mu=args.mu, nu=args.nu, rho=args.rho, moments=args.moments)
         return _write(cert, args, "supremum" if args.side == "upper" else "infimum", seen)

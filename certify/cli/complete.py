@@ -23,8 +23,8 @@ def register(sub) -> None:
     p = sub.add_parser(
         "complete",
         help="maximum-entropy or LDGP point completion of the vote curve",
-        description="A single modeled vote curve from (mu, nu): maximum entropy (Proposition 5.1) or LDGP (Proposition 5.2). "
-        "These are model-based completions, not distribution-free guarantees.",
+        description="A single modeled vote curve from (mu, nu): maximum entropy (Proposition 5.1) "
+        "or LDGP (Proposition 5.2). These are model-based completions, not distribution-free guarantees.",
     )
     p.add_argument("--mu", required=True, help="one-call accuracy E[Q]")
     g = p.add_mutually_exclusive_group(required=True)

@@ -137,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
     level = f"{100 * (1 - plan.alpha):g}%"
     print(
         f"Plan for certifying that {plan.votes} votes beat one call ({level}), from a pilot of {plan.pilot_examples} "
-        f"examples; {reps} simulated studies per design, the width from {plan.rows[0].width_reps} of them (Monte Carlo, "
-        f"not a guarantee; standard errors after +-, <= {0.5 / math.sqrt(reps):.3f} for the probability)"
+        f"examples; {reps} simulated studies per design, the width from {plan.rows[0].width_reps} of them "
+        f"(Monte Carlo, not a guarantee; standard errors after +-, <= {0.5 / math.sqrt(reps):.3f} for the probability)"
     )
     for name, sc in plan.scenarios.items():
         print(f"  scenario {name}: true gain V{plan.votes} - V1 = {percentage_points(sc['gain'])} pp")
@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
     if beyond:
         # K calls need K moments of the latent law; the pilot identifies only its own K
         print(
-            f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's {plan.pilot_calls} calls: "
+            f"  designs with {', '.join(map(str, beyond))} calls use moments beyond the pilot's "
+            f"{plan.pilot_calls} calls: "
             f"they come from the scenario laws as solved, one choice among laws the pilot supports equally"
         )
     print()

@@ -9,6 +9,7 @@ certify region calls.csv --votes 3 5 inf
 from __future__ import annotations
 
 import argparse
+from typing import TypedDict
 
 from .._errors import InputError
 from .._json import schema_id
@@ -24,12 +25,26 @@ from ._output import print_json, print_table
 MAX_EXAMPLES = 10**12
 
 
+class _Result(TypedDict, total=False):
+    """One projected interval as the JSON output gives it: of a vote budget or of an objective."""
+
+    votes: int | str
+    objective: str
+    lower: float
+    upper: float
+    lower_at: list[float]
+    upper_at: list[float]
+    lower_gap: float
+    upper_gap: float
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "region",
         help="projected Wald intervals of vote accuracy (sampling + identification uncertainty)",
         description=(
-            "Interval hull of the feasible Wald region (eq. (wald-region-main)) projected through the sharp bounds (eq. (projected-set-main)). "
+            "Interval hull of the feasible Wald region (eq. (wald-region-main)) projected through the sharp bounds "
+            "(eq. (projected-set-main)). "
             "Give --mu-hat with --rho-hat or --nu-hat and --n (the pair table fixes the covariance), or a data FILE."
         ),
     )
@@ -73,9 +88,9 @@ def run(args: argparse.Namespace) -> int:
     region = wald_region(est, alpha, singular=args.singular)
     targets = list(votes) + list(args.objective)
     intervals = project_many([region], targets)[0]
-    results = []
+    results: list[_Result] = []
     for t, iv in zip(targets, intervals):
-        entry = {"votes": budget_json(t)} if t in votes else {"objective": iv.objective}
+        entry: _Result = {"votes": budget_json(t)} if t in votes else {"objective": iv.objective}
         entry.update(
             {
                 "lower": iv.lower,

@@ -72,7 +72,8 @@ def register(sub) -> None:
             "arithmetic. Infinite-vote bounds (schema 3): the law's exact moments and the dual against the step "
             "1{q >= 1/2} on both halves of [0,1]. A directory with an index.json is held to it (no file unlisted, "
             "missing or changed); one without stands for its *.json files (sorted). One line per file; exit 0 when "
-            "all pass, 1 when any fails a check, 2 when any is refused by the checker's work limit (docs/reference/limits.md), "
+            "all pass, 1 when any fails a check, 2 when any is refused by the checker's work limit "
+            "(docs/reference/limits.md), "
             f"unreadable (over {MAX_FILE_BYTES // 2**20} MiB, not UTF-8) or an argument is unusable."
         ),
     )
@@ -122,7 +123,8 @@ def check_file(path: Path, index: FolderIndex | None = None) -> tuple[int, str]:
     if not isinstance(data, dict):  # verify() would take a JSON string for the text of a certificate
         return (
             1,
-            f"{shown}: FAILED structure: a certificate must be a JSON object, not a JSON {_JSON_TYPES.get(type(data), 'value')}",
+            f"{shown}: FAILED structure: a certificate must be a JSON object, "
+            f"not a JSON {_JSON_TYPES.get(type(data), 'value')}",
         )
     result = verify(data)
     if not result.ok:

@@ -51,7 +51,10 @@ def instruction_prefix(answers: tuple[str, ...]) -> str:
         and value 'A', 'B' or 'C'.`` (one line).
     """
     quoted = tuple(f"'{a}'" for a in answers)
-    return f"Answer the task with {_either(answers)}. Return only valid JSON with key 'answer' and value {_either(quoted)}."
+    return (
+        f"Answer the task with {_either(answers)}. "
+        f"Return only valid JSON with key 'answer' and value {_either(quoted)}."
+    )
 
 
 #: The fixed instruction of ``prompt_strategy="direct"``. The paper prints it on two

@@ -365,12 +365,12 @@ def run_experiment(
             )
             draws[ds.name] = examples
         # Counted in SQL and generated lazily (_pending): the plan is never held whole.
-        examples = sum(len(draws[ds.name]) for ds in cfg.datasets)
+        n_examples = sum(len(draws[ds.name]) for ds in cfg.datasets)
         done = {key: _count_done(cfg, store, policies) for key, policies in _groups(cfg).items()}
         groups = {
             key: policies
             for key, policies in _groups(cfg).items()
-            if done[key] < examples * len(policies) * cfg.repeats
+            if done[key] < n_examples * len(policies) * cfg.repeats
         }
         skipped = sum(done.values())
         counts = {"recorded": 0, "invalid": 0}
@@ -387,7 +387,7 @@ def run_experiment(
                 for p in sorted(policies, key=lambda p: p.name):
                     if p.model in facts:
                         store.bind_serving(p.name, facts[p.model])
-            bar = _Progress(examples * len(cfg.policies) * cfg.repeats - skipped, progress)
+            bar = _Progress(n_examples * len(cfg.policies) * cfg.repeats - skipped, progress)
             try:
                 for key, policies in groups.items():
                     _drive(backends[key], _pending(cfg, store, draws, policies), store, bar, stop, counts)

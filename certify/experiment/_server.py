@@ -566,6 +566,7 @@ class OllamaServer:
                 future.set_exception(value)
 
         def work() -> None:
+            outcome: tuple[bool, dict | Exception]
             try:
                 outcome = (True, self._compute(job))
             except Exception as exc:
@@ -621,7 +622,8 @@ async def _read_head(reader: asyncio.StreamReader, started: list) -> tuple[str, 
     if not first:
         return None
     started[0] = True
-    total, lines = 0, []
+    total = 0
+    lines: list[bytes] = []
     while True:
         try:
             line = first + await reader.readline()

@@ -14,16 +14,22 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._errors import InputError, NotAStoreError, StoreError, StoreInUseError
+
+if TYPE_CHECKING:
+    from dataclasses import Field
+    from typing import Any, ClassVar
 
 try:
     import fcntl
 except ImportError:  # not POSIX (Windows): no advisory lock, see writer_lock
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # an optional module: None where it does not exist
 
 __all__ = ["CallRecord", "LatentRecord", "RunStore", "SCHEMA_VERSION", "SERVING_FORMAT", "UNKNOWN", "writer_lock"]
 
@@ -63,6 +69,9 @@ CREATE TABLE IF NOT EXISTS calls (
 
 class _Record:
     """to_dict/from_dict and SQL column helpers shared by the record dataclasses."""
+
+    if TYPE_CHECKING:  # every subclass is a dataclass: the fields asdict() and fields() read
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     def to_dict(self) -> dict:
         """Plain-dict form (round-trips through :meth:`from_dict`)."""
@@ -310,7 +319,8 @@ class RunStore:
         if row is not None:
             if row[0] != sha256:
                 raise StoreError(
-                    f"dataset {dataset!r}: draw file {path!r} differs from the one recorded ({row[1]!r}, sha256 {row[0][:12]})"
+                    f"dataset {dataset!r}: draw file {path!r} differs from the one recorded "
+                    f"({row[1]!r}, sha256 {row[0][:12]})"
                 )
             return
         with self._transaction():
@@ -406,7 +416,7 @@ class RunStore:
         rows = self._select("example_id, p_yes", "latent", dataset, policy, example_ids)
         return dict(rows.fetchall())
 
-    def save(self, calls: list[CallRecord], latents: list[LatentRecord] = ()) -> list[CallRecord]:
+    def save(self, calls: list[CallRecord], latents: Sequence[LatentRecord] = ()) -> list[CallRecord]:
         """Insert results in one transaction; rows already present are kept, never replaced.
 
         Returns
@@ -440,7 +450,8 @@ class RunStore:
         """
         try:
             ((calls, examples, first),) = self.query(
-                """SELECT COUNT(*), COUNT(DISTINCT c.dataset || '/' || c.example_id), MIN(c.dataset || '/' || c.example_id)
+                """SELECT COUNT(*), COUNT(DISTINCT c.dataset || '/' || c.example_id),
+                          MIN(c.dataset || '/' || c.example_id)
                    FROM calls c LEFT JOIN examples e ON e.dataset = c.dataset AND e.example_id = c.example_id
                    WHERE e.example_id IS NULL"""
             )

@@ -26,8 +26,9 @@ __all__ = ["certified_envelope", "certified_intervals", "certify_interval"]
 def _certified(
     cells, interval: LikelihoodInterval, lower, upper, source: DataSource | None
 ) -> tuple[LikelihoodCertificate, LikelihoodCertificate]:
-    """The certificates of an interval's two ends, of the objectives ``lower`` and ``upper`` (equal but for envelopes)."""
-    return tuple(
+    """The certificates of an interval's two ends, of the objectives ``lower`` and ``upper`` (equal but for
+    envelopes)."""
+    lower_certificate, upper_certificate = (
         build_likelihood_certificate(
             objective,
             end.side,
@@ -42,6 +43,7 @@ def _certified(
         )
         for objective, end in ((lower, interval.lower), (upper, interval.upper))
     )
+    return lower_certificate, upper_certificate
 
 
 def certify_interval(

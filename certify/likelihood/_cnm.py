@@ -25,12 +25,13 @@ Newton solves: it adds the minima of psi below a with a small weight each.
 from __future__ import annotations
 
 import math
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from .._errors import SolverError
-from ._problem import _Problem, _Screen
-from ._targets import _Law, _Target
+from ._problem import _Screen
+from ._targets import _Law
 from ._tolerances import (
     ARMIJO,
     CNM_MAX_FLAT,
@@ -69,8 +70,36 @@ def _vertex_direction(law: _Law, scr: _Screen, best: int) -> np.ndarray:
     return d
 
 
+class _Jets(Protocol):
+    """What CNM reads of a target: g at atoms (:meth:`._targets._Target.jet`, ``_FiniteTarget.jet`` of
+    :mod:`._finite`)."""
+
+    def jet(self, q: np.ndarray, piece: np.ndarray, derivatives: tuple[int, ...], /) -> list[np.ndarray]: ...
+
+
+_Tgt = TypeVar("_Tgt", bound=_Jets)
+_TgtIn = TypeVar("_TgtIn", bound=_Jets, contravariant=True)
+
+
+class _CNMProblem(Protocol[_TgtIn]):
+    """What CNM reads of a problem: the K-call :class:`._problem._Problem`, or the
+    :class:`._finite.FiniteModel` of a latent law on a grid (its ``tgt`` a ``_FiniteTarget``)."""
+
+    @property
+    def n(self) -> np.ndarray: ...
+
+    @property
+    def sqrt_n(self) -> np.ndarray: ...
+
+    def kernel(self, atoms: np.ndarray, /) -> np.ndarray: ...
+
+    def loglik(self, p: np.ndarray, /) -> float: ...
+
+    def screen(self, tgt: _TgtIn, lam: float, u: np.ndarray, /) -> _Screen: ...
+
+
 def duality_gap(
-    tgt: _Target, lam: float, law: _Law, bm: np.ndarray, u: np.ndarray, scr: _Screen
+    tgt: _Jets, lam: float, law: _Law, bm: np.ndarray, u: np.ndarray, scr: _Screen
 ) -> tuple[float, float, int]:
     """(gap, E_pi psi, index of the screen's minimum): gap = E_pi psi - min psi >= F(pi) - min F (eq. (L8)).
 
@@ -106,8 +135,8 @@ class WorkBudget:
 
 
 def cnm(
-    prob: _Problem,
-    tgt: _Target,
+    prob: _CNMProblem[_Tgt],
+    tgt: _Tgt,
     lam: float,
     law: _Law,
     tol: float,

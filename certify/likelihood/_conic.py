@@ -97,7 +97,7 @@ def _solve(prob: _Problem, kernel: np.ndarray, rhs: np.ndarray, level: float | N
     b = np.concatenate([rhs, cone_b])
     cost = np.zeros(nv)
     cost[t : t + cells] = -freq
-    if end:
+    if level is not None:  # an end
         cost[a_col] = -1.0
         cost[lam_col] = -(level / prob.N + 1.0 - float(freq @ np.log(freq)))
     cones = [clarabel.NonnegativeConeT(kernel.shape[1])] + [clarabel.ExponentialConeT()] * cells

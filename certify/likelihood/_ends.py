@@ -13,10 +13,11 @@ with lambda from the largest log-likelihood of a law on argmin g (lambda -> 0) t
 (lambda -> infinity), so lambda with l(pi_lambda) = level exists and is unique; it is found by
 Newton on the full system (L9), started from the previous objective of a batch, else from the
 law and multiplier of the end's conic dual on a grid (:mod:`._conic`, one small Clarabel
-solve), else from the previous data set's solution (:class:`WarmStarts`), else from pi-hat with lambda ~ sd_{pi-hat}(g) / sqrt(2 c N) (the envelope theorem:
-d value / d c = lambda), and, if that fails, by Brent's method on log lambda with inner solves
-of (L7) (fixed-lambda Newton from the previous solution, CNM when that fails), polished by
-Newton on (L9). Every start only saves time: the answer is Newton's, checked below.
+solve), else from the previous data set's solution (:class:`WarmStarts`), else from pi-hat with
+lambda ~ sd_{pi-hat}(g) / sqrt(2 c N) (the envelope theorem: d value / d c = lambda), and, if that
+fails, by Brent's method on log lambda with inner solves of (L7) (fixed-lambda Newton from the
+previous solution, CNM when that fails), polished by Newton on (L9). Every start only saves time:
+the answer is Newton's, checked below.
 
 **Certificate (L10)-(L11).** Let pi* solve (L7) at lambda, h = h_{pi*}, and a = min_[0,1] psi. For
 any pi in C, log x <= x - 1 gives

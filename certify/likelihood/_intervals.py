@@ -30,7 +30,7 @@ from ._cells import _as_cells
 from ._ends import _EndState, _extrapolated, _finish, _solve_end
 from ._problem import admit
 from ._results import LatentLaw, LikelihoodEnd, LikelihoodInterval
-from ._targets import _Law, _objective, _parse_all, _target
+from ._targets import _is_polynomial, _Law, _objective, _parse_all, _target
 from ._warm import WarmStarts
 
 __all__ = ["likelihood_bound", "likelihood_envelope", "likelihood_interval", "likelihood_intervals"]
@@ -57,7 +57,7 @@ def _all_ends(
     closer: measured 11 ms against 15 ms per end at N = 1000, K = 10), and every end leaves
     its solution there.
     """
-    out = [dict() for _ in objectives]
+    out: list[dict] = [dict() for _ in objectives]
     targets = []
     for obj in objectives:  # the second side mirrors the first: g is evaluated on the grid once
         first = _target(obj, sides[0])
@@ -72,6 +72,7 @@ def _all_ends(
             for i in members:
                 tgt = targets[i][side]
                 key = (tgt.name, side, calibration)
+                start: _EndState | None
                 if warm is not None:
                     start = _extrapolated(warm, before, tgt)
                 else:
@@ -164,6 +165,7 @@ def likelihood_bound(
     small = (
         ctx.alpha is not None
         and ctx.calibration_of(obj) == "profile"
+        and _is_polynomial(obj)  # implied by the profile calibration; narrows obj to an Objective
         and LatticeProblem.applies(ctx.cells, obj)
         and LatticeProblem(ctx.cells, obj).on_lattice(ctx.reference)
     )
@@ -197,7 +199,8 @@ def likelihood_intervals(
     cells : CellCounts or CallBits
     objectives : sequence
         Vote counts (``3`` is V_3), objective strings (``"V5 - V1"``, ``"3*q**2 - 2*q**3"``),
-        :class:`~certify.Objective` objects, or :data:`certify.V_INF` (``"inf"``) for V_inf = Pr(Q > 1/2) + Pr(Q = 1/2)/2.
+        :class:`~certify.Objective` objects, or :data:`certify.V_INF` (``"inf"``) for
+        V_inf = Pr(Q > 1/2) + Pr(Q = 1/2)/2.
         A monomial coefficient list is one objective: wrap it, ``[[0, 3, -2]]``.
     alpha : float
         1 - confidence level; c = chi2_{df, 1-alpha} / 2 with df = 1 for an objective the

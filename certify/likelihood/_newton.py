@@ -301,13 +301,17 @@ def _kkt(prob: _Problem, tgt, law, lam, a, level, lo, hi, gscale, jacobian, mean
     if mean_only:
         return float(w @ psi0)
     spsi = gscale + lam * prob.N
-    r = [psi0 - a, g1[free] - lam * h1[free], [w.sum() - 1.0]]
-    sc = [np.full(len(atoms), spsi), np.full(len(free), spsi * max(prob.kmax, tgt.degree, 1)), [1.0]]
+    r_parts: list[np.ndarray | list[float]] = [psi0 - a, g1[free] - lam * h1[free], [w.sum() - 1.0]]
+    sc_parts: list[np.ndarray | list[float]] = [
+        np.full(len(atoms), spsi),
+        np.full(len(free), spsi * max(prob.kmax, tgt.degree, 1)),
+        [1.0],
+    ]
     if level is not None:
         ll = prob.loglik(p)
-        r.append([ll - level])
-        sc.append([max(1.0, abs(level))])
-    r, sc = np.concatenate(r), np.concatenate(sc)
+        r_parts.append([ll - level])
+        sc_parts.append([max(1.0, abs(level))])
+    r, sc = np.concatenate(r_parts), np.concatenate(sc_parts)
     if not jacobian:
         return r, sc
     m, f = len(atoms), len(free)

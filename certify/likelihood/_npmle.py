@@ -178,6 +178,7 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
         conic = conic_npmle_start(prob)  # one small conic program; None where it does not apply
         if conic is not None:
             got = _newton_rounds(prob, zero, conic)
+    law: _Law | None
     if got is not None:
         law, scr = got
     else:

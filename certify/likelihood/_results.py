@@ -183,6 +183,7 @@ class LikelihoodInterval:
         """One line saying how c was chosen, e.g. ``asymptotic, profile likelihood ratio, chi2(1, 0.95) ...``."""
         if self.calibration == "given":
             return f"likelihood ratio, c = {self.c:g} given"
+        assert self.alpha is not None  # alpha is None only for a given c
         if self.small_count:
             return (
                 f"approximate, {self.calibration} likelihood ratio, c = {self.c:.4g} from the small-count "

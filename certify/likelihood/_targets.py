@@ -34,6 +34,9 @@ E_pi[g] outside the range, and the end's certificate keeps its own exact value.
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import TypeGuard
+
 import numpy as np
 
 from .._aggregate_bounds import PASS_INF, PassLimit, is_pass_limit
@@ -126,12 +129,12 @@ def _zero_target(pieces=((0.0, 1.0),)) -> _Target:
 
 
 def is_infinite_budget(spec) -> bool:
-    """True for the infinite budget V_inf (:data:`certify.V_INF`, ``"inf"``, ``"Vinf"``, ``float('inf')``: every spelling
-    :func:`certify.parse_vote_budget` reads), a step function, not a polynomial."""
+    """True for the infinite budget V_inf (:data:`certify.V_INF`, ``"inf"``, ``"Vinf"``, ``float('inf')``: every
+    spelling :func:`certify.parse_vote_budget` reads), a step function, not a polynomial."""
     return is_vote_limit(spec)
 
 
-def _is_polynomial(obj) -> bool:
+def _is_polynomial(obj) -> TypeGuard[Objective]:
     """Whether a parsed objective is a polynomial (not V_inf or pass@inf, the steps)."""
     return isinstance(obj, Objective)
 
@@ -154,8 +157,8 @@ def _range(obj: Objective) -> tuple[float, float]:
     and largest coefficient; the sum of these intervals holds g. For an accuracy (V_k, pass@k,
     U_k) it is [0, 1]; for a gain V_k - V_1 [-1, 1].
     """
-    lo = sum(min(c, 0) for c, _ in obj.majority) + min(obj.bernstein, default=0)
-    hi = sum(max(c, 0) for c, _ in obj.majority) + max(obj.bernstein, default=0)
+    lo = sum(min(c, Fraction(0)) for c, _ in obj.majority) + min(obj.bernstein, default=0)
+    hi = sum(max(c, Fraction(0)) for c, _ in obj.majority) + max(obj.bernstein, default=0)
     return float(lo), float(hi)
 
 
@@ -173,6 +176,7 @@ def _target(obj: Objective | VoteLimit | PassLimit, side: str, mirror: _Target |
             return _Target(obj.name, [_Piece(0.0, 0.0, None, 0.0), _Piece(0.0, 1.0, None, 1.0)], 0, sign, (0.0, 1.0))
         # sup P(Q > 0) = -inf E[-(usc envelope 1{q >= 0} = 1)]: 1, by definition
         return _Target(obj.name, [_Piece(0.0, 1.0, None, -1.0)], 0, sign, (0.0, 1.0), jump=0.0)
+    assert isinstance(obj, Objective)  # V_INF and PASS_INF are the only VoteLimit and PassLimit
     if not obj.majority and len(set(obj.bernstein)) <= 1:
         # a constant polynomial (all Bernstein coefficients equal): E_pi[g] is that constant for
         # every law, so its ends are too, with no search (as pass@inf's upper end); solved as a

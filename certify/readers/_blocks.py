@@ -83,12 +83,12 @@ def encode_values(values: list) -> Encoded:
     """:class:`Encoded` of a list of Python values (JSON records, padded CSV rows)."""
     types = set(map(type, values))
     if any(types <= plain for plain in _PLAIN):
-        distinct = list(dict.fromkeys(values))
-        index = dict(zip(distinct, range(len(distinct))))
+        distinct: list = list(dict.fromkeys(values))
+        index: dict = dict(zip(distinct, range(len(distinct))))
         codes = np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
         return Encoded(distinct, codes, types == {str})
-    index: dict = {}
-    distinct: list = []
+    index = {}
+    distinct = []
     codes = np.empty(len(values), dtype=np.intp)
     for r, v in enumerate(values):
         key = _hashable(v)

@@ -350,7 +350,7 @@ class Cells:
         """The id text of each distinct id value (``None`` when missing) and the rows without an id."""
         values, column = enc.values, self.info.id
         if enc.texts:
-            texts = list(map(str.strip, values))
+            texts: list[str | None] = list(map(str.strip, values))
             if all(texts):  # CSV cells, none blank: the stripped texts are the ids
                 return texts, np.zeros(len(rows), dtype=bool)
         # _id_text's rule, written out so that a block of CSV texts costs one pass
@@ -509,6 +509,7 @@ class Cells:
         if info.target is not None:
             target, bad_target = self._target_ids(block, rows, 4, errors)
             bad |= bad_target
+            assert answer is not None  # a target column comes with answer columns (resolve_columns)
             computed = (answer == target).astype(np.int8)  # no answer (1) never equals a target (2 + id)
             if given is not None:
                 self._disagree(block, rows, given, computed, answer, ~bad, info.correct, info.answers[0], 5, errors)
@@ -520,6 +521,7 @@ class Cells:
                 self.call_value.append(c)
         pos_lut = np.array([-1 if c is None else self.call_pos[c] for c in calls], dtype=np.int64)
         rows, keys = rows[valid], keys[valid]
+        assert given is not None  # long form reads a correct column, or answers with a target (resolve_columns)
         pos, val = pos_lut[call_enc.codes[valid]], given[valid]
         ex = self._examples(keys, rows)
         # duplicated (example, call): a cell filled by an earlier block, or by two rows of this
@@ -643,7 +645,8 @@ class Cells:
     # ---- answers ------------------------------------------------------------------------------
 
     def _answer_ids(self, block, rows, column, priority, errors) -> tuple[np.ndarray, np.ndarray]:
-        """Per row of an answer column: 1 for no answer, else 2 + its key's id; and the rows whose cell is not an answer."""
+        """Per row of an answer column: 1 for no answer, else 2 + its key's id; and the rows whose cell is not an
+        answer."""
         enc = block.columns[column]
         texts, bad = self._convert(enc, lambda v, r: _answer_text(v, self.source, r, column), rows, priority, errors)
         keys = [None if t is None else normalize_answer(t, self.normalize) for t in texts]
@@ -791,7 +794,7 @@ class Cells:
         ):
             # one group whose examples were numbered in file order (the usual file): the
             # example ids are the id texts as they are, the bits and counts are the whole arrays
-            groups = [(0, slice(None), self.id_text)]
+            groups: list[tuple[int, slice | np.ndarray, list[str]]] = [(0, slice(None), self.id_text)]
         else:
             id_text = np.array(self.id_text, dtype=object)
             group_of = self.ex_key[:n] >> 32

@@ -390,7 +390,8 @@ def resolve_columns(columns: list[str], cmap: ColumnMap, source: str) -> ReadInf
             else f"--ignore-cols {' '.join(_shell(c) for c in unknown)}"
         )
         problems.append(
-            f"column{'s' if len(unknown) > 1 else ''} {names} {'have' if len(unknown) > 1 else 'has'} no documented role "
+            f"column{'s' if len(unknown) > 1 else ''} {names} {'have' if len(unknown) > 1 else 'has'} "
+            "no documented role "
             f"(read so far: {info.describe()}); {_MAP_HINT}, e.g. {example}"
         )
     if problems:

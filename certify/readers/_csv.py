@@ -69,7 +69,8 @@ def _merge(a: Encoded, b: Encoded) -> Encoded:
 
 
 def parse_delimiter(value: str | None) -> str | None:
-    """``","``, ``";"`` or ``"\\t"`` from ``,`` ``;`` ``tab`` ``\\t`` (also ``comma``, ``semicolon``); None stays None."""
+    """``","``, ``";"`` or ``"\\t"`` from ``,`` ``;`` ``tab`` ``\\t`` (also ``comma``, ``semicolon``); None stays
+    None."""
     if value is None:
         return None
     d = _DELIMITER_NAMES.get(value if value in (",", ";", "\t") else value.strip().lower())
@@ -190,7 +191,8 @@ class CsvTable:
         return self._python_blocks(list(columns), index)
 
     def _pad(self, fields: list[str], row: int) -> list[str]:
-        """A row's fields as the header's cells: missing trailing cells are empty, extra ones must be (module docstring)."""
+        """A row's fields as the header's cells: missing trailing cells are empty, extra ones must be (module
+        docstring)."""
         n = len(self.header)
         if len(fields) > n:
             if any(f.strip() for f in fields[n:]):

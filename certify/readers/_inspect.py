@@ -208,7 +208,8 @@ def _to_bits(
     def label(i, s):
         return f"sample {i} (id {s.id!r}, epoch {s.epoch!r})"
 
-    used, unscored = [], []
+    used: list[tuple[int, Sample, object]] = []
+    unscored: list[tuple[int, Sample, object]] = []
     for i, s in enumerate(samples, start=1):
         value = s.scores.get(scorer)
         (unscored if s.invalidated or value is None else used).append((i, s, value))
@@ -222,7 +223,9 @@ def _to_bits(
     if not used:
         raise DataError(f"{source}: no sample has a {scorer!r} score ({status}); nothing to read")
 
-    records, labels, completed, bad, mapped = [], [], [], {}, Counter()
+    records, labels, completed = [], [], []
+    bad: dict[object, tuple[tuple[int, Sample, object, object], int]] = {}
+    mapped: Counter[tuple[object, float]] = Counter()
     for i, s, value in used:
         key = _score_key(value)
         bit = table.get(key) if key is not None else None
@@ -309,7 +312,8 @@ def _to_bits(
         )
     if bits.abstentions:
         notes.append(
-            f"{bits.abstentions} of {len(records)} calls gave no answer (empty{', or no match of the answer regex' if regex else ''}) "
+            f"{bits.abstentions} of {len(records)} calls gave no answer "
+            f"(empty{', or no match of the answer regex' if regex else ''}) "
             f"and are scored incorrect: they cast no vote"
         )
     rank = {str(sid): k for k, sid in enumerate(log.sample_ids or [])}
@@ -317,6 +321,7 @@ def _to_bits(
         range(bits.n), key=lambda r: (rank.get(bits.example_ids[r], len(rank)), _natural(bits.example_ids[r]))
     )
     group = "/".join(str(x) for x in (log.task, log.model) if x is not None)
+    assert bits.answers is not None  # read_long with an answer column gives the calls' answers
     info = ReadInfo(
         "inspect_ai log",
         "sample id",

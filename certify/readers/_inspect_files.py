@@ -133,10 +133,15 @@ def _sample(s, i: int, path: Path) -> Sample:
     )
 
 
+def _object(value) -> dict:
+    """``value`` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def _log(header: dict, samples: list, reader: str) -> Log:
-    ev = header.get("eval") if isinstance(header.get("eval"), dict) else {}
-    dataset = ev.get("dataset") if isinstance(ev.get("dataset"), dict) else {}
-    config = ev.get("config") if isinstance(ev.get("config"), dict) else {}
+    ev = _object(header.get("eval"))
+    dataset = _object(ev.get("dataset"))
+    config = _object(ev.get("config"))
     error = header.get("error")
     ids = dataset.get("sample_ids")
     return Log(
@@ -177,7 +182,8 @@ def _json_log(path: Path) -> Log:
 
 def _eval_log(path: Path) -> Log:
     docs = _Documents(path)
-    headers, samples = {}, []
+    headers: dict[str, object] = {}
+    samples: list[Sample] = []
     with Archive(path) as archive:
         for info, last in archive.entries():  # every entry is read once: the ones used are parsed
             name = info.filename

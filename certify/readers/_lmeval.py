@@ -215,7 +215,7 @@ def _metric(rec: dict) -> tuple[str, float] | None:
 class _Filters:
     """The lines of each filter: which documents it lists, and the file's own metric for each."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.docs: dict[str, dict[int, int]] = {}  # filter -> doc_id -> line
         self.metric: dict[str, dict[int, tuple[str, float] | None]] = {}
 

@@ -92,7 +92,7 @@ class TextCodes:
     two texts with the same hash are still told apart (as a dict would).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.texts: list = []
         self.index = SortedIndex()
 

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .._calls import CallBits, DataError
+from .._calls import CallBits, DataError, ReadInfo
 from ._answers import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from ._columns import ColumnMap
 from ._csv import read_csv
@@ -111,7 +111,8 @@ class Reader:
     accepts: Callable[[object], bool] | None = None
 
     def handles(self, source) -> bool:
-        """Whether this reader reads ``source``: an object it accepts, or a path by its suffix, then its content test."""
+        """Whether this reader reads ``source``: an object it accepts, or a path by its suffix, then its content
+        test."""
         if self.accepts is not None:
             return self.accepts(source)
         if not isinstance(source, Path):
@@ -124,7 +125,7 @@ def _refuse_empty(path: Path) -> None:
         raise DataError(f"{path}: the file is empty")
 
 
-def _with_info(read: tuple[dict[str, CallBits], object]) -> dict[str, CallBits]:
+def _with_info(read: tuple[dict[str, CallBits], ReadInfo]) -> dict[str, CallBits]:
     """Every group of a table, recording how the table's columns were read."""
     out, info = read
     return {g: replace(b, read_info=info) for g, b in out.items()}
@@ -205,13 +206,14 @@ READERS: tuple[Reader, ...] = (
 
 
 def reader_for(source, readers: tuple[Reader, ...] = READERS) -> Reader | None:
-    """The first of ``readers`` that handles ``source`` (:meth:`Reader.handles`: a path, or a DataFrame), None when none does."""
+    """The first of ``readers`` that handles ``source`` (:meth:`Reader.handles`: a path, or a DataFrame), None when
+    none does."""
     if isinstance(source, (str, os.PathLike)):
         source = Path(source)
     return next((r for r in readers if r.handles(source)), None)
 
 
-def _refuse_options(path: Path, reader: Reader | None, options: ReadOptions) -> None:
+def _refuse_options(path: str | Path, reader: Reader | None, options: ReadOptions) -> None:
     """A DataError for keywords given for a kind of file they do not apply to (module docstring)."""
     wrong = options.given() - (reader.options if reader is not None else frozenset())
     if "answer_regex" in wrong:
@@ -360,6 +362,7 @@ def read_groups(
             raise DataError(f"{p}: not a data file path or a pandas DataFrame")
         _refuse_options(p, reader, options)
         return reader.read(path, options)
+    assert isinstance(p, Path)  # not in memory: p is Path(path)
     _regular_file(p)
     reader = reader_for(p)
     _refuse_options(p, reader, options)

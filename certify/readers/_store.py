@@ -70,8 +70,11 @@ def read_call_table(
         answer_col=answer,
         answer_normalize=answer_normalize,
     )
-    return {
-        g: replace(
+    groups = {}
+    for g, b in out.items():
+        read = b.read_info
+        assert read is not None  # read_long gives every group its read_info
+        groups[g] = replace(
             b,
             read_info=ReadInfo(
                 "run store",
@@ -80,16 +83,16 @@ def read_call_table(
                 "repeat",
                 "correct",
                 ("dataset", "policy"),
-                notes=b.read_info.notes,
-                answers=b.read_info.answers,
+                notes=read.notes,
+                answers=read.answers,
             ),
         )
-        for g, b in out.items()
-    }
+    return groups
 
 
 def read_store(path: Path, open_store, answer_normalize: str = DEFAULT_NORMALIZATION) -> dict[str, CallBits]:
-    """The groups of the run store at ``path``, opened with ``open_store(path)`` (a context manager giving a CallTable)."""
+    """The groups of the run store at ``path``, opened with ``open_store(path)`` (a context manager giving a
+    CallTable)."""
     if open_store is None:
         raise DataError(
             f"{path}: a run store is read through the experiment that wrote it: pass "

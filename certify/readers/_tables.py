@@ -11,7 +11,7 @@ of the result join the :class:`ReadInfo`. Records already in memory take the sam
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -65,6 +65,7 @@ def records_block(records: list[dict], columns, rows=None) -> Block:
     """A Block of JSON-like records (``rows``: their row numbers, default 1, 2, ...); a missing key is an empty cell."""
     rows = np.arange(1, len(records) + 1, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
     columns = list(columns)
+    picked: list[Sequence] | None
     try:  # every record has every column (the usual table): the cells are picked out in C
         picked = list(zip(*map(operator.itemgetter(*columns), records))) if len(columns) > 1 else None
     except KeyError:

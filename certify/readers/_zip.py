@@ -175,7 +175,8 @@ class Archive:
         fields = _LOCAL_HEADER.unpack(head)
         raw = _Slice(self.fh, info.header_offset + _LOCAL_HEADER.size + fields[10] + fields[11], info.compress_size)
         try:
-            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+            # zstandard reads a source through its read(); its stub lists only IO[bytes] and buffers
+            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)  # type: ignore[arg-type]  # stub too narrow
             while block := reader.read(BLOCK_BYTES):
                 yield block
         except zstandard.ZstdError as exc:

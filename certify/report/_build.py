@@ -48,6 +48,11 @@ from ..certificates import dump as dump_certificate
 from ..readers import read_groups
 from ..stats import (
     EmptyRegionError,
+    Mixture,
+    MixtureOptimum,
+    MixtureSearch,
+    NegativeMovement,
+    Overtaking,
     analyze,
     find_negative_movements,
     find_overtaking,
@@ -200,7 +205,11 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
     for g, bits in items:
         ds, _, pol = g.partition("/")
         by_ds.setdefault(ds, {})[pol or ds] = bits
-    searches, optima, base, overtaking, negative = [], [], {}, [], []
+    searches: list[MixtureSearch] = []
+    optima: list[tuple[str, MixtureOptimum]] = []
+    base: dict[str, list[Mixture]] = {}
+    overtaking: list[Overtaking] = []
+    negative: list[NegativeMovement] = []
     for ds, pols in by_ds.items():
         data = mixture_data(pols, ds)
         top = _top_votes(data.calls)
@@ -265,7 +274,8 @@ def _file_name(group: str, what: str, side: str, owner: dict, key: tuple) -> str
 
 def _certificates(results: dict, out: Path) -> list[dict]:
     out.mkdir(parents=True, exist_ok=True)
-    index, owner = [], {}
+    index: list[dict] = []
+    owner: dict[str, tuple] = {}
     for g, rep in results["reports"].items():
         for b in rep.budgets:
             if b.votes is V_INF:
@@ -358,7 +368,7 @@ def _figures(results: dict, out: Path) -> list[Path]:
         ds, _, pol = g.partition("/")
         alpha = rep.alpha
         points.append((ds, pol or ds, rep.two_call.mu, rep.two_call.rho, _outline(rep)))
-    paths = []
+    paths: list[Path] = []
     paths += figs.width_maps(out)
     paths += figs.votability_plane(out, points, alpha=alpha)
     paths += figs.gain_map(out)
@@ -491,7 +501,8 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
         "",
         f"{len(index)} exact certificates (Theorem 4.1 duals, checked by `certify verify`) back every finite-budget "
         "two-call interval endpoint (3 and 5 votes): the projected endpoints at the (mu, nu) where they are "
-        "attained and the sharp interval at the two-call point estimate. See [certificates/index.json](certificates/index.json).",
+        "attained and the sharp interval at the two-call point estimate. "
+        "See [certificates/index.json](certificates/index.json).",
         "",
     ]
     return "\n".join(lines)

@@ -67,7 +67,8 @@ def _plt():
 
 
 def atomic_write(path: Path, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` atomically, creating the report's folders (:func:`certify._files.write_atomically`)."""
+    """Write ``data`` to ``path`` atomically, creating the report's folders
+    (:func:`certify._files.write_atomically`)."""
     return write_atomically(path, data, parents=True)
 
 

@@ -156,13 +156,13 @@ def votes_text(votes, paper: bool = False) -> str:
     return f"{words} (V_{(v - 1) // 2})" if paper and v % 2 else words
 
 
-def _rounded(x: float, digits: int) -> float:
+def _rounded(x: float | np.floating | np.integer, digits: int) -> float:
     """``x`` rounded as displayed, with -0.0 made 0.0 (a signed zero is shown as 0.00)."""
     r = round(float(x), digits)
     return 0.0 if r == 0 else r
 
 
-def _fmt(x: float, digits: int, signed: bool) -> str:
+def _fmt(x: float | np.floating | np.integer, digits: int, signed: bool) -> str:
     r = _rounded(x, digits)
     return f"{r:+.{digits}f}" if signed and r != 0 else f"{r:.{digits}f}"
 
@@ -575,10 +575,10 @@ def completion_error_table(reports: dict) -> Table:
     LDGP and MaxEnt are the completions of Propositions 5.2 and 5.1. Error = summary -
     empirical (all K calls), so a positive bias is optimism.
     """
-    rows = []
+    rows: list[tuple[str, str, float | None, float | None, float | None, float | None, int]] = []
     for v in (3, 5):
-        errs = {"Interval midpoint": [], "LDGP": [], "maximum entropy": []}
-        for group, rep in reports.items():
+        errs: dict[str, list[float]] = {"Interval midpoint": [], "LDGP": [], "maximum entropy": []}
+        for rep in reports.values():
             b = _budget(rep, v)
             if b is None or b.empirical is None:
                 continue

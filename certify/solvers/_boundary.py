@@ -65,12 +65,12 @@ def unique_law(theta: np.ndarray) -> Support | None:
             continue
         v = vec[:, 0]
         roots = npoly.polyroots(npoly.polymul(v, mult))
-        pts = [
+        real_roots = [
             float(r.real)
             for r in np.atleast_1d(roots)
             if abs(r.imag) < ROOT_IMAG and -ROOT_SLACK <= r.real <= 1 + ROOT_SLACK
         ]
-        pts = np.sort(np.clip(pts, 0.0, 1.0))
+        pts = np.sort(np.clip(real_roots, 0.0, 1.0))
         # A root a rounding error inside an end is the end: left at 1 - 1e-16, say, it would
         # count as an interior atom and the dual would lose its (1 - q) factor.
         pts[pts <= ENDPOINT_TOL] = 0.0

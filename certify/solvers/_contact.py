@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections import OrderedDict
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from ._tolerances import (
     ROUNDING,
     TANGENCY_TOL,
 )
+
+if TYPE_CHECKING:
+    from ._hull import GridHull
 
 
 class Target:
@@ -71,8 +75,9 @@ class Target:
         self.grid_list = x.tolist()
         self.second_list = self.second.tolist()
         self._ends = (float(self(0.0, 1)), float(self(1.0, 1)))
-        self.hull = None
-        self.fine = None
+        self.hull: GridHull | None = None
+        # the batch screen's finer sampling (X, f(X), f''(X), cell bands), see ._batch
+        self.fine: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.programs: dict[tuple, tuple] = {}
 
     def program(self, key: tuple, build):
@@ -202,7 +207,11 @@ def _residual(T: Target, y: np.ndarray):
     return slopes, value
 
 
-def maxima_at(T: Target, y: np.ndarray, idx, r: np.ndarray) -> Extrema:
+@overload
+def maxima_at(T: Target, y: np.ndarray, idx: int, r: np.ndarray) -> tuple[float, float]: ...
+@overload
+def maxima_at(T: Target, y: np.ndarray, idx: np.ndarray, r: np.ndarray) -> Extrema: ...
+def maxima_at(T: Target, y: np.ndarray, idx, r: np.ndarray) -> Extrema | tuple[float, float]:
     """Local maxima of r = f - p from the grid points ``idx`` (an array, or one index: floats back).
 
     ``r`` holds r on the grid. The core screen's polish (:func:`certify._screen.polish`),
@@ -221,7 +230,9 @@ def maxima_at(T: Target, y: np.ndarray, idx, r: np.ndarray) -> Extrema:
 def maximum_in(T: Target, y: np.ndarray, a: float, b: float, x: float) -> tuple[float, float]:
     """Local maximum of r = f - p in [a, b] from ``x`` (the core screen's polish); (x, r(x))."""
     slopes, value = _residual(T, y)
-    return tuple(polish(slopes, value, a, b, x, value(x), POLICIES[CONTACT].step_tol, maximize=True))
+    found = polish(slopes, value, a, b, x, value(x), POLICIES[CONTACT].step_tol, maximize=True)
+    # one candidate (floats in): the Extrema holds floats, though its fields are annotated as arrays
+    return cast(float, found.points), cast(float, found.values)
 
 
 def ascent_from(T: Target, y: np.ndarray, x: float) -> tuple[float, float]:

@@ -463,6 +463,7 @@ def _exchange_patterns(T: Target, theta: np.ndarray):
     no pattern is well posed, but the basis may already be a certificate.
     """
     m1 = len(theta)
+    basis: list[float | tuple[str, int]]  # atom positions and artificial columns ("art", i)
     if m1 == 3:
         basis = [0.0, float(theta[2] / theta[1]), 1.0]
     else:

@@ -25,6 +25,7 @@ validation, iteration limits, the solve call mapped through :mod:`._status`).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Collection
 
 import cvxpy as cp
 import numpy as np
@@ -41,7 +42,7 @@ __all__ = ["solve_grid", "check_solver", "solve_checked", "GRID_SOLVERS", "LIMIT
 DEFAULT_SIZE = 2001
 
 #: cvxpy solver -> its own option names for an iteration limit and a time limit (s).
-LIMIT_OPTIONS = {
+LIMIT_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "CLARABEL": {"max_iter": ("max_iter",), "time_limit": ("time_limit",)},
     "HIGHS": {"max_iter": ("simplex_iteration_limit", "ipm_iteration_limit"), "time_limit": ("time_limit",)},
     "SCS": {"max_iter": ("max_iters",), "time_limit": ("time_limit_secs",)},
@@ -51,10 +52,10 @@ LIMIT_OPTIONS = {
 GRID_SOLVERS = ("CLARABEL", "HIGHS")
 
 
-def check_solver(solver, method: str, allowed) -> str:
+def check_solver(solver, method: str, allowed: Collection[str]) -> str:
     """Upper-cased solver name, or :class:`InputError` naming the value and the choices."""
     name = solver.upper() if isinstance(solver, str) else None
-    if name not in allowed:
+    if name is None or name not in allowed:
         raise InputError(
             f"solver={solver!r} is not available for method {method!r}; choose one of {', '.join(allowed)}"
         )

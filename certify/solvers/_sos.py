@@ -158,6 +158,7 @@ def _recover_law(T, coeffs: np.ndarray, contacts: np.ndarray, theta: np.ndarray,
             return law_on_points(points, theta, np.asarray(T(points), dtype=float), solver_name)
         except SolverError as exc:  # the moments are outside the hull of these candidates
             failure = exc
+    assert failure is not None  # _candidate_sets yields at least one set, and each one failed
     raise SolverError(
         solver_name, "law recovery failed", f"contacts {np.round(contacts, 6).tolist()}; last: {failure.detail}"
     )
@@ -199,7 +200,8 @@ def solve_sos(
     degree = max(objective.degree, m1 - 1)
     if degree > MAX_DEGREE:
         raise InputError(
-            f"objective {objective.name!r} has degree {degree} > {MAX_DEGREE}, too large for method 'sos'; use method='exact'"
+            f"objective {objective.name!r} has degree {degree} > {MAX_DEGREE}, too large for method 'sos'; "
+            f"use method='exact'"
         )
     problem, y, theta_param, degree = _sos_program(objective, int(sign), m1)
     theta = np.asarray(theta, dtype=float)

@@ -193,6 +193,7 @@ def bitangent_law(T: Target, mu, nu, x1, x2, max_iter: int = BITANGENT_MAX_ITER)
             if scalar:
                 return None
         if not scalar:
+            assert isinstance(live, np.ndarray)  # arrays in: ``live`` is the boolean array made above
             ok &= ~live
     h = x2 - x1
     # p(x) = f1 + d1 (x - x1) + c (x - x1)^2 interpolates f(x2) as well

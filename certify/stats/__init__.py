@@ -30,8 +30,8 @@
   :func:`verdict_budgets`, :func:`two_call_view` (the two-call report held by an analysis, solving
   nothing again); the intervals it solved, ``AnalysisReport.likelihood``, are what
   :func:`certify.likelihood.certify_interval` turns into exact certificates;
-* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies per design, the width from
-  :data:`DEFAULT_WIDTH_REPS` of them);
+* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies
+  per design, the width from :data:`DEFAULT_WIDTH_REPS` of them);
 * the answer model (plurality beyond the recorded calls from the recorded wrong answers;
   model-based, never certified): :func:`plurality_model` -> :class:`ModelEstimate`,
   :func:`answer_patterns`, :func:`pattern_kernel`, :func:`model_plurality`;

@@ -41,12 +41,16 @@ Coverage of these asymptotic calibrations is measured by simulation
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from .._aggregate_bounds import PASS_INF, pass_at_k_objective, plurality_bounds
+from .._aggregate_bounds import PASS_INF, PassLimit, pass_at_k_objective, plurality_bounds
 from .._errors import InputError
-from .._objective import V_INF, parse_vote_budgets
+from .._objective import V_INF, Objective, VoteLimit, parse_vote_budgets
 from ..likelihood import (
+    LikelihoodInterval,
     cell_counts,
     certified_envelope,
     certified_intervals,
@@ -56,6 +60,9 @@ from ..likelihood import (
 )
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
 from ._plurality import answer_counts
+
+if TYPE_CHECKING:
+    from ..certificates import LikelihoodCertificate
 
 __all__ = ["aggregate_intervals", "certified_aggregate_intervals"]
 
@@ -90,12 +97,14 @@ def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, cert
     """{k: (row, lower certificate, upper certificate)}: U-statistics up to the fewest calls, else the envelope."""
     fewest = int(cells.calls.min())
     identified = [k for k in budgets if k is not V_INF and k <= fewest]
-    out = {}
+    out: dict[object, tuple[AggregateEstimate, LikelihoodCertificate | None, LikelihoodCertificate | None]] = {}
     if identified:
         for row in aggregate_estimates(codes, identified, aggregate="plurality", alpha=alpha, baseline=None):
             out[row.votes] = (row, None, None)
     beyond = [k for k in budgets if k not in out]
     reference = npmle(cells) if beyond and not certify else None  # one NPMLE for every budget
+    lower: Objective | VoteLimit
+    upper: Objective | PassLimit
     for k in beyond:
         if k is V_INF:
             lower, upper = V_INF, PASS_INF
@@ -115,6 +124,7 @@ def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, cert
 def _pass_rows(budgets, cells, alpha: float, certify: bool) -> dict:
     """{k: (row, lower certificate, upper certificate)}: the likelihood interval of 1 - (1-q)^k or of P(Q > 0)."""
     objectives = [PASS_INF if k is V_INF else pass_at_k_objective(k) for k in budgets]
+    solved: Sequence[tuple[LikelihoodInterval, LikelihoodCertificate | None, LikelihoodCertificate | None]]
     if certify:
         solved = certified_intervals(cells, objectives, alpha=alpha)
     else:
@@ -123,6 +133,7 @@ def _pass_rows(budgets, cells, alpha: float, certify: bool) -> dict:
     for k, objective, (iv, lo, up) in zip(budgets, objectives, solved):
         estimate = None
         if iv.calibration == "profile":  # identified: the NPMLE's value, inside the interval up to rounding
+            assert isinstance(objective, Objective)  # only polynomials are identified (pass@inf never is)
             ref = iv.reference
             estimate = float(np.asarray(objective.evaluate(np.asarray(ref.atoms))) @ np.asarray(ref.weights))
             estimate = min(max(estimate, iv.lower.value), iv.upper.value)

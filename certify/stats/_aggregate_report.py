@@ -160,6 +160,13 @@ def answer_codes_of(data: CallBits, aggregate: str) -> np.ndarray:
     return np.where(np.isnan(bits), NO_CALL, np.where(bits == 1, CORRECT, 1)).astype(np.int32)
 
 
+def _end(value: float | None) -> float:
+    """An interval end of a row from at least two examples (:func:`certify.stats.analyze` requires
+    them), which is never None."""
+    assert value is not None
+    return float(value)
+
+
 def aggregate_budgets(data: CallBits, aggregate: str, votes, alpha: float) -> tuple[AggregateBudget, ...]:
     """One :class:`AggregateBudget` per budget (module docstring)."""
     votes = parse_vote_budgets(votes)
@@ -171,8 +178,8 @@ def aggregate_budgets(data: CallBits, aggregate: str, votes, alpha: float) -> tu
         AggregateBudget(
             aggregate,
             v,
-            float(r.lower),
-            float(r.upper),
+            _end(r.lower),
+            _end(r.upper),
             r.method,
             r.calibration,
             float(alpha),
@@ -203,7 +210,8 @@ def aggregate_verdict_intervals(
         rows = aggregate_estimates(codes, identified, aggregate=aggregate, alpha=alpha, baseline=1)
         for r in rows:
             if r.baseline == 1:
-                out.append((r.votes, float(r.lower), float(r.upper), "paired U-statistic differences over examples"))
+                assert isinstance(r.votes, int)  # a finite budget of ``identified``
+                out.append((r.votes, _end(r.lower), _end(r.upper), "paired U-statistic differences over examples"))
     beyond = [k for k in budgets if k > fewest]
     if beyond:
         cells = cell_counts(data.counts, data.successes.astype(int))

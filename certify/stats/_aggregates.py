@@ -149,7 +149,9 @@ class AggregateEstimate:
         )
 
 
-def _mean_interval(values: np.ndarray, alpha: float, low: float, high: float, *, guard: bool):
+def _mean_interval(
+    values: np.ndarray, alpha: float, low: float, high: float, *, guard: bool
+) -> tuple[float, float | None, float | None, float | None]:
     """Mean, its standard error and the 1 - alpha interval of the module docstring (``None``s below 2 values).
 
     ``guard``: add the pseudo-example at the far end of [low, high] to the variance (accuracies).

@@ -236,7 +236,8 @@ def _model_df(calls: np.ndarray) -> int:
 
 
 def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
-    """{k: ModelEstimate} for each budget (an int or :data:`certify.V_INF`), from at most MODEL_MAX_CALLS calls per example.
+    """{k: ModelEstimate} for each budget (an int or :data:`certify.V_INF`), from at most MODEL_MAX_CALLS calls per
+    example.
 
     Raises
     ------
@@ -293,7 +294,7 @@ def _check(codes, hat, q: np.ndarray, m: np.ndarray, fewest: int, alpha: float) 
     (row,) = aggregate_estimates(codes, [fewest], aggregate="plurality", alpha=alpha, baseline=None)
     atoms = hat.atoms.astype(np.intp)
     value = float(model_plurality(fewest, q[atoms], m[atoms]) @ hat.weights)
-    if row.lower is None:
+    if row.lower is None or row.upper is None:  # both None together (fewer than 2 examples)
         return ""
     inside = row.lower <= value <= row.upper
     verdict = "consistent" if inside else "INCONSISTENT: the model does not describe these answers"

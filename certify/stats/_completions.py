@@ -66,14 +66,14 @@ _GL_X, _GL_W = np.polynomial.legendre.leggauss(GL_NODES)
 def _graded_rule(a: float, b: float, points) -> tuple[np.ndarray, np.ndarray]:
     """Composite Gauss-Legendre nodes and weights on [a, b], panels graded towards `points`."""
     steps = 2.0 ** -np.arange(0, GRADING_STEPS + 1)
-    br = [a, b]
+    ends = [a, b]
     span = b - a
     for p in points:
         if a <= p <= b:
-            br.append(p)
-            br.extend(p + span * steps)
-            br.extend(p - span * steps)
-    br = np.unique(np.clip(br, a, b))
+            ends.append(p)
+            ends.extend(p + span * steps)
+            ends.extend(p - span * steps)
+    br = np.unique(np.clip(ends, a, b))
     lo, hi = br[:-1], br[1:]
     keep = hi - lo > 0
     lo, hi = lo[keep], hi[keep]

@@ -107,7 +107,11 @@ class PairedComparison:
         return cls(
             d["label_a"],
             d["label_b"],
-            *(float(d[k]) for k in ("difference", "se", "lower", "upper", "alpha")),
+            float(d["difference"]),
+            float(d["se"]),
+            float(d["lower"]),
+            float(d["upper"]),
+            float(d["alpha"]),
             int(d["n"]),
         )
 

@@ -20,6 +20,7 @@ Two estimators are provided:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -123,8 +124,9 @@ class TwoCallEstimates:
             float(d["mu"]),
             float(d["nu"]),
             float_or_nan(d["rho"]),
-            tuple(tuple(float(x) for x in r) for r in d["cov"]),
-            tuple(int(c) for c in d["pair_counts"]),
+            # the 2 x 2 covariance and the three pair counts that to_dict wrote
+            cast(tuple[tuple[float, float], tuple[float, float]], tuple(tuple(float(x) for x in r) for r in d["cov"])),
+            cast(tuple[int, int, int], tuple(int(c) for c in d["pair_counts"])),
         )
 
 
@@ -192,6 +194,7 @@ def two_call_from_summary(mu: float, n: int, *, nu: float | None = None, rho: fl
         raise InputError(f"mu-hat={mu!r} must lie in [0, 1]")
     if rho is not None:
         nu = mu * mu + rho * mu * (1.0 - mu)
+    assert nu is not None  # exactly one of nu and rho was given (checked above)
     p11, pd, p00 = nu, 2.0 * (mu - nu), 1.0 - 2.0 * mu + nu
     tol = 1e-12
     if min(p11, pd, p00) < -tol:
@@ -203,7 +206,7 @@ def two_call_from_summary(mu: float, n: int, *, nu: float | None = None, rho: fl
     s11 = c * (p11 + pd / 4.0 - mu * mu)
     s12 = c * (p11 - mu * nu)
     s22 = c * (nu - nu * nu)
-    counts = tuple(int(round(p * n)) for p in (p11, pd, p00))
+    counts = (int(round(p11 * n)), int(round(pd * n)), int(round(p00 * n)))
     return TwoCallEstimates(n, float(mu), float(nu), float(rho_from_nu(mu, nu)), ((s11, s12), (s12, s22)), counts)
 
 
@@ -272,7 +275,7 @@ class AllCallEstimates:
     def from_dict(cls, d: dict) -> AllCallEstimates:
         return cls(
             int(d["n"]),
-            tuple(int(c) for c in d["calls"]),
+            cast(tuple[int, int], tuple(int(c) for c in d["calls"])),  # (min K_i, max K_i), as to_dict wrote
             int(d["order"]),
             tuple(float(m) for m in d["moments"]),
             tuple(float(e) for e in d["se"]),

@@ -374,7 +374,7 @@ def weight_grid(components: int, step: float = 0.05) -> np.ndarray:
 
 def _grid_values(data: MixtureData, w: np.ndarray, votes: tuple[int, ...]) -> dict:
     """Mean accuracy per budget and moments for many weight vectors at once."""
-    out = {}
+    out: dict[int | str, np.ndarray] = {}
     for v in votes:
         alloc, table = allocation_majority(data, v)
         out[v] = allocation_probabilities(w, alloc) @ table.mean(axis=0)
@@ -571,17 +571,17 @@ def optimize_mixture(
     step = 0.05
     pairs = [(a, b) for a in range(c) for b in range(c) if a != b]
     while step >= tol and pairs:
-        moves = []
+        candidates = []
         for a, b in pairs:
             t = min(step, best_w[b])
             if t > 0:
                 nw = best_w.copy()
                 nw[a] += t
                 nw[b] -= t
-                moves.append(nw)
-        if not moves:
+                candidates.append(nw)
+        if not candidates:
             break
-        moves = np.array(moves)
+        moves = np.array(candidates)
         mv = _objective_values(data, moves, votes, objective)
         evaluations += len(moves)
         k = int(np.argmax(mv))

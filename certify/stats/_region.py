@@ -232,7 +232,7 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
     center, degenerate = _center(th, shape)
     return WaldRegion(
         (float(th[0]), float(th[1])),
-        tuple(tuple(float(x) for x in r) for r in sigma),
+        ((float(sigma[0, 0]), float(sigma[0, 1])), (float(sigma[1, 0]), float(sigma[1, 1]))),
         n,
         float(alpha),
         r2,
@@ -292,7 +292,8 @@ def _vinf(mu: np.ndarray, nu: np.ndarray, sign: int) -> np.ndarray:
 
 
 def _values(key, mu: np.ndarray, nu: np.ndarray, sign: int, faces: Faces) -> np.ndarray:
-    """sign = +1: U(theta); sign = -1: -L(theta) (so that both sides are maximized); ``faces`` shared by the projection."""
+    """sign = +1: U(theta); sign = -1: -L(theta) (so that both sides are maximized); ``faces`` shared by the
+    projection."""
     mu = np.clip(mu, 0.0, 1.0)
     nu = np.clip(nu, mu * mu, mu)
     if key is V_INF:
@@ -331,8 +332,8 @@ def _corners(region: WaldRegion) -> np.ndarray:
     for p in ((0.0, 0.0), (1.0, 1.0)):
         if region.quad(np.array([p[0]]), np.array([p[1]]))[0] <= 1:
             pts.append(p)
-    pts = np.array([p for p in pts if 0 <= p[0] <= 1], dtype=float).reshape(-1, 2)
-    return pts[region.contains(pts[:, 0], pts[:, 1], CORNER_TOL)] if len(pts) else pts
+    inside = np.array([p for p in pts if 0 <= p[0] <= 1], dtype=float).reshape(-1, 2)
+    return inside[region.contains(inside[:, 0], inside[:, 1], CORNER_TOL)] if len(inside) else inside
 
 
 def _linear_max(region: WaldRegion, g: np.ndarray, corners: np.ndarray) -> float:
@@ -515,13 +516,14 @@ def project_many(
         for key in keys:
             lo_s, up_s = next(it), next(it)
             name = budget_json(key) if key is V_INF else key.name
+            lo_at, up_at = lo_s.best[2], up_s.best[2]  # points (mu, nu) of dC
             row.append(
                 ProjectedInterval(
                     name,
                     -lo_s.best[0],
                     up_s.best[0],
-                    tuple(map(float, lo_s.best[2])),
-                    tuple(map(float, up_s.best[2])),
+                    (float(lo_at[0]), float(lo_at[1])),
+                    (float(up_at[0]), float(up_at[1])),
                     gaps[id(lo_s)],
                     gaps[id(up_s)],
                     reg.alpha,

@@ -112,8 +112,8 @@ def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_ag
         )
     if upper < 0:
         return (
-            f"every latent law the calls allow loses at least {percentage_points(-upper, 'down')[1:]} pp: too many examples are "
-            f"answered correctly less than half the time, and a vote amplifies their errors"
+            f"every latent law the calls allow loses at least {percentage_points(-upper, 'down')[1:]} pp: "
+            f"too many examples are answered correctly less than half the time, and a vote amplifies their errors"
         )
     mu = min(max(float(mean), 0.0), 1.0)
     span = sharp_bounds(vote_gain(votes), mu=mu)
@@ -513,7 +513,8 @@ def _aggregate_results(data: CallBits, aggregate: str, votes, alpha: float, note
         )
     except SolverError:
         pass
-    rows, gains = [], []
+    rows: list[AggregateBudget] = []
+    gains: list[tuple[int, float, float, str]] = []
     for v in votes:
         try:
             rows += aggregate_budgets(data, aggregate, (v,), alpha)
@@ -604,7 +605,8 @@ def analyze(
     mu, nu, moved = _feasible(two.mu, two.nu)
     if moved:
         notes.append(
-            f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point ({mu:.6g}, {nu:.6g})"
+            f"(mu-hat, nu-hat) lies outside the moment set F; point-estimate values use its nearest point "
+            f"({mu:.6g}, {nu:.6g})"
         )
     gain_budgets = verdict_budgets(votes)
     targets = list(votes) + [vote_gain(v) for v in gain_budgets] + wanted
@@ -746,8 +748,10 @@ def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -
     )
 
 
-def _two_call_interval(projected: ProjectedInterval, alpha: float) -> IntervalEstimate:
+def _two_call_interval(projected: ProjectedInterval | None, alpha: float) -> IntervalEstimate:
     """The reported interval of the two-call method: the projected Wald region (Section 4.4)."""
+    # None only without a Wald region, where the two-call method raises before asking for intervals
+    assert projected is not None
     return IntervalEstimate(
         projected.lower, projected.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2
     )

@@ -16,6 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
+
+from certify.experiment._server import MAX_NUM_PREDICT
 from hypothesis import strategies as st
 
 from certify.experiment import ANSWER_SCHEMA, TASKS, answer_schema, build_prompt, load_model

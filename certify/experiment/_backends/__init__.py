@@ -141,7 +141,7 @@ class Backend(abc.ABC):
     def call(self, request: CallRequest, endpoint: str) -> CallResult:
         """Make one call on ``endpoint``; raise :class:`BackendError` once retries are spent."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  # a no-op default, not abstract: a backend holding nothing keeps it
         """Release connections or the model."""
 
 
@@ -166,6 +166,7 @@ def check_requirements(cfg: BackendConfig) -> None:
 def make_backend(cfg: BackendConfig, endpoints: tuple[str, ...], stop: threading.Event) -> Backend:
     """The backend of kind ``cfg.kind`` (imported lazily: each kind has its own dependencies)."""
     check_requirements(cfg)
+    cls: type[Backend]
     if cfg.kind == "ollama":
         from ._ollama import OllamaBackend as cls
     elif cfg.kind == "openai":

@@ -26,15 +26,20 @@ import time
 import weakref
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict, cast
 
 import numpy as np
 
 from ..._extras import require
-from .._config import DEFAULT_EMBEDDED_MODEL
+from .._config import DEFAULT_EMBEDDED_MODEL, BackendConfig
 from .._errors import BackendError, InputError
 from .._protocol import PREFIX_SEPARATOR, answer_schema
 from . import Backend, CallRequest, CallResult, Latent
 from ._grammar import SchemaError, checked_schema, grammar_text
+
+if TYPE_CHECKING:
+    from llama_cpp import LlamaGrammar
+    from llama_cpp.llama_types import CreateChatCompletionResponse, CreateCompletionResponse
 
 __all__ = [
     "EmbeddedBackend",
@@ -83,7 +88,8 @@ def check_llama_cpp_version(version: str) -> None:
         supported = " to ".join(".".join(map(str, v)) for v in LLAMA_CPP_SUPPORTED)
         raise BackendError(
             f"llama-cpp-python {version} is not supported by the embedded backend "
-            f"(supported: {supported}): CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install 'llama-cpp-python=={'.'.join(map(str, high))}'"
+            f'(supported: {supported}): CMAKE_ARGS="-DGGML_NATIVE=OFF" '
+            f"pip install 'llama-cpp-python=={'.'.join(map(str, high))}'"
         )
 
 
@@ -223,6 +229,18 @@ def draw_answer(probabilities, answers, seed: int) -> str:
     return next(a for p, a in zip(reversed(probabilities), reversed(answers)) if p > 0)
 
 
+class _Sampling(TypedDict):
+    """The decoding options :meth:`EmbeddedModel.generate` passes to llama-cpp-python."""
+
+    temperature: float
+    top_p: float
+    top_k: int
+    min_p: float
+    max_tokens: int
+    seed: int
+    grammar: LlamaGrammar | None
+
+
 class EmbeddedModel:
     """A llama-cpp-python model with Gemma's turn format; thread-safe through one lock.
 
@@ -275,7 +293,8 @@ class EmbeddedModel:
         # Wait for a call in progress: freeing the model under it would crash the process.
         locked = self.lock.acquire(timeout=60)
         try:
-            llm, self.llm = getattr(self, "llm", None), None
+            # Freed for good: a closed model is not used again (the package closes models at exit, _close_all).
+            llm, self.llm = getattr(self, "llm", None), None  # type: ignore[assignment]  # None once freed, at exit
             if llm is not None:
                 llm.close()
         finally:
@@ -410,7 +429,7 @@ class EmbeddedModel:
         grammar = None if schema is None else self.grammar(schema)
         self.check_fits(len(self.tokenize(prompt if raw else self.render(prompt))))
         with self.lock:
-            kwargs = dict(
+            kwargs = _Sampling(
                 temperature=temperature,
                 top_p=top_p,
                 top_k=top_k,
@@ -419,12 +438,19 @@ class EmbeddedModel:
                 seed=seed,
                 grammar=grammar,
             )
+            # Not streamed: one response, not an iterator of chunks.
+            out: CreateCompletionResponse | CreateChatCompletionResponse
             if raw:
-                out = self.llm.create_completion(prompt, **kwargs)
-                text = out["choices"][0]["text"]
+                completion = cast("CreateCompletionResponse", self.llm.create_completion(prompt, **kwargs))
+                text = completion["choices"][0]["text"]
+                out = completion
             else:
-                out = self.llm.create_chat_completion(messages=[{"role": "user", "content": prompt}], **kwargs)
-                text = out["choices"][0]["message"]["content"] or ""
+                chat = cast(
+                    "CreateChatCompletionResponse",
+                    self.llm.create_chat_completion(messages=[{"role": "user", "content": prompt}], **kwargs),
+                )
+                text = chat["choices"][0]["message"]["content"] or ""
+                out = chat
         return {
             "text": text,
             "prompt_tokens": out["usage"]["prompt_tokens"],
@@ -463,7 +489,7 @@ class EmbeddedBackend(Backend):
 
     ENDPOINT = "in-process"
 
-    def __init__(self, cfg, endpoints, stop):
+    def __init__(self, cfg: BackendConfig, endpoints: tuple[str, ...], stop: threading.Event) -> None:
         super().__init__(cfg, (self.ENDPOINT,), stop)
         self._models: dict[str, EmbeddedModel] = {}
         # Last prompts' logits: every policy of an example reuses one prompt pass.
@@ -509,9 +535,11 @@ class EmbeddedBackend(Backend):
             self._passes[key] = (logits, n)
             while len(self._passes) > 16:
                 self._passes.popitem(last=False)
+        law: tuple[float, ...]
         if request.known_p_yes is not None:
             law = (request.known_p_yes, 1.0 - request.known_p_yes)
         else:
+            assert logits is not None  # without known_p_yes the logits were read or reused above
             law = choice_probability(logits, request.temperature, request.top_p)
             latent = Latent(law, tuple(logits), n)
         answer = draw_answer(law, request.answers, request.seed)

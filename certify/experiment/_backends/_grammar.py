@@ -159,18 +159,16 @@ def _is_type(value, name: str) -> bool:
     """Whether the JSON ``value`` is of JSON-schema type ``name``."""
     if name in ("integer", "number") and isinstance(value, bool):
         return False
-    return isinstance(
-        value,
-        {
-            "string": str,
-            "integer": int,
-            "number": (int, float),
-            "boolean": bool,
-            "null": type(None),
-            "object": dict,
-            "array": list,
-        }[name],
-    )
+    classes: dict[str, type | tuple[type, ...]] = {
+        "string": str,
+        "integer": int,
+        "number": (int, float),
+        "boolean": bool,
+        "null": type(None),
+        "object": dict,
+        "array": list,
+    }
+    return isinstance(value, classes[name])
 
 
 def _writable(text: str, path: str) -> None:
@@ -429,7 +427,8 @@ class _Checker:
         if len(parts) == 1 and node.get("type") is None:
             return parts[0]  # one component: the schema is that component
         # Several: objects whose properties the grammar merges.
-        props, required = {}, []
+        props: dict[str, dict] = {}
+        required: list[str] = []
         for i, part in enumerate(parts):
             if set(part) - {"type", "properties", "required"} or part.get("type", "object") != "object":
                 raise SchemaError(

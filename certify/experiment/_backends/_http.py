@@ -12,7 +12,7 @@ import json
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 import httpx
 
@@ -61,6 +61,30 @@ def _show(value: Any) -> str:
     except (ValueError, TypeError):  # unreachable for decoded JSON; a message must never fail
         text = type(value).__name__
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+@overload
+def reply_text(
+    body: dict,
+    key: str,
+    where: str = "",
+    *,
+    optional: Literal[False] = False,
+    null: str | None = None,
+    max_chars: int | None = None,
+) -> str: ...
+
+
+@overload
+def reply_text(
+    body: dict,
+    key: str,
+    where: str = "",
+    *,
+    optional: bool,
+    null: str | None = None,
+    max_chars: int | None = None,
+) -> str | None: ...
 
 
 def reply_text(
@@ -132,6 +156,14 @@ def reply_count(body: dict, key: str, where: str = "") -> int | None:
         name = f"{where}.{key}" if where else key
         raise BadReply(f"reply field {name} = {_show(value)}: must be an integer from 0 to {MAX_TOKEN_COUNT}")
     return value
+
+
+@overload
+def reply_object(body: dict, key: str, where: str = "", *, optional: Literal[False] = False) -> dict: ...
+
+
+@overload
+def reply_object(body: dict, key: str, where: str = "", *, optional: bool) -> dict | None: ...
 
 
 def reply_object(body: dict, key: str, where: str = "", *, optional: bool = False) -> dict | None:
@@ -344,12 +376,13 @@ class HttpBackend(Backend):
 
 def _describe(exc: httpx.HTTPError) -> str:
     """A short, one-line name for a transport failure."""
-    kind = {
+    kinds: dict[type[httpx.HTTPError], str] = {
         httpx.ConnectError: "connection refused or host unreachable",
         httpx.ConnectTimeout: "connect timed out",
         httpx.ReadTimeout: "timed out waiting for the reply",
         httpx.WriteTimeout: "timed out sending the request",
         httpx.PoolTimeout: "timed out waiting for a free connection",
         httpx.RemoteProtocolError: "server closed the connection",
-    }.get(type(exc))
+    }
+    kind = kinds.get(type(exc))
     return kind or f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}"

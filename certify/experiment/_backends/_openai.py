@@ -100,6 +100,7 @@ class OpenAIBackend(HttpBackend):
             value) and ``chat_template`` (a name of :data:`CHAT_TEMPLATES` or ``unknown``).
         """
         setting = self.cfg.response_format
+        candidates: tuple[str, ...]
         if setting != "auto":
             candidates = (setting,)
             why = f'backends.{self.cfg.name}.response_format = "{setting}" (remove the key to let certify pick)'
