@@ -349,7 +349,7 @@ def test_a_stalled_client_times_out_and_its_place_is_freed(quick_server):
     ({"top_p": 1.5}, "options.top_p=1.5 must be a number in (0, 1]"),
     ({"top_k": -1}, "options.top_k=-1 must be an integer from 0"),
     ({"top_k": 2.5}, "options.top_k=2.5 must be an integer from 0"),
-    ({"num_predict": 0}, "options.num_predict=0 must be -1, -2 or an integer from 1 to 131072"),
+    ({"num_predict": 0}, f"options.num_predict=0 must be -1, -2 or an integer from 1 to {MAX_NUM_PREDICT}"),
     ({"num_predict": 10**7}, "options.num_predict=10000000 must be -1, -2 or an integer"),
     ({"seed": -1}, "options.seed=-1 must be an integer from 0 to 4294967294"),
     ({"seed": 2**32 - 1}, "options.seed=4294967295 must be an integer from 0 to 4294967294"),
