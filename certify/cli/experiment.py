@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 
+from .report import add_report_arguments
+
 __all__ = ["register"]
 
 
@@ -44,19 +46,10 @@ def register(subparsers) -> None:
     ex.add_argument("--force", action="store_true", help="replace an existing -o file")
     ex.set_defaults(run=_export)
 
-    rp = sub.add_parser("report", help="tables, figures and certificates of a run store (Markdown, CSV, LaTeX)")
-    rp.add_argument("store", help="SQLite run store (or any file `certify analyze` reads)")
-    rp.add_argument(
-        "-o",
-        "--out",
-        required=True,
-        help="report directory: new, empty or an earlier report, which is replaced whole "
-        "(written beside it, then renamed into place)",
+    rp = sub.add_parser(
+        "report", help="tables, figures and certificates of a run store (the same as `certify report STORE`)"
     )
-    rp.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
-    rp.add_argument("--step", type=float, default=0.05, help="mixture weight-grid step (default 0.05)")
-    rp.add_argument("--no-progress", action="store_true", help="no progress bar")
-    rp.set_defaults(run=_report)
+    add_report_arguments(rp, source_help="SQLite run store (or any file `certify analyze` reads)")
 
 
 def _run(args) -> int:
@@ -105,22 +98,4 @@ def _export(args) -> int:
     with RunStore(args.store, read_only=True) as store:
         n = export_bits(store, args.output, fmt=args.format, layout=args.layout, force=args.force)
     print(f"wrote {n} rows to {args.output}", file=sys.stderr)
-    return 0
-
-
-def _report(args) -> int:
-    from .._errors import InputError
-    from .._extras import require
-
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha {args.alpha!r} must be in (0, 1)")
-    # Before any work: a missing extra should not surface after minutes of analysis.
-    require("matplotlib", "certify experiment report (figures)")
-    if not args.no_progress:
-        require("tqdm", "certify experiment report (progress bar; --no-progress goes without)")
-    from ..report import write_report
-
-    res = write_report(args.store, args.out, alpha=args.alpha, step=args.step, progress=not args.no_progress)
-    print(f"wrote {len(res.tables)} tables, {len(res.figures)} figure files and {res.certificates} certificates")
-    print(f"report: {res.report_path}")
     return 0

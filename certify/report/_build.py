@@ -161,6 +161,8 @@ def _top_votes(k: int) -> int:
 def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progress: bool = False) -> dict:
     """Every analysis behind the report (see the module docstring), as result objects.
 
+    A file without groups is analysed as one group named by the file (``calls.csv``).
+
     Returns
     -------
     dict
@@ -174,7 +176,9 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
     from ..experiment import RunStore  # the readers read a run store through the experiment's CallTable
 
     groups = read_groups(store_path, open_store=RunStore)
-    items = list(groups.items())
+    # A file without groups is one group with an empty name: every table, title and certificate
+    # of the report names it by its file instead, as the reader of the report knows it.
+    items = [(g or Path(store_path).name, bits) for g, bits in groups.items()]
     bar = None
     if progress:
         tqdm = require("tqdm", "the analysis progress bar").tqdm

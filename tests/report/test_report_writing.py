@@ -160,3 +160,27 @@ def test_a_folder_that_is_not_a_report_is_refused_before_the_work(stores, tmp_pa
         write_report(tmp_path / "missing.sqlite", out)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and not p.is_symlink()} == before
     assert not list(tmp_path.glob(".certify-*"))
+
+
+def test_certify_report_names_a_file_without_groups_and_equals_the_experiment_spelling(tmp_path):
+    """``certify report FILE`` is the report of any file analyze reads; a file without groups is
+    titled by its name (it was titled ``"``"`` with empty cells), and ``certify experiment report``
+    writes the same files through the same code."""
+    pytest.importorskip("matplotlib")
+    bits = _bits(7, 80, 3, 2.0)
+    lines = ["example_id," + ",".join(f"c{j}" for j in range(3))] + [f"e{i}," + ",".join(map(str, row))
+                                                                     for i, row in enumerate(bits)]
+    (tmp_path / "plain.csv").write_text("\n".join(lines) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command, out in ((["report"], "a"), (["experiment", "report"], "b")):
+        r = subprocess.run([sys.executable, "-m", "certify.cli.main", *command, "plain.csv", "-o", out,
+                            "--no-progress", "--step", "0.5"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines()[-1] == f"report: {out}/report.md"
+    text = (tmp_path / "a" / "report.md").read_text()
+    assert "``" not in text
+    assert "`plain.csv` (80 examples, 3 calls per example):" in text
+    index = json.loads((tmp_path / "a" / "certificates" / "index.json").read_text())
+    assert {e["group"] for e in index} == {"plain.csv"}
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
