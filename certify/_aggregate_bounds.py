@@ -35,10 +35,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import numpy as np
-
 from ._errors import ObjectiveError
 from ._objective import MAX_EXPANDED_DEGREE, Objective, OneInstance, vote_accuracy
+from ._validation import check_votes
 
 __all__ = [
     "pass_at_k_coefficients",
@@ -52,15 +51,14 @@ __all__ = [
 
 
 def _check_votes(votes) -> int:
-    if isinstance(votes, bool) or not isinstance(votes, (int, np.integer)) or votes < 1:
-        raise ObjectiveError(f"votes={votes!r} must be a positive integer number of calls")
-    if votes > MAX_EXPANDED_DEGREE:
-        # the objective is stored by exact Bernstein coefficients of degree `votes`, whose
-        # conversion from monomials costs O(votes^2) rational operations
-        raise ObjectiveError(
-            f"votes={votes} is above {MAX_EXPANDED_DEGREE}, the largest degree of an expanded polynomial objective"
-        )
-    return int(votes)
+    # the objective is stored by exact Bernstein coefficients of degree `votes`, whose
+    # conversion from monomials costs O(votes^2) rational operations
+    return check_votes(
+        votes,
+        MAX_EXPANDED_DEGREE,
+        f"votes={votes} is above {MAX_EXPANDED_DEGREE}, the largest degree of an expanded polynomial objective",
+        ObjectiveError,
+    )
 
 
 def pass_at_k_coefficients(votes: int) -> tuple[Fraction, ...]:

@@ -41,6 +41,7 @@ from .._bounds import as_objective
 from .._errors import InputError, SolverError
 from .._numbers import exact_number
 from .._objective import Objective, is_vote_limit
+from .._validation import check_alpha
 from ._kernel import ENDPOINT_NAME, now, poly, to_fmpq, version, workprec
 from ._likelihood_certificate import DataSource, LikelihoodCertificate, LikelihoodProvenance
 from ._minimize import exact_minimum, grid_minimizers
@@ -229,8 +230,8 @@ def build_likelihood_certificate(
     started = time.perf_counter()
     if side not in ("lower", "upper"):
         raise InputError(f"side={side!r} must be 'lower' or 'upper'")
-    if alpha is not None and not 0 < float(alpha) < 1:
-        raise InputError(f"alpha={alpha!r} must lie in (0, 1)")
+    if alpha is not None:
+        alpha = check_alpha(alpha)
     if calibration is not None and not isinstance(calibration, str):
         raise InputError(f"calibration={calibration!r} must be a string")
     if source is not None and not isinstance(source, DataSource):

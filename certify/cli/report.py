@@ -7,8 +7,8 @@ spellings cannot drift apart.
 
 from __future__ import annotations
 
-from .._errors import InputError
 from .._extras import require
+from .._validation import check_alpha
 
 __all__ = ["add_report_arguments", "register", "run_report"]
 
@@ -46,8 +46,7 @@ def add_report_arguments(p, *, source_help: str) -> None:
 
 def run_report(args) -> int:
     """Write the report (:func:`certify.report.write_report`) and print where it is."""
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha {args.alpha!r} must be in (0, 1)")
+    check_alpha(args.alpha, "--alpha")
     # Before any work: a missing extra should not surface after minutes of analysis.
     require("matplotlib", "certify report (figures)")
     if not args.no_progress:

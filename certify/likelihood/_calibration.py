@@ -123,6 +123,7 @@ from .._bernstein import monomial_to_bernstein
 from .._distributions import chi2_quantile, f_quantile
 from .._errors import InputError
 from .._objective import Objective, VoteLimit
+from .._validation import check_alpha
 from ._cells import CellCounts, _as_cells
 from ._npmle import _latent, _npmle
 from ._problem import _Problem
@@ -197,8 +198,7 @@ def critical_value(alpha: float = 0.05, df: int = 1, n: int | None = None, dim: 
     it corrects the chi-square calibration's shortfall at small N (measured in
     ``benchmarks/bench_likelihood_coverage.py``) and is larger than it at every n.
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < float(alpha) < 1:
-        raise InputError(f"alpha={alpha!r} must be a number strictly between 0 and 1")
+    alpha = check_alpha(alpha)
     if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
         raise InputError(f"df={df!r} must be a positive integer")
     if n is None:

@@ -35,6 +35,7 @@ from scipy import special
 from .._errors import InputError
 from .._objective import V_INF
 from .._screen import LIKELIHOOD, POLICIES, grid, grid_minima, grid_points, polish
+from ..certificates import MAX_CALLS as CHECKER_MAX_CALLS
 from ._cells import CellCounts
 from ._targets import _Law, _Piece, _Target
 from ._tolerances import (
@@ -46,13 +47,13 @@ from ._tolerances import (
     TINY,
 )
 
-#: Work limit: calls per example (K) of any likelihood computation. The kernel tables, the
-#: screening grids (LIKELIHOOD_CELLS_PER_DEGREE points per degree K) and the small-count
-#: calibration's draws (DRAWS x (K + 1) counts) grow with K; measured with 5 examples, one
-#: interval of V3 took 3 s at K = 2000 and 87 s at K = 10,000, and at K = 200,000 the draws
-#: alone would need 3 GB. 2000 is also the certificate checker's limit (certificates/_budget.py
-#: MAX_CALLS), so every interval within it can be certified.
-MAX_CALLS = 2000
+#: Work limit: calls per example (K) of any likelihood computation, the certificate checker's
+#: (:data:`certify.certificates.MAX_CALLS`, defined there once), so every interval within it can
+#: be certified. The kernel tables, the screening grids (LIKELIHOOD_CELLS_PER_DEGREE points per
+#: degree K) and the small-count calibration's draws (DRAWS x (K + 1) counts) grow with K;
+#: measured with 5 examples, one interval of V3 took 3 s at K = 2000 and 87 s at K = 10,000, and
+#: at K = 200,000 the draws alone would need 3 GB.
+MAX_CALLS = CHECKER_MAX_CALLS
 #: Work limit of the V_inf interval, lower: its ends are the steepest of all objectives (a jump
 #: at 1/2 that every example's binomial kernel resolves more sharply as K grows), and beyond
 #: about 256 calls Newton's method failed there and the fallback ran for minutes (measured: V_inf

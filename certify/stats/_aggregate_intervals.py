@@ -49,6 +49,7 @@ import numpy as np
 from .._aggregate_bounds import PASS_INF, PassLimit, pass_at_k_objective, plurality_bounds
 from .._errors import InputError
 from .._objective import V_INF, Objective, VoteLimit, parse_vote_budgets
+from .._validation import check_alpha
 from ..likelihood import (
     LikelihoodInterval,
     cell_counts,
@@ -146,8 +147,7 @@ def _rows(codes, votes, aggregate: str, alpha: float, certify: bool) -> tuple:
     """(AggregateEstimate, lower certificate or None, upper certificate or None) per budget, in order."""
     if aggregate not in AGGREGATES:
         raise InputError(f"aggregate={aggregate!r} must be one of {', '.join(AGGREGATES)}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    alpha = check_alpha(alpha)
     budgets = parse_vote_budgets(votes)
     calls, correct, abstain, _ = answer_counts(codes)
     cells = cell_counts(calls, correct)

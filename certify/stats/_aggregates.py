@@ -42,6 +42,7 @@ import numpy as np
 from .._distributions import beta_quantile, normal_quantile, t_quantile
 from .._errors import InputError
 from .._objective import V_INF, budget_json, parse_vote_budget
+from .._validation import check_alpha
 from ._plurality import budget_tuple, miss_probabilities, per_example_pass_at_k, per_example_plurality
 
 __all__ = ["AGGREGATES", "AggregateEstimate", "aggregate_estimates"]
@@ -209,8 +210,7 @@ def aggregate_estimates(
     """
     if aggregate not in _PER_EXAMPLE:
         raise InputError(f"aggregate={aggregate!r} must be one of {', '.join(AGGREGATES)}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    alpha = check_alpha(alpha)
     ks = budget_tuple(votes)
     if baseline is not None:
         if isinstance(baseline, bool) or not isinstance(baseline, (int, np.integer)) or baseline < 1:

@@ -83,6 +83,7 @@ import numpy as np
 
 from .._errors import InputError
 from .._objective import MAX_EXPANDED_DEGREE, V_INF, parse_vote_budgets
+from .._validation import check_alpha
 from ..likelihood import FiniteModel, critical_value, finite_interval
 from ._aggregates import aggregate_estimates
 from ._plurality import MISSING, _codes_array, answer_counts
@@ -246,8 +247,7 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
         k^2 / 2 terms) or alpha; a pattern the model cannot produce at any grid point (never, for
         valid codes).
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    alpha = check_alpha(alpha)
     budgets = parse_vote_budgets(budgets)
     for k in budgets:
         if k is not V_INF and k > MAX_EXPANDED_DEGREE:

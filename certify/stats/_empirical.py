@@ -29,6 +29,7 @@ from .._calls import CallBits
 from .._distributions import hypergeometric_pmf, normal_quantile
 from .._errors import InputError
 from .._objective import votes_label
+from .._validation import check_alpha, check_votes
 
 __all__ = [
     "EmpiricalVote",
@@ -117,14 +118,12 @@ class PairedComparison:
 
 
 def _check_votes(votes, data: CallBits) -> int:
-    if isinstance(votes, bool) or not isinstance(votes, (int, np.integer)) or votes < 1:
-        raise InputError(f"votes={votes!r} must be a positive integer number of calls")
-    if votes > data.calls:
-        raise InputError(
-            f"votes={votes} exceeds the calls every example has (K = {data.calls}); an empirical "
-            f"{votes}-vote accuracy needs at least {votes} calls on each example"
-        )
-    return int(votes)
+    return check_votes(
+        votes,
+        data.calls,
+        f"votes={votes} exceeds the calls every example has (K = {data.calls}); an empirical "
+        f"{votes}-vote accuracy needs at least {votes} calls on each example",
+    )
 
 
 def per_example_vote_accuracy(data: CallBits, votes: int) -> np.ndarray:
@@ -155,8 +154,7 @@ def paired_comparison(
     ``a`` and ``b`` are per-example values on the same examples (e.g. exact vote or
     mixture accuracies); ``label_a`` / ``label_b`` name the two sides.
     """
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    alpha = check_alpha(alpha)
     d = b - a
     n = len(d)
     if n < 2:

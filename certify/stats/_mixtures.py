@@ -45,6 +45,7 @@ from .._calls import CallBits
 from .._distributions import hypergeometric_pmf
 from .._errors import InputError
 from .._moments import rho_from_nu
+from .._validation import check_votes
 from ..certificates import Certificate, certify_bound
 from ._estimators import TwoCallEstimates
 
@@ -209,11 +210,9 @@ def allocation_majority(data: MixtureData, votes: int) -> tuple[np.ndarray, np.n
 
 
 def _check_votes(votes, data: MixtureData) -> int:
-    if isinstance(votes, bool) or not isinstance(votes, (int, np.integer)) or votes < 1:
-        raise InputError(f"votes={votes!r} must be a positive integer number of calls")
-    if votes > data.calls:
-        raise InputError(f"votes={votes} exceeds the K = {data.calls} recorded calls per example and component")
-    return int(votes)
+    return check_votes(
+        votes, data.calls, f"votes={votes} exceeds the K = {data.calls} recorded calls per example and component"
+    )
 
 
 def _check_weights(weights, c: int) -> np.ndarray:

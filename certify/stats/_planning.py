@@ -68,6 +68,7 @@ from .._bernstein import bernstein_basis
 from .._errors import CertifyError, InputError
 from .._numbers import float_or_nan
 from .._objective import vote_gain
+from .._validation import check_alpha
 from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle, witness_below
 
 __all__ = ["DEFAULT_PLAN_REPS", "DEFAULT_WIDTH_REPS", "PLAN_SCHEMA_VERSION", "PlanRow", "StudyPlan", "plan_study"]
@@ -471,8 +472,7 @@ def plan_study(
     """
     if isinstance(votes, bool) or not isinstance(votes, (int, np.integer)) or votes < 2:
         raise InputError(f"votes={votes!r} must be an integer >= 2 (the budget whose gain over one call is planned)")
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    alpha = check_alpha(alpha)
     examples = _positive_ints(examples, "examples", 2)
     calls = _positive_ints(calls, "calls", 2)
     (reps,) = _positive_ints([reps], "reps", 10)

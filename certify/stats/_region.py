@@ -54,6 +54,7 @@ from .._endpoint import endpoint_bounds
 from .._errors import InputError
 from .._numbers import float_or_nan
 from .._objective import V_INF, budget_json, is_vote_limit
+from .._validation import check_alpha
 from ..solvers import Faces
 from ._estimators import TwoCallEstimates
 from ._tolerances import (
@@ -210,8 +211,7 @@ def wald_region(estimates: TwoCallEstimates, alpha: float = 0.05, *, singular: s
     EmptyRegionError
         When no feasible theta lies in the Wald ellipse.
     """
-    if not (isinstance(alpha, (int, float)) and 0.0 < alpha < 1.0):
-        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    alpha = check_alpha(alpha)
     if singular not in ("floor", "pinv"):
         raise InputError(f"singular={singular!r} must be 'floor' or 'pinv'")
     n = estimates.n

@@ -39,6 +39,7 @@ from .._endpoint import endpoint_bounds
 from .._errors import CertifyError, InputError, SolverError
 from .._numbers import percentage_points, pp_interval
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets, vote_gain
+from .._validation import check_alpha
 from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
 from ..readers import read_bits
 from ..solvers import Faces
@@ -578,8 +579,7 @@ def analyze(
     aggregate_votes = votes if aggregate_votes is None else parse_votes(aggregate_votes)
     extra = [a for a in dict.fromkeys(parse_aggregate(a) for a in aggregates) if a != "majority"]
     wanted = [parse_objective(o) for o in objectives]
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise InputError(f"alpha={alpha!r} must be in (0, 1)")
+    alpha = check_alpha(alpha)
     if method not in METHODS:
         raise InputError(f"method={method!r} must be one of {', '.join(METHODS)}")
     if calls is not None and (
