@@ -601,7 +601,11 @@ def analyze(
         region = None
         notes.append(f"no two-call interval: {exc}")
     if region is not None and region.floored:
-        notes.append(f"Sigma-hat is (near-)singular: {region.floored} eigenvalue(s) raised to 1/N = {1 / two.n:.3g}")
+        notes.append(
+            f"Sigma-hat (the two-call covariance) is (near-)singular: {region.floored} eigenvalue(s) raised to "
+            f"1/N = {1 / two.n:.3g}, which widens the two-call intervals (never narrows them); the intervals from "
+            "all calls do not use it"
+        )
     mu, nu, moved = _feasible(two.mu, two.nu)
     if moved:
         notes.append(
@@ -637,7 +641,9 @@ def analyze(
                 mlo, mup = b.lower.value, b.upper.value
             except InputError:
                 notes.append(
-                    f"the {allc.order} U-statistic moments are not the moments of any law; no higher-order interval"
+                    f"the {allc.order} moments estimated from all calls (U-statistics) fit no law on [0, 1], as "
+                    "sampling noise allows; only the JSON's sharp range at them (moment_lower, moment_upper) is empty: "
+                    "no interval shown depends on them"
                 )
         rows.append(
             BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv)
