@@ -94,7 +94,7 @@ def _region():
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_every_function_reads_every_spelling(spelling, bits):
     from certify import certify_bound
-    from certify.report._tables import votes_text
+    from certify.report._table_format import votes_text
     from certify.stats import analyze, complete, parse_votes, project
     from certify.likelihood import is_infinite_budget
 

@@ -2,8 +2,8 @@
 
 * the mixture and overtaking statistics it shows are in :mod:`certify.stats`
   (:func:`~certify.stats.search_mixtures`, :func:`~certify.stats.find_overtaking`, ...);
-* tables (Markdown, CSV, LaTeX): :class:`Table`, :func:`policy_table`, :func:`policy_interval_table`,
-  :func:`more_calls_table`,
+* tables (Markdown, CSV, LaTeX): :class:`Table` of :class:`Column` (their renderings),
+  :func:`policy_table`, :func:`policy_interval_table`, :func:`more_calls_table`,
   :func:`se_range_table`, :func:`completion_error_table`, :func:`mixture_table`,
   :func:`overtaking_table`, :func:`negative_table`;
 * figures (PNG and PDF): :func:`width_maps`, :func:`votability_plane` (with each policy's
@@ -16,9 +16,8 @@
 from ._build import ReportResult, analyze_store, true_vote_accuracy, write_report
 from ._demo import DemoResult, default_config_path, run_demo, summary_lines
 from ._figures import gain_map, mixture_plane, region_outline, votability_plane, vote_curves, width_maps
+from ._table_format import Column, Table
 from ._tables import (
-    Column,
-    Table,
     completion_error_table,
     mixture_table,
     more_calls_table,

@@ -65,6 +65,7 @@ from ..stats import (
 )
 from . import _figures as figs
 from . import _tables as tabs
+from ._table_format import LATEX_PREAMBLE
 
 __all__ = [
     "REPORT_JSON_SCHEMA_VERSION",
@@ -450,7 +451,7 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
         f"recorded call (alpha = {alpha:g}, asymptotic).",
         "",
         "LaTeX tables (`tables/*.tex`) compile inside a document whose preamble contains "
-        + ", ".join(f"`{line}`" for line in tabs.LATEX_PREAMBLE.splitlines())
+        + ", ".join(f"`{line}`" for line in LATEX_PREAMBLE.splitlines())
         + ".",
         "",
     ]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
-from certify.report._tables import LATEX_PACKAGES, MAX_COLUMNS, Column, Table, latex_text, votes_text
+from certify.report._table_format import LATEX_PACKAGES, MAX_COLUMNS, Column, Table, latex_text, votes_text
 
 from report_helpers import K, write_store
 
