@@ -45,78 +45,18 @@ share their call numbers (0, 1, 2, ...) is read whatever their count.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
-from decimal import Decimal
 from itertools import repeat
 
 import numpy as np
 
 from .._calls import CallBits, DataError, ReadInfo, abbreviate
 from ._answers import DEFAULT_NORMALIZATION, answer_codes, normalize_answer
+from ._cell_values import _answer_text, _bit, _call_index, _id_text, _is_blank, _kind, _show, _where
 from ._columns import role_columns
 from ._memory import SortedIndex, TextCodes, trim_heap
 
-__all__ = ["DENSE_CELLS", "MAX_CALL_INDEX", "MAX_CELLS_PER_ROW", "MAX_ROWS", "Cells"]
-
-_TRUE = {"1", "1.0", "true", "c"}
-_FALSE = {"0", "0.0", "false", "i"}
-
-
-#: Characters of a cell shown in a message: a message is one short line whatever the cell.
-SHOWN_CHARS = 60
-
-
-def _show(value) -> str:
-    """repr(value) for a message, cut to SHOWN_CHARS characters (with the length said)."""
-    text = repr(str(value) if isinstance(value, Decimal) else value)
-    return text if len(text) <= SHOWN_CHARS else f"{text[: SHOWN_CHARS - 3]}... ({len(text)} characters)"
-
-
-def _where(source: str, row, column) -> str:
-    return f"{source}: row {row}, column {column!r}"
-
-
-def _bit(value, source: str, row, column, context=None):
-    """0.0 / 1.0 for a binary cell, None for an empty one; DataError otherwise.
-
-    ``context(column)``, if given, returns the tail of the error message (how the columns were read).
-    """
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return float(value)
-    if isinstance(value, np.generic):
-        value = value.item()  # report 0.5, not np.float64(0.5)
-    if isinstance(value, Decimal):  # a JSON number, as its decimal text reads (exactly)
-        if value == 0 or value == 1:
-            return float(value)
-        raise DataError(
-            f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
-            f"{context(column) if context else ''}"
-        )
-    if isinstance(value, (int, float)):
-        v = float(value)
-        if math.isnan(v):
-            return None
-        if v in (0.0, 1.0):
-            return v
-        raise DataError(
-            f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
-            f"{context(column) if context else ''}"
-        )
-    text = str(value).strip()
-    if text == "" or text.lower() in ("na", "nan", "null", "none"):
-        return None
-    low = text.lower()
-    if low in _TRUE:
-        return 1.0
-    if low in _FALSE:
-        return 0.0
-    raise DataError(
-        f"{_where(source, row, column)}: value {_show(value)} is not binary (0/1, true/false)"
-        f"{context(column) if context else ''}"
-    )
+__all__ = ["DENSE_CELLS", "MAX_CELLS_PER_ROW", "MAX_ROWS", "Cells"]
 
 
 #: A long table's (examples x distinct call indices) array of any shape up to this many
@@ -128,80 +68,12 @@ DENSE_CELLS = 1 << 24
 #: per cell, or a few empty for ragged examples); a call column that is not a call number
 #: fills one cell per example and index, and its array would grow with the square of the file.
 MAX_CELLS_PER_ROW = 16
-#: Largest call index (in absolute value): a 64-bit integer.
-MAX_CALL_INDEX = 2**63 - 1
 #: Row numbers are kept as 32-bit unsigned integers (half the memory of 64-bit ones).
 MAX_ROWS = 2**32 - 1
 #: Tables of at least this many (example, call) cells (or rows read) give freed heap memory
 #: back to the system: as they grow, every so many rows, and before the result is built
 #: (:func:`~certify.readers._memory.trim_heap`).
 _TRIM_CELLS = 1 << 20
-
-
-def _is_blank(value) -> bool:
-    return value is None or (isinstance(value, str) and value.strip() == "")
-
-
-def _id_text(value, source, row, column) -> str:
-    if value is None or str(value).strip() == "" or (isinstance(value, float) and math.isnan(value)):
-        raise DataError(f"{_where(source, row, column)}: missing example id")
-    return str(value).strip()
-
-
-# ASCII digits only: float() would read "1_0" as 10 and "١" as 1; at most 19 digits (int64)
-_INDEX_TEXT = re.compile(r"[+-]?[0-9]{1,19}(?:\.0*)?", re.ASCII)
-
-
-def _call_index(value, source, row, column, context) -> int:
-    if isinstance(value, np.generic):
-        value = value.item()
-    c = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        c = value
-    elif isinstance(value, float) and value.is_integer():
-        c = int(value)
-    elif isinstance(value, Decimal) and value.is_finite() and abs(value) <= MAX_CALL_INDEX and value == int(value):
-        c = int(value)  # a JSON number: 2 and 2.0 are call 2, as in a CSV
-    elif isinstance(value, str) and _INDEX_TEXT.fullmatch(value.strip()):
-        c = int(value.strip().split(".")[0])
-    if c is None or abs(c) > MAX_CALL_INDEX:
-        why = (
-            " (beyond a 64-bit integer)"
-            if c is not None
-            else " (an integer is written in ASCII digits 0-9)"
-            if isinstance(value, str) and any((ch.isdigit() and not "0" <= ch <= "9") or ch == "_" for ch in value)
-            else ""
-        )
-        raise DataError(
-            f"{_where(source, row, column)}: call index {_show(value)} is not an integer{why}{context(column)}"
-        )
-    return c
-
-
-def _answer_text(value, source, row, column) -> str | None:
-    """The text of an answer or target cell (``None``: empty); numbers as written, booleans as JSON writes them."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return None if math.isnan(value) else repr(value)
-    if isinstance(value, (int, Decimal)):
-        return str(value)
-    raise DataError(f"{_where(source, row, column)}: value {_show(value)} is not a text or a number")
-
-
-def _kind(value) -> str | None:
-    """What a target value is, for the one-kind rule: ``text``, ``number``, ``boolean`` (None: empty)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if isinstance(value, bool):
-        return "boolean"
-    return "number" if isinstance(value, (int, float, Decimal)) else "text"
 
 
 def _intern(table: TextCodes, texts: list) -> np.ndarray:
