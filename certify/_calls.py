@@ -127,12 +127,16 @@ class ReadInfo:
         }
 
 
-def abbreviate(names, limit: int = 6) -> str:
-    """Names joined by commas, the middle elided past ``limit`` (for messages and read summaries)."""
+def abbreviate(names, limit: int = 6, noun: str = "columns") -> str:
+    """Names joined by commas, the middle elided past ``limit`` (for messages and read summaries).
+
+    A message stays one short line however many names there are: past ``limit`` it shows the
+    first three, the last and how many ``noun`` there are in all.
+    """
     names = list(names)
     if len(names) <= limit:
         return ", ".join(names)
-    return ", ".join(names[:3]) + f", ..., {names[-1]} ({len(names)} columns)"
+    return ", ".join(names[:3]) + f", ..., {names[-1]} ({len(names)} {noun})"
 
 
 @dataclass(frozen=True, eq=False)

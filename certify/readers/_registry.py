@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .._calls import CallBits, DataError, ReadInfo
+from .._calls import CallBits, DataError, ReadInfo, abbreviate
 from ._answers import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from ._columns import ColumnMap
 from ._csv import read_csv
@@ -410,10 +410,14 @@ def read_bits(
     name = path if isinstance(path, (str, os.PathLike)) else type(path).__name__
     if group is None:
         if len(groups) > 1:
-            raise DataError(f"{name}: {len(groups)} groups ({', '.join(groups)}); choose one with --group (group=)")
+            raise DataError(
+                f"{name}: {len(groups)} groups ({abbreviate(map(repr, groups), noun='groups')}); "
+                "choose one with --group (group=)"
+            )
         return next(iter(groups.values()))
     if group not in groups:
         raise DataError(
-            f"{name}: group {group!r} not found (has {', '.join(groups) or 'none'}); choose one with --group (group=)"
+            f"{name}: group {group!r} not found (has {abbreviate(map(repr, groups), noun='groups') or 'none'}); "
+            "choose one with --group (group=)"
         )
     return groups[group]

@@ -112,3 +112,16 @@ def test_groups_come_in_order_of_first_row_with_their_examples(tmp_path):
         mine = [r for r in rows if r[0] == name]
         assert bits.example_ids == tuple(r[1] for r in mine)
         assert bits.bits.tolist() == [[float(r[2]), float(r[3])] for r in mine]
+
+
+def test_read_bits_names_a_few_of_many_groups(tmp_path):
+    """read_bits (the planner's reader) listed every group in its 'choose one' message: 5,000 names on one line."""
+    from certify.readers import DataError, read_bits
+
+    path = _write_groups(tmp_path / "many.csv", 5000, examples=2)
+    for kw in ({}, {"group": "nope"}):
+        with pytest.raises(DataError) as err:
+            read_bits(path, **kw)
+        text = str(err.value)
+        assert "'g0', 'g1', 'g2', ..., 'g4999' (5000 groups)" in text and "choose one with --group" in text
+        assert len(text) < 300
