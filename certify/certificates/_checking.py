@@ -294,12 +294,14 @@ def _moments(mom) -> tuple[list[Fraction], str]:
     return exact, ", ".join(shown)
 
 
-def read_bound(cert: dict) -> dict:
+def read_bound(cert: dict) -> tuple:
     """The exact fields every moment-class certificate shares (schemas 1 and 3), checked for layout.
 
     Checks structure, readable_floats and moments: the order, the checker's order limit,
-    and that ``moments.exact`` are the exact values of ``moments.given``. Returns theta =
-    (1, m_1, ..., m_m), the verdict's description of the inputs, and the law, dual and values.
+    and that ``moments.exact`` are the exact values of ``moments.given``. Returns, in this order,
+    theta = (1, m_1, ..., m_m), the verdict's description of the inputs (given), the law (atoms,
+    weights), the dual (coefficients, contacts) and the values (primal, dual value, enclosure,
+    width, value): what both moment-class checkers unpack.
     """
     mom = require_keys(cert["moments"], "moments", ("order", "given", "exact"))
     law = require_keys(cert["law"], "law", ("atoms", "weights"))
@@ -323,19 +325,20 @@ def read_bound(cert: dict) -> dict:
             )
         )
     enclosure = read_exact_list(field(cert, "enclosure", list, "certificate"), "enclosure")
-    out = {
-        "theta": theta,
-        "given": given,
-        "atoms": read_exact_list(field(law, "atoms", list, "law"), "law.atoms"),
-        "weights": read_exact_list(field(law, "weights", list, "law"), "law.weights"),
-        "coeffs": read_exact_list(field(dual, "coefficients", list, "dual"), "dual.coefficients"),
-        "contacts": contacts,
-        "primal": read_exact(cert["primal_value"], "primal_value"),
-        "dual_value": read_exact(cert["dual_value"], "dual_value"),
-        "enclosure": enclosure,
-        "width": read_exact(cert["width"], "width"),
-        "value": read_exact(cert["value"], "value"),
-    }
+    # every field read (and refused) in the order the checks always took, then the enclosure's length
+    out = (
+        theta,
+        given,
+        read_exact_list(field(law, "atoms", list, "law"), "law.atoms"),
+        read_exact_list(field(law, "weights", list, "law"), "law.weights"),
+        read_exact_list(field(dual, "coefficients", list, "dual"), "dual.coefficients"),
+        contacts,
+        read_exact(cert["primal_value"], "primal_value"),
+        read_exact(cert["dual_value"], "dual_value"),
+        enclosure,
+        read_exact(cert["width"], "width"),
+        read_exact(cert["value"], "value"),
+    )
     if len(enclosure) != 2:
         raise CheckFailed("structure", f"enclosure has {len(enclosure)} numbers, not 2")
     return out

@@ -80,16 +80,7 @@ def _run(cert) -> VerificationResult:
     side, s = check_header(cert, (SCHEMA_VERSION,), SHARP_KIND)
     obj = require_keys(cert["objective"], "objective", ("name", "degree", "majority", "bernstein"))
     g, name = objective_polynomial(obj)
-    b = read_bound(cert)
-    theta, given, atoms, weights, coeffs, contacts = (
-        b["theta"],
-        b["given"],
-        b["atoms"],
-        b["weights"],
-        b["coeffs"],
-        b["contacts"],
-    )
-    primal, dual_value, enclosure, width, value = b["primal"], b["dual_value"], b["enclosure"], b["width"], b["value"]
+    theta, given, atoms, weights, coeffs, contacts, primal, dual_value, enclosure, width, value = read_bound(cert)
 
     check_law(atoms, weights, theta)
     check_primal_value(primal, sum(w * value_at(g, x) for x, w in zip(atoms, weights)), s, "sum_j w_j g(x_j)")

@@ -94,16 +94,7 @@ def _run(cert) -> VerificationResult:
             f"objective {show(obj['name'])} = {show(obj['definition'])} must be "
             f"{ENDPOINT_NAME!r} = {ENDPOINT_DEFINITION!r}, the only objective of this kind",
         )
-    b = read_bound(cert)
-    theta, given, atoms, weights, coeffs, contacts = (
-        b["theta"],
-        b["given"],
-        b["atoms"],
-        b["weights"],
-        b["coeffs"],
-        b["contacts"],
-    )
-    primal, dual_value, enclosure, width, value = b["primal"], b["dual_value"], b["enclosure"], b["width"], b["value"]
+    theta, given, atoms, weights, coeffs, contacts, primal, dual_value, enclosure, width, value = read_bound(cert)
 
     check_law(atoms, weights, theta)
     check_primal_value(primal, endpoint_value(atoms, weights), s, "V_inf(law)")

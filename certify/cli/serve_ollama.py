@@ -9,23 +9,29 @@ from ._args import as_argument_type, parse_int
 
 __all__ = ["register"]
 
-# The ranges OllamaServer accepts, checked here too so that a bad option is refused
-# before the model loads (certify.experiment is imported only to serve). --n-ctx and
-# --instances are only read as integers here: their one rule, what the model and this
-# machine hold, is certify.experiment.check_embedded_capacity, called in _run before loading.
-_RANGES = {
-    "--port": (0, 65535),
-    "--instances": (1, 2**31 - 1),
-    "--threads": (0, 1024),
-    "--n-ctx": (1, 2**31 - 1),
-    "--max-connections": (1, 4096),
-    "--timeout": (1, 3600),
+# The integer options: (lowest, highest, default, help). Their ranges are those OllamaServer
+# accepts, checked here too so that a bad option is refused before the model loads
+# (certify.experiment is imported only to serve). --n-ctx and --instances are only read as
+# integers here: their one rule, what the model and this machine hold, is
+# certify.experiment.check_embedded_capacity, called in _run before loading.
+_INT_OPTIONS = {
+    "--port": (0, 65535, 11434, "port, 0 to 65535 (default 11434; 0 picks a free one)"),
+    "--instances": (
+        1,
+        2**31 - 1,
+        1,
+        "model copies serving requests in parallel (default 1; at most the CPU cores, within memory)",
+    ),
+    "--threads": (0, 1024, 0, "threads per instance, 0 to 1024 (default 0: half the cores)"),
+    "--n-ctx": (1, 2**31 - 1, 2048, "context length per instance (default 2048; 256 to 32768, within memory)"),
+    "--max-connections": (1, 4096, 256, "connections served at once, 1 to 4096 (default 256); the ones beyond get 503"),
+    "--timeout": (
+        1,
+        3600,
+        10,
+        "seconds for each stage of reading a request and of sending its answer, 1 to 3600 (default 10)",
+    ),
 }
-
-
-def _int(option: str):
-    # argparse names the option ("argument --port: ..."); the message names the value and the range.
-    return as_argument_type(parse_int, option[2:], *_RANGES[option])
 
 
 def register(subparsers) -> None:
@@ -36,9 +42,6 @@ def register(subparsers) -> None:
         description="Serve the embedded Gemma 3 270M (or a GGUF) with Ollama's HTTP API.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument(
-        "--port", type=_int("--port"), default=11434, help="port, 0 to 65535 (default 11434; 0 picks a free one)"
-    )
     p.add_argument("--model", default="gemma3:270m", help="gemma3:270m (packaged) or a GGUF path")
     p.add_argument("--name", default="gemma3:270m", help="model name clients ask for")
     p.add_argument(
@@ -47,36 +50,9 @@ def register(subparsers) -> None:
         default="generate",
         help="choice: answer single-enum schemas from one prompt pass",
     )
-    p.add_argument(
-        "--instances",
-        type=_int("--instances"),
-        default=1,
-        help="model copies serving requests in parallel (default 1; at most the CPU cores, within memory)",
-    )
-    p.add_argument(
-        "--threads",
-        type=_int("--threads"),
-        default=0,
-        help="threads per instance, 0 to 1024 (default 0: half the cores)",
-    )
-    p.add_argument(
-        "--n-ctx",
-        type=_int("--n-ctx"),
-        default=2048,
-        help="context length per instance (default 2048; 256 to 32768, within memory)",
-    )
-    p.add_argument(
-        "--max-connections",
-        type=_int("--max-connections"),
-        default=256,
-        help="connections served at once, 1 to 4096 (default 256); the ones beyond get 503",
-    )
-    p.add_argument(
-        "--timeout",
-        type=_int("--timeout"),
-        default=10,
-        help="seconds for each stage of reading a request and of sending its answer, 1 to 3600 (default 10)",
-    )
+    for option, (low, high, default, text) in _INT_OPTIONS.items():
+        # argparse names the option ("argument --port: ..."); the message names the value and the range
+        p.add_argument(option, type=as_argument_type(parse_int, option[2:], low, high), default=default, help=text)
     p.set_defaults(run=_run)
 
 
