@@ -71,6 +71,7 @@ from ._estimators import (
     two_call_estimates,
     two_call_from_summary,
 )
+from ._interval import IntervalEstimate
 from ._mixtures import (
     Mixture,
     MixtureData,
@@ -104,7 +105,6 @@ from ._report import (
     REPORT_SCHEMA_VERSION,
     AnalysisReport,
     BudgetRow,
-    IntervalEstimate,
     ObjectiveInterval,
     SolvedIntervals,
     Verdict,

@@ -44,6 +44,7 @@ from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals
 from ._aggregate_intervals import aggregate_intervals
 from ._aggregates import AGGREGATES, aggregate_estimates
 from ._answer_model import ModelEstimate, plurality_model
+from ._interval import IntervalEstimate
 
 __all__ = [
     "AGGREGATE_NAMES",
@@ -108,34 +109,31 @@ class AggregateBudget:
     empirical: float | None = None
     model: ModelEstimate | None = None
 
+    def interval(self) -> IntervalEstimate:
+        """The interval as the bit majority's rows carry it (written and read by one pair of methods)."""
+        return IntervalEstimate(self.lower, self.upper, self.method, self.calibration, self.alpha, self.calls)
+
     def to_dict(self) -> dict:
         return {
             "aggregate": self.aggregate,
             "votes": budget_json(self.votes),
-            "interval": {
-                "lower": self.lower,
-                "upper": self.upper,
-                "method": self.method,
-                "calibration": self.calibration,
-                "alpha": self.alpha,
-                "calls": self.calls,
-            },
+            "interval": self.interval().to_dict(),
             "empirical": _none_or_float(self.empirical),
             "model": None if self.model is None else self.model.to_dict(),
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> AggregateBudget:
-        iv = d["interval"]
+        iv = IntervalEstimate.from_dict(d["interval"])
         return cls(
             str(d["aggregate"]),
             parse_vote_budget(d["votes"]),
-            float(iv["lower"]),
-            float(iv["upper"]),
-            str(iv["method"]),
-            str(iv["calibration"]),
-            float(iv["alpha"]),
-            int(iv["calls"]),
+            iv.lower,
+            iv.upper,
+            iv.method,
+            iv.calibration,
+            iv.alpha,
+            iv.calls,
             None if d.get("empirical") is None else float(d["empirical"]),
             None if d.get("model") is None else ModelEstimate.from_dict(d["model"]),
         )

@@ -47,6 +47,7 @@ from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_ver
 from ._completions import Completion, complete
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy, votes_label
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
+from ._interval import IntervalEstimate
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
 from ._tolerances import RANGE_TOL
 
@@ -54,7 +55,6 @@ __all__ = [
     "METHODS",
     "REPORT_SCHEMA_VERSION",
     "BudgetRow",
-    "IntervalEstimate",
     "SolvedIntervals",
     "Verdict",
     "AnalysisReport",
@@ -133,52 +133,6 @@ def verdict_budgets(votes) -> list[int]:
 
 def _opt(cls, d):
     return None if d is None else cls.from_dict(d)
-
-
-@dataclass(frozen=True)
-class IntervalEstimate:
-    """A 1 - alpha confidence interval for one objective, with how it was made.
-
-    Attributes
-    ----------
-    lower, upper : float
-    method : str
-        ``"likelihood"`` (every call, likelihood ratio) or ``"two-call"`` (projected Wald region).
-    calibration : str
-        How the level is reached, e.g. ``"asymptotic, profile chi2(1)"``; the coverage
-        is measured by simulation in ``benchmarks/bench_likelihood_coverage.py``.
-    alpha : float
-    calls : int
-        Calls per example the interval uses (K, or 2 for the two-call method).
-    """
-
-    lower: float
-    upper: float
-    method: str
-    calibration: str
-    alpha: float
-    calls: int
-
-    def to_dict(self) -> dict:
-        return {
-            "lower": self.lower,
-            "upper": self.upper,
-            "method": self.method,
-            "calibration": self.calibration,
-            "alpha": self.alpha,
-            "calls": self.calls,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> IntervalEstimate:
-        return cls(
-            float(d["lower"]),
-            float(d["upper"]),
-            str(d["method"]),
-            str(d["calibration"]),
-            float(d["alpha"]),
-            int(d["calls"]),
-        )
 
 
 @dataclass(frozen=True)
