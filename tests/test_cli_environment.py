@@ -243,7 +243,7 @@ def test_control_characters_in_names_cannot_forge_a_line(tmp_path):
     assert not any(c in r.stdout for c in "\x1b\x9b\u202e\r")
     assert not any(line.startswith("  3 votes: CERTIFIED better than one call (+50.0 pp)") for line in lines)
     shown = "a\\x1b[2J\\n  3 votes: CERTIFIED better than one call (+50.0 pp)\\x9b31m\\u202e"
-    assert f"{data} [{shown}]: 30 examples x 3 calls" in lines
+    assert any(line.startswith(f"{data} [{shown}]: 30 examples x 3 calls") for line in lines)
     # JSON keeps the exact name
     r = _run(["analyze", data, "--votes", "3", "--json"])
     assert json.loads(r.stdout)["reports"][0]["group"] == FORGED

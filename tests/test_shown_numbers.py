@@ -29,7 +29,10 @@ def test_ragged_data_label_the_range_of_calls(tmp_path, capsys):
     rows += [f"e{i},{j},{(i + j) % 3 == 0:d}" for i in range(1, 60) for j in range(2)]
     path = tmp_path / "ragged.csv"
     path.write_text("\n".join(rows) + "\n")
-    assert main(["analyze", str(path), "--votes", "3"]) == 0
+    assert main(["analyze", str(path), "--votes", "3", "--details"]) == 0
     out = capsys.readouterr().out
     assert "95% from 2-20 calls" in out and "Verdict (95%, from 2-20 calls" in out
     assert "from 20 calls" not in out
+    assert main(["analyze", str(path), "--votes", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "x 2-20 calls" in out and "from 2-20 calls" in out and "from 20 calls" not in out

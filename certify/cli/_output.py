@@ -51,15 +51,19 @@ def print_json(obj) -> None:
     sys.stdout.write(to_json(obj) + "\n")
 
 
-def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]], out=None) -> None:
-    """Print an aligned plain-text table; the first column is left-aligned; every cell through :func:`printable`."""
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]], out=None, align: str = "right") -> None:
+    """Print an aligned plain-text table; every cell through :func:`printable`.
+
+    The first column is left-aligned; the others right-aligned (numbers) or, with
+    ``align="left"``, left-aligned (words first, as the verdict table's cells).
+    """
     out = out or sys.stdout
     headers = [printable(h) for h in headers]
     texts = [[printable(c) for c in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in texts)) if texts else len(h) for i, h in enumerate(headers)]
 
     def line(cells):
-        parts = [c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(cells)]
+        parts = [c.ljust(widths[i]) if i == 0 or align == "left" else c.rjust(widths[i]) for i, c in enumerate(cells)]
         return "  ".join(parts).rstrip()
 
     print(line(headers), file=out)

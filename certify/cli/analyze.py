@@ -19,8 +19,8 @@ import sys
 from .._errors import InputError
 from .._files import file_sha256
 from .._json import schema_id
-from .._numbers import percent, percentage_points, pp_interval
-from .._objective import V_INF, budget_json, parse_objective, parse_vote_budgets, vote_accuracy
+from .._numbers import percentage_points, pp_interval
+from .._objective import V_INF, parse_objective, parse_vote_budgets, vote_accuracy
 from ..certificates import (
     INDEX_FILE,
     MAX_CALLS,
@@ -39,15 +39,14 @@ from ..stats import (
     METHODS,
     REPORT_SCHEMA_VERSION,
     AnalysisReport,
-    BudgetRow,
-    IntervalEstimate,
     analyze,
     compare_policies,
     parse_aggregate,
     votes_label,
 )
+from ._analysis_text import print_details, print_summary
 from ._args import open_run_store, parse_alpha
-from ._output import print_json, print_line, print_table
+from ._output import print_json, print_line
 
 #: Most groups (dataset/policy) one `certify analyze` analyses: each costs its own likelihood
 #: solves, about 0.1-0.2 s for a small group with the default budgets and more for many calls,
@@ -185,6 +184,12 @@ def register(sub) -> None:
         metavar="EXPR",
         help='an interval of any polynomial in q, as in `certify bounds` (e.g. "1 - (1-q)**8", "V5 - V3")',
     )
+    p.add_argument(
+        "--details",
+        action="store_true",
+        help="print every table (estimates, all interval columns, completions, the answer model, every verdict and "
+        "note) instead of the one verdict table per group",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.set_defaults(run=run)
 
@@ -273,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
     for i, r in enumerate(reports):
         if i:
             print_line()
-        print_report(r)
+        (print_details if args.details else print_summary)(r)
     if comparisons:
         print_line()
         print_line(f"Paired comparisons with {args.baseline} (same examples, {100 * (1 - args.alpha):g}% CI):")
@@ -366,136 +371,3 @@ def _policy_comparisons(groups: dict, baseline: str, votes, alpha: float) -> lis
                     )
                 )
     return out
-
-
-def _f(x, digits=4) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
-
-
-def _interval(lo, up) -> str:
-    return f"[{lo:.4f}, {up:.4f}]"
-
-
-def _aggregate_label(aggregate: str, votes) -> str:
-    """``pass@9``, ``pass@inf``, ``plurality of 5 calls``."""
-    k = budget_json(votes)
-    return f"pass@{k}" if aggregate == "pass@k" else f"{aggregate} of {k} calls"
-
-
-def _print_aggregates(r: AnalysisReport, level: str) -> None:
-    """Plurality and pass@k rows (one table, the aggregate in the first column) and the objectives."""
-    if r.aggregates:
-        rows = [
-            [
-                _aggregate_label(a.aggregate, a.votes),
-                _interval(a.lower, a.upper),
-                "-" if a.empirical is None else f"{a.empirical:.4f}",
-                "identified" if a.empirical is not None else "beyond the calls",
-            ]
-            for a in r.aggregates
-        ]
-        print_table(["aggregate", level, "estimate", "route"], rows)
-        print_line(
-            "  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds "
-            "for every way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its "
-            "upper end is 1 by definition"
-        )
-        modelled = [(a, a.model) for a in r.aggregates if a.model is not None]
-        if modelled:
-            print_line(
-                "  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a "
-                "vote no other call gives; holds only if that model does):"
-            )
-            for a, model in modelled:
-                print_line(
-                    f"    {_aggregate_label(a.aggregate, a.votes)}: {model.estimate:.4f} "
-                    f"{_interval(model.lower, model.upper)}"
-                )
-            first = modelled[0][1]
-            print_line(f"    calibration: {first.calibration}")
-            if first.check:
-                print_line(f"    check: {first.check}")
-        print_line()
-    if r.objectives:
-        print_table(
-            ["objective", level, "calibration"],
-            [
-                [o.objective, _interval(o.interval.lower, o.interval.upper), o.interval.calibration]
-                for o in r.objectives
-            ],
-        )
-        print_line()
-
-
-def _reported(b: BudgetRow) -> IntervalEstimate:
-    """The interval ``b`` reports: every budget row of an analysis holds one (``analyze``, ``two_call_view``)."""
-    assert b.interval is not None
-    return b.interval
-
-
-def print_report(r: AnalysisReport) -> None:
-    """The ten-second text report."""
-    t = r.two_call
-    level = f"{100 * (1 - r.alpha):g}%"
-    head = f"{r.source}" + (f" [{r.group}]" if r.group else "")
-    calls = f"{r.calls}" if r.calls == r.max_calls else f"{r.calls}-{r.max_calls}"
-    print_line(f"{head}: {r.n} examples x {calls} calls")
-    print_line(f"  one call  mu-hat  = {t.mu:.4f} (SE {t.se_mu:.4f})    rho-hat = {t.rho:.4f} (SE {t.se_rho:.4f})")
-    pt = t.pair_table
-    print_line(
-        f"  first two calls: both right {percent(pt.both_correct)}%, disagree {percent(pt.disagree)}%, "
-        f"both wrong {percent(pt.both_wrong)}%"
-    )
-    if r.all_calls is not None:
-        a = r.all_calls
-        print_line(
-            f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), "
-            f"rho = {a.rho:.4f} (SE {a.se_rho:.4f})"
-        )
-    rows = []
-    likelihood = r.method == "likelihood"
-    two_call = r.region is not None  # an empty Wald region drops the two-call column (a note says why)
-    for b in r.budgets:
-        emp = "-" if b.empirical is None else f"{b.empirical.value:.4f} +- {b.empirical.se:.4f}"
-        row = [votes_label(b.votes)]
-        if likelihood:
-            iv = _reported(b)
-            row.append(_interval(iv.lower, iv.upper))
-        if two_call:
-            assert b.projected is not None  # a two-call region: every budget of the analysis was projected
-            row.append(_interval(b.projected.lower, b.projected.upper))
-        row += [_interval(b.sharp_lower, b.sharp_upper), _f(b.maxent), _f(b.ldgp), emp]
-        rows.append(row)
-    print_line()
-    calls_used = _reported(r.budgets[0]).calls if likelihood else 2
-    # ragged data: the intervals use every example's calls, as few as r.calls on some examples
-    calls_text = f"{calls_used} calls" if r.calls >= calls_used else f"{r.calls}-{calls_used} calls"
-    # with --calls the intervals use the first calls only; the empirical check still uses every call
-    empirical = "empirical" if calls_used == r.calls else f"empirical ({r.calls} calls)"
-    headers = (
-        ["budget"]
-        + ([f"{level} from {calls_text}"] if likelihood else [])
-        + ([f"{level} two-call"] if two_call else [])
-        + ["sharp at estimate", "MaxEnt", "LDGP", empirical]
-    )
-    print_table(headers, rows)
-    calibrations = dict.fromkeys(f"{iv.method} ({iv.calibration})" for iv in map(_reported, r.budgets))
-    print_line(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
-    print_line()
-    _print_aggregates(r, level)
-    print_line(f"Verdict ({level}, {'from ' + calls_text if likelihood else 'two-call'}, distribution-free):")
-    for v in r.verdicts:
-        if v.aggregate == "majority":
-            print_line(f"  {v.text}")
-    for c in r.comparisons:
-        print_line(
-            f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp "
-            f"{pp_interval(c.lower, c.upper)}"
-        )
-    others = [v for v in r.verdicts if v.aggregate != "majority"]
-    if others:
-        print_line(f"Verdicts of the other aggregates ({level}; each interval's method in --json):")
-        for v in others:
-            print_line(f"  {v.text}")
-    for note in r.notes:
-        print_line(f"  note: {note}")

@@ -54,6 +54,7 @@ from ..stats import (
     NegativeMovement,
     Overtaking,
     analyze,
+    curve_data,
     find_negative_movements,
     find_overtaking,
     mixture_data,
@@ -331,30 +332,7 @@ def _certificates(results: dict, out: Path) -> list[dict]:
 
 def _curves(results: dict) -> list[dict]:
     """Figure data of each policy's vote curve: K-call and two-call bands, empirical points, truth."""
-    curves = []
-    for g, rep in results["curves"].items():
-        finite = [b for b in rep.budgets if b.votes is not V_INF]
-        inf = next(b for b in rep.budgets if b.votes is V_INF)
-        curves.append(
-            {
-                "title": g,
-                "calls": rep.max_calls,
-                "votes": [b.votes for b in finite],
-                "lower": [b.interval.lower for b in finite],
-                "upper": [b.interval.upper for b in finite],
-                "two_call_lower": [b.projected.lower for b in finite],
-                "two_call_upper": [b.projected.upper for b in finite],
-                V_INF: (inf.interval.lower, inf.interval.upper),
-                "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
-                "truth": results["truth"].get(g),
-                "alpha": rep.alpha,
-                "aggregates": {
-                    a: [(b.votes, b.lower, b.upper) for b in rep.aggregates if b.aggregate == a]
-                    for a in dict.fromkeys(b.aggregate for b in rep.aggregates)
-                },
-            }
-        )
-    return curves
+    return [curve_data(rep, title=g, truth=results["truth"].get(g)) for g, rep in results["curves"].items()]
 
 
 def _outline(rep):

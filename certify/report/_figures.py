@@ -31,7 +31,8 @@ from .._endpoint import endpoint_bounds
 from .._extras import require
 from .._files import write_atomically
 from .._moments import nu_from_rho
-from .._objective import V_INF
+from .._plotting import STYLE
+from ..stats import vote_curve_figure
 
 __all__ = [
     "FIGURE_NAMES",
@@ -53,16 +54,7 @@ def _plt():
     matplotlib.use("Agg", force=True)
     plt = require("matplotlib.pyplot", "drawing the report's figures")
 
-    plt.rcParams.update(
-        {
-            "font.size": 10,
-            "axes.titlesize": 11,
-            "axes.labelsize": 10,
-            "legend.fontsize": 8,
-            "svg.hashsalt": "certify",
-            "pdf.compression": 6,
-        }
-    )
+    plt.rcParams.update(STYLE)
     return plt
 
 
@@ -456,142 +448,6 @@ def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
     return _save(fig, out_dir, "mixture_plane")
 
 
-def _nan(values) -> np.ndarray:
-    """Floats with None -> nan, so that a missing interval leaves a gap rather than a band."""
-    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
-
-
 def vote_curves(out_dir, curves) -> tuple[Path, Path]:
-    """Each policy's vote accuracy against the number of votes (one panel per policy, log axis).
-
-    Drawn per policy (Section 4.4 and the K-call likelihood intervals of
-    :mod:`certify.likelihood`): the pointwise 1 - alpha interval of V_k for every
-    budget k = 1, 3, ..., 101 from all K recorded calls (likelihood ratio) and from the first
-    two calls (projected Wald region), the interval of V_inf at the right end, the empirical
-    k-vote accuracies up to K (all calls, hypergeometric, the same data as the K-call
-    interval, so the one-vote point sits inside that band's apex) and, for ``choice``-mode
-    runs, the true curve mean_i P_n(q_i). Budgets without an interval are left blank; the
-    edges of each band are drawn as lines so that a zero-width interval is still visible.
-
-    Parameters
-    ----------
-    curves : sequence of dict
-        Keys: ``title``; ``calls`` (K); ``votes`` (odd budgets); ``lower``/``upper`` (the K-call
-        likelihood-ratio interval of each budget, None where there is none);
-        ``two_call_lower``/``two_call_upper`` (the two-call projected interval); :data:`certify.V_INF`
-        (the V_inf interval); ``empirical`` {votes: (value, se)} for budgets up to K; optional
-        ``truth`` {votes: value, V_INF: value}; ``alpha``; optional ``aggregates``
-        {"plurality" | "pass@k": [(votes, lower, upper)]}: the intervals of the plurality vote over
-        the answers and of pass@k at a few budgets, drawn as bars beside the majority band.
-    """
-    plt = _plt()
-    k = max(len(curves), 1)
-    cols = min(3, k)
-    rows = -(-k // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.8 * cols, 3.8 * rows), constrained_layout=True, squeeze=False)
-    level = f"{100 * (1 - curves[0]['alpha']):g}%" if curves else "95%"
-    handles: dict[str, object] = {}
-    for ax, c in zip(axes.ravel(), curves):
-        v = np.asarray(c["votes"], dtype=float)
-        far = 2.0 * v[-1]  # where V_inf is drawn: one step beyond the last budget on the log axis
-        kcalls = c["calls"]
-        bands = (
-            (
-                c["two_call_lower"],
-                c["two_call_upper"],
-                "0.55",
-                0.25,
-                f"{level} interval from the first 2 calls (projected Wald)",
-            ),
-            (c["lower"], c["upper"], "tab:blue", 0.3, f"{level} interval from all {kcalls} calls (likelihood ratio)"),
-        )
-        lows = []
-        for lo, hi, color, alpha, label in bands:
-            lo, hi = _nan(lo), _nan(hi)
-            ok = np.isfinite(lo) & np.isfinite(hi)
-            lows += list(lo[ok])
-            ax.fill_between(v, lo, hi, where=ok, color=color, alpha=alpha, lw=0, interpolate=False)
-            # Edges as lines: a zero-width band (e.g. calls that always agree) is still seen.
-            ax.plot(v, lo, color=color, lw=1.0)
-            (h,) = ax.plot(v, hi, color=color, lw=1.0)
-            handles.setdefault(label, (plt.matplotlib.patches.Patch(facecolor=color, alpha=alpha, edgecolor=color), h))
-        lo_inf, hi_inf = (np.nan if x is None else float(x) for x in c[V_INF])
-        if np.isfinite(lo_inf) and np.isfinite(hi_inf):
-            lows.append(lo_inf)
-            h = ax.errorbar(
-                [far],
-                [(lo_inf + hi_inf) / 2],
-                yerr=[[(hi_inf - lo_inf) / 2], [(hi_inf - lo_inf) / 2]],
-                fmt="none",
-                ecolor="tab:blue",
-                capsize=5,
-                lw=2,
-            )
-            handles.setdefault(f"{level} interval, infinitely many votes (all {kcalls} calls)", h)
-        if c.get("truth"):
-            tv = sorted((x, y) for x, y in c["truth"].items() if x is not V_INF)
-            (h,) = ax.plot([t[0] for t in tv], [t[1] for t in tv], color="tab:green", lw=1.5, zorder=4)
-            handles.setdefault("true k-vote accuracy (recorded latent q)", h)
-            if V_INF in c["truth"]:
-                ax.plot([far], [c["truth"][V_INF]], marker="_", ms=14, mew=2, color="tab:green", zorder=4)
-        ev = sorted(c["empirical"].items())
-        if ev:
-            h = ax.errorbar(
-                [e[0] for e in ev],
-                [e[1][0] for e in ev],
-                yerr=[1.96 * e[1][1] for e in ev],
-                fmt="o",
-                color="tab:red",
-                ms=4,
-                capsize=2,
-                zorder=5,
-            )
-            handles.setdefault(f"empirical k-vote accuracy (all {kcalls} calls) \u00b1 1.96 SE", h)
-        for name, shift, color in (("plurality", 0.93, "tab:orange"), ("pass@k", 1.07, "tab:purple")):
-            bars = [b for b in c.get("aggregates", {}).get(name, ()) if b[0] is not V_INF]
-            if bars:
-                x = np.array([b[0] for b in bars], dtype=float) * shift  # side by side on the log axis
-                lo, hi = np.array([b[1] for b in bars]), np.array([b[2] for b in bars])
-                lows += list(lo)
-                h = ax.errorbar(
-                    x,
-                    (lo + hi) / 2,
-                    yerr=[(hi - lo) / 2, (hi - lo) / 2],
-                    fmt="none",
-                    ecolor=color,
-                    capsize=3,
-                    lw=1.5,
-                    zorder=3,
-                )
-                what = "plurality vote of k answers" if name == "plurality" else "pass@k (any of k calls correct)"
-                handles.setdefault(f"{level} interval, {what}", h)
-        ax.axvline(kcalls, color="0.3", ls=":", lw=1)
-        ax.text(kcalls, 0.02, f" {kcalls} calls recorded", transform=ax.get_xaxis_transform(), fontsize=7, color="0.3")
-        ax.set_xscale("log")
-        ticks = [t for t in (1, 3, 5, 9, 21, 51, 101) if t <= v[-1]]
-        ax.set_xticks(ticks + [far])
-        ax.set_xticklabels([str(t) for t in ticks] + [r"$\infty$"])
-        ax.minorticks_off()
-        ax.set_ylim(max(0.0, min(lows, default=0.0) - 0.05), 1.01)  # 1.01: an interval reaching 1 keeps its cap in view
-        ax.set_title(c["title"], fontsize=9)
-        ax.set_xlabel("number of votes k (majority of k calls; log scale)", fontsize=8)
-        ax.set_ylabel("k-vote accuracy")
-        ax.grid(alpha=0.3)
-    for ax in axes.ravel()[k:]:
-        ax.axis("off")
-    labels = list(handles)
-    fig.legend(
-        list(handles.values()),
-        labels,
-        loc="outside lower center",
-        ncol=min(3, max(len(labels), 1)),
-        fontsize=7,
-        frameon=False,
-    )
-    fig.suptitle(
-        f"k-vote accuracy against the number of votes: pointwise {level} confidence intervals (asymptotic)\n"
-        "from all recorded calls and from the first two calls; beyond the recorded calls they cover every "
-        "latent law the data allow",
-        fontsize=9,
-    )
-    return _save(fig, out_dir, "vote_curves")
+    """The vote-curve figure (:func:`certify.stats.vote_curve_figure`) written as PNG and PDF."""
+    return _save(vote_curve_figure(curves), out_dir, "vote_curves")

@@ -30,6 +30,10 @@
   :func:`verdict_budgets`, :func:`two_call_view` (the two-call report held by an analysis, solving
   nothing again); the intervals it solved, ``AnalysisReport.likelihood``, are what
   :func:`certify.likelihood.certify_interval` turns into exact certificates;
+* one row per target: :func:`target_rows` -> :class:`TargetRow` (interval, verdict on the gain over
+  one call, forecast beyond the calls with :data:`FORECAST_MODELS`), :func:`report_frame` (a tidy
+  pandas DataFrame; also ``AnalysisReport.to_frame()``); the vote curve: :func:`curve_data`,
+  :func:`vote_curve_figure` (a matplotlib figure; also ``AnalysisReport.plot()``);
 * study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies
   per design, the width from :data:`DEFAULT_WIDTH_REPS` of them);
 * the answer model (plurality beyond the recorded calls from the recorded wrong answers;
@@ -113,8 +117,16 @@ from ._report import (
     two_call_view,
     verdict_budgets,
 )
+from ._summary import FORECAST_MODELS, TargetRow, report_frame, target_rows
+from ._vote_curve import curve_data, vote_curve_figure
 
 __all__ = [
+    "FORECAST_MODELS",
+    "TargetRow",
+    "curve_data",
+    "report_frame",
+    "target_rows",
+    "vote_curve_figure",
     "COMPLETION_METHODS",
     "DEFAULT_PLAN_REPS",
     "DEFAULT_WIDTH_REPS",

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -49,7 +49,9 @@ from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empiri
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
 from ._interval import IntervalEstimate
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
+from ._summary import TargetRow, report_frame, target_rows
 from ._tolerances import RANGE_TOL
+from ._vote_curve import curve_data, vote_curve_figure
 
 __all__ = [
     "METHODS",
@@ -342,6 +344,11 @@ class AnalysisReport:
         The two-call projected interval of each verdict's gain V_k - V_1, in the verdicts'
         order, whatever the method (:func:`two_call_view`; None each when the Wald region is
         empty); not part of the JSON, not compared.
+    details_only_notes : tuple of str
+        The notes that concern only numbers of the detailed tables (the two-call column under the
+        likelihood method, the sharp range at the all-call moments): ``certify analyze`` shows
+        them under ``--details`` only. Every note is in ``notes``; not part of the JSON (after
+        :meth:`from_dict` every note shows), not compared.
     """
 
     source: str
@@ -364,6 +371,7 @@ class AnalysisReport:
     schema_version: str = field(default=REPORT_SCHEMA_VERSION)
     likelihood: SolvedIntervals | None = field(default=None, compare=False, repr=False)
     projected_gains: tuple[ProjectedInterval | None, ...] = field(default=(), compare=False, repr=False)
+    details_only_notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -386,6 +394,22 @@ class AnalysisReport:
             "notes": list(self.notes),
             "method": self.method,
         }
+
+    def rows(self) -> tuple[TargetRow, ...]:
+        """One :class:`~certify.stats.TargetRow` per target (aggregate at a budget, or objective), with its
+        interval, the verdict on its gain over one call and, beyond the recorded calls, the forecast."""
+        return target_rows(self)
+
+    def to_frame(self) -> Any:
+        """The analysis as a tidy pandas DataFrame: one row per target, columns the fields of
+        :class:`~certify.stats.TargetRow` (needs pandas: ``pip install 'certify[report]'``)."""
+        return report_frame([self])
+
+    def plot(self, title: str | None = None) -> Any:
+        """The vote-curve figure of this analysis (:func:`~certify.stats.vote_curve_figure`): the interval
+        of every majority budget, V_inf, the empirical points, plurality and pass@k; a
+        ``matplotlib.figure.Figure`` (needs matplotlib: ``pip install 'certify[report]'``)."""
+        return vote_curve_figure([curve_data(self, title=title)])
 
     @classmethod
     def from_dict(cls, d: dict) -> AnalysisReport:
@@ -545,6 +569,7 @@ def analyze(
     if method == "two-call" and (calls is not None or simultaneous):
         raise InputError("calls= and simultaneous= apply to method='likelihood' only")
     notes = []
+    details_only = []  # notes on numbers only --details shows (AnalysisReport.details_only_notes)
     two = two_call_estimates(data)
     try:
         region: WaldRegion | None = wald_region(two, alpha, singular=singular)
@@ -554,12 +579,15 @@ def analyze(
         # only the two-call column fails: the likelihood intervals use every call and stand on their own
         region = None
         notes.append(f"no two-call interval: {exc}")
+        details_only.append(notes[-1])
     if region is not None and region.floored:
         notes.append(
             f"Sigma-hat (the two-call covariance) is (near-)singular: {region.floored} eigenvalue(s) raised to "
             f"1/N = {1 / two.n:.3g}, which widens the two-call intervals (never narrows them); the intervals from "
             "all calls do not use it"
         )
+        if method == "likelihood":
+            details_only.append(notes[-1])
     mu, nu, moved = _feasible(two.mu, two.nu)
     if moved:
         notes.append(
@@ -599,6 +627,7 @@ def analyze(
                     "sampling noise allows; only the JSON's sharp range at them (moment_lower, moment_upper) is empty: "
                     "no interval shown depends on them"
                 )
+                details_only.append(notes[-1])
         rows.append(
             BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv)
         )
@@ -632,6 +661,7 @@ def analyze(
         objectives=objective_rows,
         likelihood=solved,
         projected_gains=tuple(projected[gains]),
+        details_only_notes=tuple(dict.fromkeys(details_only)),
     )
 
 

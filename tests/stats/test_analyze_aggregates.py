@@ -154,5 +154,5 @@ def test_plurality_beyond_the_calls_carries_the_answer_model_labelled_not_certif
     assert model["certified"] is False and "not certified" in model["method"]
     assert rows[21]["interval"]["lower"] - 1e-9 <= model["estimate"] <= rows[21]["interval"]["upper"] + 1e-9
     assert model["check"].startswith("at 3 calls the model gives")
-    text = cli("analyze", str(path), "--aggregate", "plurality", "--votes", "3", "21")
+    text = cli("analyze", str(path), "--aggregate", "plurality", "--votes", "3", "21", "--details")
     assert text.returncode == 0 and "model-based, NOT certified" in text.stdout and "check: at 3 calls" in text.stdout

@@ -63,10 +63,10 @@ def test_cli_first_calls_only_says_the_empirical_column_uses_every_call(tmp_path
     _, b = ten_calls
     path = tmp_path / "calls.csv"
     np.savetxt(path, b[:300], fmt="%d", delimiter=",", header=",".join(f"c{j}" for j in range(10)), comments="")
-    assert main(["analyze", str(path), "--votes", "5", "--calls", "3"]) == 0
+    assert main(["analyze", str(path), "--votes", "5", "--calls", "3", "--details"]) == 0
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("budget"))
     assert "95% from 3 calls" in header and "empirical (10 calls)" in header
-    assert main(["analyze", str(path), "--votes", "5"]) == 0
+    assert main(["analyze", str(path), "--votes", "5", "--details"]) == 0
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("budget"))
     assert "95% from 10 calls" in header and "empirical (" not in header
 
@@ -220,7 +220,7 @@ def test_an_empty_wald_region_drops_only_the_two_call_column(tmp_path, capsys):
         analyze(bits_from_array(b), votes=(3,), method="two-call")
     path = tmp_path / "alt.csv"
     path.write_text("example_id,c0,c1,c2\n" + "".join(f"e{i},1,0,1\n" for i in range(30)))
-    assert main(["analyze", str(path)]) == 0
+    assert main(["analyze", str(path), "--details"]) == 0
     out = capsys.readouterr().out
     assert "note: no two-call interval" in out
     header = next(line for line in out.splitlines() if line.startswith("budget"))

@@ -31,7 +31,7 @@ def calls_csv(tmp_path_factory):
 
 
 def test_analyze_text_report(capsys, calls_csv):
-    code, out, err = run_cli(capsys, "analyze", calls_csv, "--votes", "3", "5", "inf")
+    code, out, err = run_cli(capsys, "analyze", calls_csv, "--votes", "3", "5", "inf", "--details")
     assert code == 0 and err == ""
     assert "1500 examples x 5 calls" in out
     assert "mu-hat" in out and "rho-hat" in out and "95% two-call" in out and "95% from 5 calls" in out

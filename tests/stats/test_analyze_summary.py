@@ -1,0 +1,204 @@
+"""The default answer of `certify analyze` (one verdict table per group), --details, to_frame() and plot().
+
+The table's cells are checked against the JSON's verdicts (the same analysis, read back), its
+forecasts against the completions computed directly, and the frame against the JSON rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from certify import V_INF
+from certify._calls import CallBits
+from certify.cli._analysis_text import SCREEN_NOTES, SCREEN_WIDTH
+from certify.stats import TargetRow, Verdict, analyze, maxent_completion, report_frame
+
+CELL = re.compile(r"(better|worse|changes little|undecided) \[([+-]\d+\.\d), ([+-]\d+\.\d)\](?: ~([+-]\d+\.\d))?")
+
+
+def _answers_csv(path, n=120, k=5, seed=11, agree=False, groups=("",)):
+    """Wide answers (answer1..k) and a target; four options, each example's q drawn from Beta(2, 1.5)."""
+    rng = np.random.default_rng(seed)
+    head = (["group"] if groups != ("",) else []) + ["example_id"] + [f"answer{j + 1}" for j in range(k)] + ["target"]
+    lines = [",".join(head)]
+    for g in groups:
+        for i in range(n):
+            q = rng.beta(2, 1.5)
+            if agree:  # every call of an example gives the same answer
+                right = np.full(k, rng.random() < q)
+            else:
+                right = rng.random(k) < q
+            wrong = rng.choice(["B", "C", "D"], k)
+            row = np.where(right, "A", wrong)
+            lines.append(",".join(([g] if g else []) + [f"e{i}", *row, "A"]))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "certify.cli.main", *args], capture_output=True, text=True, timeout=600)
+
+
+def _tables(text: str) -> dict[tuple[str, str], str]:
+    """{(row label, column header): cell} of every verdict table (wrapped tables joined)."""
+    cells = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("aggregate  "):
+            dashes = lines[i + 1]
+            spans = [(m.start(), m.end()) for m in re.finditer(r"-+", dashes)]
+            heads = [line[a:b].strip() if j + 1 < len(spans) else line[a:].strip() for j, (a, b) in enumerate(spans)]
+            for row in lines[i + 2 :]:
+                if not row.startswith(("majority", "plurality", "pass@k")):
+                    break
+                label = row[: spans[0][1]].strip()
+                for j, (a, b) in enumerate(spans[1:], 1):
+                    end = spans[j + 1][0] if j + 1 < len(spans) else len(row)
+                    cells[label, heads[j]] = row[a:end].strip()
+    return cells
+
+
+def test_the_cells_are_the_json_verdicts_rounded_outward_and_forecasts_only_beyond_the_calls(tmp_path):
+    path = _answers_csv(tmp_path / "a.csv")
+    args = [str(path), "--votes", "3", "5", "9", "21", "inf", "--aggregate", "plurality", "pass"]
+    text, js = cli("analyze", *args), cli("analyze", *args, "--json")
+    assert text.returncode == 0 and js.returncode == 0, text.stderr + js.stderr
+    report = json.loads(js.stdout)["reports"][0]
+    cells = _tables(text.stdout)
+    labels = {"majority": "majority", "plurality": "plurality", "pass@k": "pass@k"}
+    assert len(report["verdicts"]) == 12
+    for v in report["verdicts"]:
+        cell = cells[labels[v["aggregate"]], f"{v['votes']} calls"]
+        m = CELL.fullmatch(cell)
+        assert m, cell
+        assert m[1] == Verdict.WORDS[v["status"]]
+        lo, hi = float(m[2]), float(m[3])
+        # rounded outward at one decimal: the shown interval holds the computed one and no more than 0.1 pp beyond
+        assert lo <= 100 * v["gain_lower"] + 1e-9 and lo > 100 * v["gain_lower"] - 0.1 - 1e-9
+        assert hi >= 100 * v["gain_upper"] - 1e-9 and hi < 100 * v["gain_upper"] + 0.1 + 1e-9
+        # better iff the whole interval is above zero
+        assert (m[1] == "better") == (v["gain_lower"] > 0)
+        # a forecast is shown beyond the 5 recorded calls only, and never for pass@k (no model yet)
+        assert (m[4] is not None) == (v["votes"] > 5 and v["aggregate"] != "pass@k")
+    # the majority's forecast is the MaxEnt completion of the two-call moments, computed here directly
+    two = report["two_call"]
+    maxent = maxent_completion(mu=two["mu"], nu=two["nu"])
+    m9 = CELL.fullmatch(cells["majority", "9 calls"])
+    assert float(m9[4]) == pytest.approx(100 * (maxent.value(9) - two["mu"]), abs=0.05 + 1e-9)
+    # the limit line: the V_inf interval of the JSON, in percent
+    inf = next(b for b in report["budgets"] if b["aggregate"] == "majority" and b["votes"] == "inf")
+    assert f"majority [{100 * inf['interval']['lower']:.1f}, {100 * inf['interval']['upper']:.1f}]%" in text.stdout
+
+
+def test_the_default_answer_fits_a_screen_and_details_keep_every_table(tmp_path):
+    path = _answers_csv(tmp_path / "a.csv")
+    votes = ["3", "5", "9", "21", "51", "101", "inf"]
+    out = cli("analyze", str(path), "--votes", *votes, "--aggregate", "plurality", "pass").stdout
+    table = [line for line in out.splitlines() if line.startswith(("aggregate", "---", "majority", "plurality", "pass@k"))]
+    assert table and max(map(len, table)) <= SCREEN_WIDTH
+    assert len(out.splitlines()) <= 30
+    assert sum(line.startswith("aggregate  ") for line in out.splitlines()) >= 2  # six budgets wrap
+    details = cli("analyze", str(path), "--votes", *votes, "--aggregate", "plurality", "pass", "--details").stdout
+    for part in ("mu-hat", "budget", "sharp at estimate", "LDGP", "Verdict (95%", "    check: at"):
+        assert part in details and part not in out
+
+
+def test_a_note_on_numbers_only_the_details_show_is_kept_to_the_details(tmp_path):
+    # every example's calls agree: the two-call covariance is singular, which touches only the
+    # two-call column (--details), not the intervals from every call the table shows
+    path = _answers_csv(tmp_path / "a.csv", agree=True)
+    out = cli("analyze", str(path), "--votes", "3")
+    details = cli("analyze", str(path), "--votes", "3", "--details")
+    js = json.loads(cli("analyze", str(path), "--votes", "3", "--json").stdout)["reports"][0]
+    assert any(n.startswith("Sigma-hat") for n in js["notes"])
+    assert "Sigma-hat" in details.stdout and "Sigma-hat" not in out.stdout
+    assert sum(line.startswith("note:") for line in out.stdout.splitlines()) <= SCREEN_NOTES
+
+
+def test_calls_that_differ_between_aggregates_are_named(tmp_path):
+    path = _answers_csv(tmp_path / "a.csv")
+    out = cli("analyze", str(path), "--votes", "3", "--calls", "3", "--aggregate", "plurality", "pass").stdout
+    assert "from 3 calls (majority), 5 calls (plurality and pass@k)" in out
+
+
+def _report():
+    rng = np.random.default_rng(4)
+    n, k = 150, 5
+    q = rng.beta(2, 1.5, n)
+    right = rng.random((n, k)) < q[:, None]
+    codes = np.where(right, 0, rng.integers(1, 4, (n, k))).astype(np.int32)
+    data = CallBits(tuple(f"e{i}" for i in range(n)), right.astype(float), np.full(n, k), answers=codes, group="g1")
+    return analyze(data, (3, 9, V_INF), aggregates=("plurality", "pass"), objectives=("1 - (1-q)**8",))
+
+
+def test_to_frame_has_one_row_per_target_with_the_json_numbers():
+    pytest.importorskip("pandas")
+    r = _report()
+    frame = r.to_frame()
+    assert list(frame.columns) == [f.name for f in dataclasses.fields(TargetRow)]
+    assert list(frame.columns) == list(r.rows()[0].to_dict())
+    assert len(frame) == len(r.budgets) + len(r.aggregates) + len(r.objectives)
+    d = r.to_dict()
+    for b in d["budgets"]:
+        row = frame[(frame["aggregate"] == b["aggregate"]) & (frame.votes == b["votes"])]
+        assert len(row) == 1
+        assert row.lower.iloc[0] == b["interval"]["lower"] and row.upper.iloc[0] == b["interval"]["upper"]
+    for v in d["verdicts"]:
+        row = frame[(frame["aggregate"] == v["aggregate"]) & (frame.votes == v["votes"])]
+        assert (row.gain_lower.iloc[0], row.gain_upper.iloc[0], row.verdict.iloc[0]) == (
+            v["gain_lower"],
+            v["gain_upper"],
+            v["status"],
+        )
+    obj = frame[frame["aggregate"] == "objective"]
+    assert obj.objective.tolist() == ["1 - (1-q)**8"] and obj.lower.iloc[0] == d["objectives"][0]["interval"]["lower"]
+    # identified rows carry the recorded calls' estimate and no forecast; beyond them the reverse
+    ident = frame[frame.route == "identified"]
+    assert ident.estimate.notna().all() and ident.forecast.isna().all()
+    assert frame[frame.route == "beyond the calls"].estimate.isna().all()
+    both = report_frame([r, dataclasses.replace(r, group="g2")])
+    assert len(both) == 2 * len(frame) and set(both.group) == {"g1", "g2"}
+
+
+def test_a_rejected_answer_model_forecasts_nothing_and_says_why():
+    r = _report()
+    beyond = [a for a in r.aggregates if a.model is not None]
+    assert beyond
+    rejected = dataclasses.replace(
+        r,
+        aggregates=tuple(
+            dataclasses.replace(a, model=dataclasses.replace(a.model, check="at 5 calls ...: INCONSISTENT: x"))
+            if a.model is not None
+            else a
+            for a in r.aggregates
+        ),
+    )
+    for row in rejected.rows():
+        if row.aggregate == "plurality" and row.route == "beyond the calls":
+            assert row.forecast is None and row.forecast_gain is None
+            assert "reject" in row.forecast_model
+    kept = [row for row in r.rows() if row.aggregate == "plurality" and row.forecast is not None]
+    assert kept and all(row.forecast == a.model.estimate for row, a in zip(kept, beyond))
+
+
+def test_plot_returns_the_vote_curve_and_leaves_matplotlib_settings_alone():
+    matplotlib = pytest.importorskip("matplotlib")
+    before = (matplotlib.get_backend(), dict(matplotlib.rcParams))
+    r = _report()
+    fig = r.plot()
+    assert (matplotlib.get_backend(), dict(matplotlib.rcParams)) == before
+    (ax,) = [a for a in fig.axes if a.get_visible() and a.axison]
+    assert ax.get_title() == "g1"
+    # the band's edges are the majority intervals of the finite budgets
+    finite = [b for b in r.budgets if b.votes is not V_INF]
+    lines = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+    for end in ("lower", "upper"):
+        want = np.array([getattr(b.interval, end) for b in finite])
+        assert any(len(y) == len(want) and np.allclose(y, want) for y in lines)
