@@ -9,7 +9,7 @@ the likelihood engine, so that both can name these types without importing each 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -222,6 +222,17 @@ class CallBits:
     def successes(self) -> np.ndarray:
         """S_i, correct calls per example (computed once: the bits are never changed)."""
         return np.nansum(self.bits, axis=1)
+
+    def first_calls(self, k: int) -> CallBits:
+        """The same examples with only their first ``k`` calls (an example with fewer keeps all of its K_i).
+
+        What ``calls=`` (``--calls``) analyses: the bits, the counts and the answers cut alike.
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise InputError(f"calls={k!r} must be a positive integer number of calls per example")
+        k = int(k)
+        answers = None if self.answers is None else self.answers[:, :k]
+        return replace(self, bits=self.bits[:, :k], counts=np.minimum(self.counts, k), answers=answers)
 
     def first(self, k: int) -> np.ndarray:
         """The first k calls of every example, an (n, k) 0/1 array (needs k <= K)."""

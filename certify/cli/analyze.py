@@ -151,7 +151,13 @@ def register(sub) -> None:
         default="likelihood",
         help="interval method: likelihood (every call; default) or two-call (the paper's projected Wald region)",
     )
-    p.add_argument("--calls", type=int, metavar="K", help="likelihood: use only the first K calls of each example")
+    p.add_argument(
+        "--calls",
+        type=int,
+        metavar="K",
+        help="likelihood: every interval and verdict (majority, plurality, pass@k, --objective) uses only the "
+        "first K calls of each example; the majority's empirical column keeps every call",
+    )
     p.add_argument(
         "--simultaneous",
         action="store_true",

@@ -131,14 +131,10 @@ class CellCounts:
         """
         if not isinstance(bits, CallBits):
             raise InputError(f"bits={type(bits).__name__} must be a CallBits (see certify.readers.read_bits)")
-        b = np.asarray(bits.bits, dtype=float)
-        counts = np.asarray(bits.counts, dtype=np.int64)
         if calls is not None:
-            if isinstance(calls, bool) or not isinstance(calls, (int, np.integer)) or calls < 1:
-                raise InputError(f"calls={calls!r} must be a positive integer number of calls per example")
-            b = b[:, : int(calls)]
-            counts = np.minimum(counts, int(calls))
-        return cell_counts(counts, np.nansum(b, axis=1).astype(np.int64))
+            bits = bits.first_calls(calls)
+        b = np.asarray(bits.bits, dtype=float)
+        return cell_counts(np.asarray(bits.counts, dtype=np.int64), np.nansum(b, axis=1).astype(np.int64))
 
 
 def _check_calls_successes(k: np.ndarray, s: np.ndarray, names: tuple[str, str]) -> None:

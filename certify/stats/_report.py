@@ -537,7 +537,10 @@ def analyze(
         How each budget's ``interval`` and the verdicts are made (module docstring).
     calls : int, optional
         ``"likelihood"`` only: use the first ``calls`` calls of each example (>= 2;
-        an example with fewer keeps all of its own). Default: every recorded call.
+        an example with fewer keeps all of its own) for every interval and verdict: the
+        majority's budgets and gains, the objectives, plurality and pass@k (whose routes and
+        estimates then follow the calls used). Only the majority's empirical column and its
+        paired comparisons keep every call, as an independent check. Default: every recorded call.
     simultaneous : bool
         ``"likelihood"`` only: calibrate so that every interval holds at once.
     aggregates : sequence of str
@@ -635,8 +638,9 @@ def analyze(
     verdicts = list(_verdicts(data, gain_budgets, intervals[gains], method))
     objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[gains.stop :]))
     aggregate_rows = []
+    used = data if calls is None else data.first_calls(calls)  # calls= reaches every aggregate alike
     for aggregate in extra:
-        rows_of, gains_of = _aggregate_results(data, aggregate, aggregate_votes, alpha, notes)
+        rows_of, gains_of = _aggregate_results(used, aggregate, aggregate_votes, alpha, notes)
         aggregate_rows += rows_of
         for v, lo, up, how in gains_of:
             verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))

@@ -122,10 +122,30 @@ def test_a_note_on_numbers_only_the_details_show_is_kept_to_the_details(tmp_path
     assert sum(line.startswith("note:") for line in out.stdout.splitlines()) <= SCREEN_NOTES
 
 
-def test_calls_that_differ_between_aggregates_are_named(tmp_path):
+def test_calls_reaches_every_aggregate_alike(tmp_path):
     path = _answers_csv(tmp_path / "a.csv")
-    out = cli("analyze", str(path), "--votes", "3", "--calls", "3", "--aggregate", "plurality", "pass").stdout
-    assert "from 3 calls (majority), 5 calls (plurality and pass@k)" in out
+    args = [str(path), "--votes", "3", "5", "--aggregate", "plurality", "pass"]
+    out = cli("analyze", *args, "--calls", "3").stdout
+    assert "from 3 calls)" in out and "5 calls (" not in out
+    full = json.loads(cli("analyze", *args, "--json").stdout)["reports"][0]
+    cut = json.loads(cli("analyze", *args, "--json", "--calls", "3").stdout)["reports"][0]
+    assert {b["interval"]["calls"] for b in full["budgets"]} == {5}
+    assert {b["interval"]["calls"] for b in cut["budgets"]} == {3}
+    # with 3 calls, every aggregate of 5 is beyond the calls: no estimate, a beyond-the-calls calibration
+    for b in cut["budgets"]:
+        if b["aggregate"] != "majority" and b["votes"] == 5:
+            assert b["empirical"] is None and "beyond the recorded calls" in b["interval"]["calibration"]
+    # and is what the file cut to its first 3 calls gives with every call
+    lines = path.read_text().splitlines()
+    cols = lines[0].split(",")
+    keep = [i for i, c in enumerate(cols) if c not in ("answer4", "answer5")]
+    short = tmp_path / "short.csv"
+    short.write_text("\n".join(",".join(line.split(",")[i] for i in keep) for line in lines) + "\n")
+    ref = json.loads(cli("analyze", str(short), "--votes", "3", "5", "--aggregate", "plurality", "pass", "--json").stdout)
+    ref_rows = {(b["aggregate"], b["votes"]): b["interval"] for b in ref["reports"][0]["budgets"]}
+    for b in cut["budgets"]:
+        want = ref_rows[b["aggregate"], b["votes"]]
+        assert (b["interval"]["lower"], b["interval"]["upper"]) == pytest.approx((want["lower"], want["upper"]), abs=1e-9)
 
 
 def _report():
