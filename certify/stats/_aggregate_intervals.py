@@ -51,6 +51,8 @@ from .._errors import InputError
 from .._objective import V_INF, Objective, VoteLimit, parse_vote_budgets
 from .._validation import check_alpha
 from ..likelihood import (
+    CellCounts,
+    LatentLaw,
     LikelihoodInterval,
     cell_counts,
     certified_envelope,
@@ -94,7 +96,7 @@ def _likelihood_row(aggregate: str, votes, iv, method: str, alpha: float, n: int
     )
 
 
-def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, certify: bool) -> dict:
+def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, certify: bool, reference) -> dict:
     """{k: (row, lower certificate, upper certificate)}: U-statistics up to the fewest calls, else the envelope."""
     fewest = int(cells.calls.min())
     identified = [k for k in budgets if k is not V_INF and k <= fewest]
@@ -103,7 +105,8 @@ def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, cert
         for row in aggregate_estimates(codes, identified, aggregate="plurality", alpha=alpha, baseline=None):
             out[row.votes] = (row, None, None)
     beyond = [k for k in budgets if k not in out]
-    reference = npmle(cells) if beyond and not certify else None  # one NPMLE for every budget
+    if reference is None and beyond and not certify:
+        reference = npmle(cells)  # one NPMLE for every budget
     lower: Objective | VoteLimit
     upper: Objective | PassLimit
     for k in beyond:
@@ -122,14 +125,14 @@ def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, cert
     return out
 
 
-def _pass_rows(budgets, cells, alpha: float, certify: bool) -> dict:
+def _pass_rows(budgets, cells, alpha: float, certify: bool, reference) -> dict:
     """{k: (row, lower certificate, upper certificate)}: the likelihood interval of 1 - (1-q)^k or of P(Q > 0)."""
     objectives = [PASS_INF if k is V_INF else pass_at_k_objective(k) for k in budgets]
     solved: Sequence[tuple[LikelihoodInterval, LikelihoodCertificate | None, LikelihoodCertificate | None]]
     if certify:
         solved = certified_intervals(cells, objectives, alpha=alpha)
     else:
-        solved = [(iv, None, None) for iv in likelihood_intervals(cells, objectives, alpha=alpha)]
+        solved = [(iv, None, None) for iv in likelihood_intervals(cells, objectives, alpha=alpha, reference=reference)]
     out = {}
     for k, objective, (iv, lo, up) in zip(budgets, objectives, solved):
         estimate = None
@@ -143,23 +146,50 @@ def _pass_rows(budgets, cells, alpha: float, certify: bool) -> dict:
     return out
 
 
-def _rows(codes, votes, aggregate: str, alpha: float, certify: bool) -> tuple:
+def _rows(codes, votes, aggregate: str, alpha: float, certify: bool, cells=None, reference=None) -> tuple:
     """(AggregateEstimate, lower certificate or None, upper certificate or None) per budget, in order."""
     if aggregate not in AGGREGATES:
         raise InputError(f"aggregate={aggregate!r} must be one of {', '.join(AGGREGATES)}")
     alpha = check_alpha(alpha)
     budgets = parse_vote_budgets(votes)
     calls, correct, abstain, _ = answer_counts(codes)
-    cells = cell_counts(calls, correct)
+    cells = _shared_cells(cells, calls, correct)
+    if reference is not None and not isinstance(reference, LatentLaw):
+        raise InputError(f"reference={type(reference).__name__} must be the LatentLaw npmle() returns for these calls")
     if aggregate == "plurality":
-        out = _plurality_rows(codes, budgets, cells, bool(abstain.any()), alpha, certify)
+        out = _plurality_rows(codes, budgets, cells, bool(abstain.any()), alpha, certify, reference)
     else:
-        out = _pass_rows(budgets, cells, alpha, certify)
+        out = _pass_rows(budgets, cells, alpha, certify, reference)
     return tuple(out[k] for k in budgets)
 
 
+def _shared_cells(cells, calls: np.ndarray, correct: np.ndarray) -> CellCounts:
+    """The cells of the codes: ``cells`` when given (an analysis builds them once for every target),
+    checked to be those of the codes, else built here."""
+    if cells is None:
+        return cell_counts(calls, correct)
+    if not isinstance(cells, CellCounts):
+        raise InputError(f"cells={type(cells).__name__} must be the CellCounts of the codes (cell_counts)")
+    # the same (K, S) histogram: an analysis's cells of the same calls, never another data set's
+    mine = np.unique(np.stack([calls, correct]), axis=1, return_counts=True)
+    theirs = np.unique(
+        np.stack([np.repeat(cells.calls, cells.multiplicity), np.repeat(cells.successes, cells.multiplicity)]),
+        axis=1,
+        return_counts=True,
+    )
+    if not (np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1])):
+        raise InputError("cells are not the cells of these codes (their (calls, correct) counts differ)")
+    return cells
+
+
 def aggregate_intervals(
-    codes, votes, *, aggregate: str = "plurality", alpha: float = 0.05
+    codes,
+    votes,
+    *,
+    aggregate: str = "plurality",
+    alpha: float = 0.05,
+    cells: CellCounts | None = None,
+    reference: LatentLaw | None = None,
 ) -> tuple[AggregateEstimate, ...]:
     """1 - alpha intervals for plurality accuracy or pass@k of k calls, any k (module docstring).
 
@@ -175,6 +205,12 @@ def aggregate_intervals(
     aggregate : {"plurality", "pass@k"}
     alpha : float
         1 - confidence level.
+    cells : CellCounts, optional
+        The cells of ``codes`` (:func:`~certify.likelihood.cell_counts` of each example's calls
+        and correct calls), when the caller has them: :func:`analyze` builds them once for
+        every target of a group. Checked to be the codes' cells.
+    reference : LatentLaw, optional
+        :func:`~certify.likelihood.npmle` of those cells, solved once for every target.
 
     Returns
     -------
@@ -190,7 +226,7 @@ def aggregate_intervals(
     SolverError
         If a likelihood end does not reach its tolerance.
     """
-    return tuple(row for row, _, _ in _rows(codes, votes, aggregate, alpha, certify=False))
+    return tuple(row for row, _, _ in _rows(codes, votes, aggregate, alpha, False, cells, reference))
 
 
 def certified_aggregate_intervals(codes, votes, *, aggregate: str = "plurality", alpha: float = 0.05) -> tuple:

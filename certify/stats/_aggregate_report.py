@@ -40,7 +40,7 @@ from .._aggregate_bounds import pass_at_k_objective, plurality_bounds
 from .._calls import CORRECT, NO_CALL, CallBits
 from .._errors import InputError
 from .._objective import V_INF, Objective, budget_json, parse_vote_budget, parse_vote_budgets
-from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals
+from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals, npmle
 from ._aggregate_intervals import aggregate_intervals
 from ._aggregates import AGGREGATES, aggregate_estimates
 from ._answer_model import ModelEstimate, plurality_model
@@ -165,11 +165,14 @@ def _end(value: float | None) -> float:
     return float(value)
 
 
-def aggregate_budgets(data: CallBits, aggregate: str, votes, alpha: float) -> tuple[AggregateBudget, ...]:
-    """One :class:`AggregateBudget` per budget (module docstring)."""
+def aggregate_budgets(
+    data: CallBits, aggregate: str, votes, alpha: float, cells=None, reference=None
+) -> tuple[AggregateBudget, ...]:
+    """One :class:`AggregateBudget` per budget (module docstring); ``cells`` and ``reference`` (the
+    group's cells and NPMLE, shared by every target of an analysis) are built when not given."""
     votes = parse_vote_budgets(votes)
     codes = answer_codes_of(data, aggregate)
-    rows = aggregate_intervals(codes, list(votes), aggregate=aggregate, alpha=alpha)
+    rows = aggregate_intervals(codes, list(votes), aggregate=aggregate, alpha=alpha, cells=cells, reference=reference)
     beyond = [v for v in votes if v is V_INF or v > data.calls] if aggregate == "plurality" else []
     model = plurality_model(codes, beyond, alpha) if beyond else {}
     return tuple(
@@ -197,9 +200,10 @@ def _minus_q(objective: Objective, name: str) -> Objective:
 
 
 def aggregate_verdict_intervals(
-    data: CallBits, aggregate: str, budgets, alpha: float
+    data: CallBits, aggregate: str, budgets, alpha: float, cells=None, reference=None
 ) -> list[tuple[int, float, float, str]]:
-    """(k, gain_lower, gain_upper, method) per finite budget k > 1 (module docstring)."""
+    """(k, gain_lower, gain_upper, method) per finite budget k > 1 (module docstring); ``cells`` and
+    ``reference`` as in :func:`aggregate_budgets`."""
     codes = answer_codes_of(data, aggregate)
     fewest = int(data.calls)
     out = []
@@ -212,17 +216,24 @@ def aggregate_verdict_intervals(
                 out.append((r.votes, _end(r.lower), _end(r.upper), "paired U-statistic differences over examples"))
     beyond = [k for k in budgets if k > fewest]
     if beyond:
-        cells = cell_counts(data.counts, data.successes.astype(int))
+        if cells is None:
+            cells = cell_counts(data.counts, data.successes.astype(int))
+        if reference is None:
+            reference = npmle(cells)  # one NPMLE for every gain
         if aggregate == "pass@k":
             gains = [_minus_q(pass_at_k_objective(k), f"pass@{k} - pass@1") for k in beyond]
-            for k, iv in zip(beyond, likelihood_intervals(cells, gains, alpha=alpha)):
+            for k, iv in zip(beyond, likelihood_intervals(cells, gains, alpha=alpha, reference=reference)):
                 out.append((k, iv.lower.value, iv.upper.value, f"likelihood ratio, {iv.calibration_text()}"))
         else:
             abstain = bool(data.abstentions)
             for k in beyond:
                 lower, upper = plurality_bounds(k, abstentions=abstain)
                 iv = likelihood_envelope(
-                    cells, _minus_q(lower, f"{lower.name} - q"), _minus_q(upper, f"{upper.name} - q"), alpha=alpha
+                    cells,
+                    _minus_q(lower, f"{lower.name} - q"),
+                    _minus_q(upper, f"{upper.name} - q"),
+                    alpha=alpha,
+                    reference=reference,
                 )
                 out.append((k, iv.lower.value, iv.upper.value, f"likelihood ratio, {iv.calibration_text()}"))
     order = {k: i for i, k in enumerate(budgets)}

@@ -40,7 +40,7 @@ from .._errors import CertifyError, InputError, SolverError
 from .._numbers import percentage_points, pp_interval
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets, vote_gain
 from .._validation import check_alpha
-from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals
+from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals, npmle
 from ..readers import read_bits
 from ..solvers import Faces
 from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
@@ -478,7 +478,9 @@ def _feasible(mu: float, nu: float) -> tuple[float, float, bool]:
     return m, v, (m, v) != (mu, nu)
 
 
-def _aggregate_results(data: CallBits, aggregate: str, votes, alpha: float, notes: list) -> tuple[list, list]:
+def _aggregate_results(
+    data: CallBits, aggregate: str, votes, alpha: float, notes: list, shared: tuple = (None, None)
+) -> tuple[list, list]:
     """An aggregate's rows and gain intervals at ``votes``, all from one likelihood set when it can be.
 
     When the likelihood solver fails on one budget (:class:`SolverError`), each budget is
@@ -487,8 +489,8 @@ def _aggregate_results(data: CallBits, aggregate: str, votes, alpha: float, note
     """
     try:
         return (
-            list(aggregate_budgets(data, aggregate, votes, alpha)),
-            list(aggregate_verdict_intervals(data, aggregate, verdict_budgets(votes), alpha)),
+            list(aggregate_budgets(data, aggregate, votes, alpha, *shared)),
+            list(aggregate_verdict_intervals(data, aggregate, verdict_budgets(votes), alpha, *shared)),
         )
     except SolverError:
         pass
@@ -496,12 +498,12 @@ def _aggregate_results(data: CallBits, aggregate: str, votes, alpha: float, note
     gains: list[tuple[int, float, float, str]] = []
     for v in votes:
         try:
-            rows += aggregate_budgets(data, aggregate, (v,), alpha)
+            rows += aggregate_budgets(data, aggregate, (v,), alpha, *shared)
         except SolverError as exc:
             notes.append(f"{aggregate} of {budget_json(v)} calls: no interval, the likelihood solver failed ({exc})")
     for v in verdict_budgets(votes):
         try:
-            gains += aggregate_verdict_intervals(data, aggregate, (v,), alpha)
+            gains += aggregate_verdict_intervals(data, aggregate, (v,), alpha, *shared)
         except SolverError as exc:
             notes.append(f"{aggregate} of {v} calls against one call: no verdict, the likelihood solver failed ({exc})")
     return rows, gains
@@ -603,7 +605,11 @@ def analyze(
     projected = (
         [None] * len(targets) if region is None else project_many([region], targets, certify=False, faces=faces)[0]
     )
-    intervals, solved = _intervals(data, targets, projected, alpha, method, calls, simultaneous)
+    used = data if calls is None else data.first_calls(calls)  # calls= reaches every target alike
+    # one set of cells and one NPMLE per group, shared by every likelihood interval of every target
+    cells = CellCounts.from_bits(used)
+    reference = npmle(cells) if method == "likelihood" else None
+    intervals, solved = _intervals(cells, reference, targets, projected, alpha, method, simultaneous)
     completions, curves = [], {}
     for completion in ("maxent", "ldgp"):
         try:
@@ -638,9 +644,8 @@ def analyze(
     verdicts = list(_verdicts(data, gain_budgets, intervals[gains], method))
     objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[gains.stop :]))
     aggregate_rows = []
-    used = data if calls is None else data.first_calls(calls)  # calls= reaches every aggregate alike
     for aggregate in extra:
-        rows_of, gains_of = _aggregate_results(used, aggregate, aggregate_votes, alpha, notes)
+        rows_of, gains_of = _aggregate_results(used, aggregate, aggregate_votes, alpha, notes, (cells, reference))
         aggregate_rows += rows_of
         for v, lo, up, how in gains_of:
             verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))
@@ -752,14 +757,13 @@ def _two_call_interval(projected: ProjectedInterval | None, alpha: float) -> Int
 
 
 def _intervals(
-    data: CallBits, objectives: list, projected, alpha: float, method: str, calls, simultaneous: bool
+    cells: CellCounts, reference, objectives: list, projected, alpha: float, method: str, simultaneous: bool
 ) -> tuple[list[IntervalEstimate], SolvedIntervals | None]:
     """The reported 1 - alpha interval of each objective by ``method`` (module docstring), and the solved
     likelihood intervals behind them (None for the two-call method)."""
     if method == "two-call":
         return [_two_call_interval(p, alpha) for p in projected], None
-    cells = CellCounts.from_bits(data, calls)
-    ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous)
+    ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous, reference=reference)
     used = cells.max_calls
     return (
         [

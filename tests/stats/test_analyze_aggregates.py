@@ -119,10 +119,10 @@ def test_a_budget_the_likelihood_solver_cannot_finish_is_left_out_with_a_note(mo
     normal = analyze(bits, votes=(3, 5, 9, 21), aggregates=("pass@k",))
     solve = report_module.aggregate_verdict_intervals
 
-    def failing(data, aggregate, votes, alpha):
+    def failing(data, aggregate, votes, alpha, *shared):
         if 9 in votes:
             raise SolverError("likelihood", "no bracket", "simulated")
-        return solve(data, aggregate, votes, alpha)
+        return solve(data, aggregate, votes, alpha, *shared)
 
     monkeypatch.setattr(report_module, "aggregate_verdict_intervals", failing)
     report = analyze(bits, votes=(3, 5, 9, 21), aggregates=("pass@k",))

@@ -222,3 +222,41 @@ def test_plot_returns_the_vote_curve_and_leaves_matplotlib_settings_alone():
     for end in ("lower", "upper"):
         want = np.array([getattr(b.interval, end) for b in finite])
         assert any(len(y) == len(want) and np.allclose(y, want) for y in lines)
+
+
+def test_one_set_of_cells_and_one_npmle_per_group_serve_every_target(monkeypatch):
+    """Majority budgets and gains, plurality and pass@k rows and gains, beyond the calls and within:
+    one NPMLE solve and one build of the data's cells per group and number of calls used."""
+    import certify.likelihood._calibration as calibration
+    import certify.likelihood._cells as cells_module
+    import certify.likelihood._npmle as npmle_module
+
+    solves, builds = [], []
+    for module in (calibration, npmle_module):
+        original = module._npmle
+
+        def counted(*args, _original=original, **kwargs):
+            solves.append(1)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, "_npmle", counted)
+    post_init = cells_module.CellCounts.__post_init__
+
+    def built(self):
+        post_init(self)
+        if self.n == n:  # the data's cells (the small-count calibration's lattice of every S is another object)
+            builds.append(1)
+
+    monkeypatch.setattr(cells_module.CellCounts, "__post_init__", built)
+    rng = np.random.default_rng(4)
+    n, k = 150, 5
+    q = rng.beta(2, 1.5, n)
+    right = rng.random((n, k)) < q[:, None]
+    codes = np.where(right, 0, rng.integers(1, 4, (n, k))).astype(np.int32)
+    data = CallBits(tuple(f"e{i}" for i in range(n)), right.astype(float), np.full(n, k), answers=codes)
+    r = analyze(data, (3, 5, 9, 21, V_INF), aggregates=("plurality", "pass"), objectives=("1 - (1-q)**8",))
+    assert len(r.aggregates) == 10 and len(r.verdicts) == 12
+    assert (len(solves), len(builds)) == (1, 1)
+    solves.clear(), builds.clear()
+    analyze(data, (3, 9), aggregates=("plurality", "pass"), calls=3)
+    assert (len(solves), len(builds)) == (1, 1)
