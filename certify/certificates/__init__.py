@@ -1,33 +1,89 @@
 """Auditable certificates of sharp bounds (paper Theorem 4.1) and their independent checker.
 
-Public API:
+A certificate holds exact rational numbers for one side of one bound; :func:`verify` re-proves
+it with the solver-free exact checker of its schema version (:mod:`certify.certificates._verify`,
+:mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`, on
+the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_budget``,
+``_objective_check``, ``_proofs``). Each schema version is one row of
+:data:`certify.certificates._registry.SCHEMAS`.
 
-* :func:`certify_bound` -- an exact :class:`Certificate` for one side of one bound;
-* :func:`certify_many` -- many at once (:class:`BatchItem` results);
-* :func:`build_likelihood_certificate` -- an exact :class:`LikelihoodCertificate`
-  (schema version 2) for one end of a likelihood-ratio bound, from a solver's floats;
-* :func:`certify_bound` with the budget :data:`certify.V_INF` (``"inf"``) -- an exact :class:`EndpointCertificate`
-  (schema version 3) of the supremum or infimum of E[V_inf], for any moment order up to 20;
-* :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with the
-  solver-free exact checker of its version (:mod:`certify.certificates._verify`,
-  :mod:`certify.certificates._verify_likelihood`, :mod:`certify.certificates._verify_endpoint`,
-  on the shared kernel :mod:`~certify.certificates._kernel`, ``_checking``, ``_budget``,
-  ``_objective_check``, ``_proofs``);
-* :func:`write_certificate_set` -- likelihood certificates (each with its :class:`DataSource`)
-  and their ``index.json`` as one folder, all or nothing; :func:`check_certificate_folder`
-  refuses an unusable folder first; :func:`read_index` / :func:`entry_problem` hold a folder
-  to its index (:mod:`certify.certificates._index`, schema ``certificate-index-v1.json``);
-* :func:`dump` / :func:`load` -- JSON files (atomic write), schemas
-  ``certify/schemas/certificate-v1.json``, ``-v2.json`` and ``-v3.json`` (:func:`schema`);
-  each schema version is one row of :data:`certify.certificates._registry.SCHEMAS`;
-* :func:`enclosure_text` -- an enclosure as printed, rounded outward (it contains the exact one);
-* the checker's work budget (:mod:`certify.certificates._budget`, check ``work_limit``): :data:`MAX_DEGREE`,
-  :data:`MAX_CALLS`, :data:`MAX_CELLS`, :data:`MAX_ATOMS`, :data:`MAX_DIGITS` and cost estimates of the
-  proofs (:func:`lagrangian_cost` of a data set's cells, limited by :data:`MAX_LAGRANGIAN_COST`, is the
-  one ``analyze --certificates`` checks before solving); the limits :data:`MAX_N` (largest majority index)
-  and :data:`MAX_FILE_BYTES`,
-  and its guarded reading :func:`read_text` / :func:`parse_json` (errors :class:`Unreadable`,
-  :class:`NotJson`), for callers such as ``certify verify``.
+Building certificates
+---------------------
+
+* :func:`~certify.certify_bound` -- exact certificate of one side of the sharp bound of E[g(Q)] (Theorem 4.1).
+* :func:`~certify.certify_many` -- certificates for many bounds, in order.
+* :class:`BatchItem` -- one outcome of :func:`~certify.certify_many`: a certificate, or the error that stopped it.
+* :func:`build_likelihood_certificate` -- exact certificate of one end of a likelihood-ratio bound, from floats.
+* :data:`DEFAULT_DIGITS` -- without ``digits`` the enclosure width is at most 10^-DEFAULT_DIGITS.
+
+With the budget :data:`certify.V_INF` (``"inf"``), :func:`~certify.certify_bound` returns an
+:class:`EndpointCertificate` of the supremum or infimum of E[V_inf], for any moment order up to 20.
+
+Certificate records
+-------------------
+
+* :class:`Certificate` -- one side of a sharp bound over a moment class (schema version 1).
+* :class:`Provenance` -- how a certificate was produced.
+* :class:`LikelihoodCertificate` -- a likelihood-ratio bound on E_pi[g(Q)] (schema version 2).
+* :class:`LikelihoodProvenance` -- how a likelihood certificate was produced (the checker ignores it).
+* :class:`DataSource` -- which data a likelihood certificate was computed from (recorded, not proven).
+* :class:`EndpointCertificate` -- one side of the V_inf bound (schema version 3).
+
+Checking
+--------
+
+* :func:`verify` -- re-check a certificate (object, dict, JSON text or file) with its version's checker.
+* :class:`VerificationResult` -- outcome of a checker: ``ok`` and what was proven, or the failed check.
+* :data:`CHECKS` -- the checks of schema version 1, in the order they run.
+* :data:`LIKELIHOOD_CHECKS` -- the checks of schema version 2, in the order they run.
+* :data:`ENDPOINT_CHECKS` -- the checks of schema version 3, in the order they run.
+* :func:`enclosure_text` -- an enclosure as printed, rounded outward (it contains the exact one).
+
+Files and schemas
+-----------------
+
+* :func:`dump` -- write a certificate as JSON atomically (temporary file, then ``os.replace``).
+* :func:`load` -- read a certificate file of any version (layout only; :func:`verify` checks the mathematics).
+* :func:`to_json` -- JSON text of a certificate, one ``["p/q", float]`` pair (or one data cell) per line.
+* :func:`schema` -- the JSON Schema of certificate files of one version.
+* :data:`SCHEMA_DIR` -- the folder of the JSON Schema files of certify's outputs.
+* :data:`SCHEMA_VERSION` -- sharp bound of E[g(Q)] over a moment class: ``certificate-v1.json``.
+* :data:`LIKELIHOOD_SCHEMA_VERSION` -- one end of a likelihood-ratio bound: ``certificate-v2.json``.
+* :data:`ENDPOINT_SCHEMA_VERSION` -- supremum or infimum of E[V_inf] (Theorem 4.3): ``certificate-v3.json``.
+
+Certificate folders (``certificate-index-v1.json``)
+---------------------------------------------------
+
+* :func:`write_certificate_set` -- likelihood certificates and their index as one folder, all or nothing.
+* :func:`check_certificate_folder` -- refuse a certificate folder that cannot be written, before any work.
+* :func:`read_index` -- read an index.json (within the reading limits) and compare its folder with it.
+* :func:`entry_problem` -- why a verified certificate does not match its index entry, or None.
+* :func:`is_index` -- whether a parsed JSON value claims to be a certificate index.
+* :func:`certificate_file_name` -- the file of one certificate: ``[<group>-<hash>_]<objective>_<side>.json``.
+* :class:`FolderIndex` -- a valid index and how its folder compares with it.
+* :exc:`IndexProblem` -- an index.json that is not a valid certificate index; the message says why.
+* :data:`INDEX_FILE` -- the index's file name inside a certificate folder.
+
+The checker's work budget (check ``work_limit``)
+------------------------------------------------
+
+* :data:`MAX_DEGREE` -- highest objective degree (schemas 1 and 2): V_4001.
+* :data:`MAX_CALLS` -- most calls K of a cell (schema 2).
+* :data:`MAX_CELLS` -- most cells, distinct (K, S) pairs (schema 2).
+* :data:`MAX_ATOMS` -- most atoms of a law.
+* :data:`MAX_DIGITS` -- largest numerator or denominator (decimal digits) of any exact number.
+* :data:`MAX_LAGRANGIAN_COST` -- largest :func:`lagrangian_cost`; ``analyze --certificates`` checks it first.
+* :func:`lagrangian_cost` -- the size of the cells' polynomials summed into the Lagrangian, from their K alone.
+* :data:`MAX_N` -- largest majority index accepted (2 MAX_N + 1 = MAX_DEGREE votes).
+
+Guarded reading (for callers such as ``certify verify``)
+--------------------------------------------------------
+
+* :func:`read_text` -- a file's text, refusing more than :data:`MAX_FILE_BYTES` and non-UTF-8 bytes.
+* :func:`parse_json` -- parse a certificate's JSON text within the limits.
+* :data:`MAX_FILE_BYTES` -- largest certificate file read (16 MiB).
+* :exc:`Unreadable` -- a file cannot be read within the limit; the message says why.
+* :exc:`NotJson` -- the text is not a JSON document within the limits; the message says why.
 """
 
 from __future__ import annotations

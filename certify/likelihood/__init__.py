@@ -8,21 +8,55 @@ polynomial) over the laws whose likelihood is
 within c of the maximum; each end of such an interval carries a Lagrangian certificate that an
 independent exact checker re-proves (:mod:`certify.certificates`).
 
-Public names:
+Cells
+-----
 
-* cells: :func:`cell_counts` -> :class:`CellCounts` (``CellCounts.from_bits`` for
-  :class:`~certify.CallBits`);
-* the NPMLE: :func:`npmle` -> :class:`LatentLaw`; :func:`log_likelihood`, :func:`gradient_function`;
-* intervals: :func:`likelihood_interval`, :func:`likelihood_intervals`, :func:`likelihood_bound`
-  -> :class:`LikelihoodInterval` of two :class:`LikelihoodEnd`; :func:`likelihood_envelope`
-  (min of one objective, max of another, from one set); :func:`is_infinite_budget`;
-  :class:`WarmStarts` (starts carried from one data set to the next, for simulation studies);
-  :func:`witness_below` (a law of the set that puts a lower end below a value, no end solved);
-* calibration: :func:`critical_value`, :func:`identified_df`;
-* a latent law on a finite grid of a model (the answer model of :mod:`certify.stats`):
-  :class:`FiniteModel`, :func:`finite_interval` (floating point, not certified);
-* exact certificates of the ends: :func:`certify_interval` (of an interval already solved),
-  :func:`certified_intervals` (solve and certify), :func:`certified_envelope`.
+* :func:`~certify.cell_counts` -- aggregate per-example (K_i, S_i) into cell counts n_{K,S}.
+* :class:`CellCounts` -- counts n_{K,S} of examples with K calls of which S are correct (eq. (L1)).
+
+The NPMLE
+---------
+
+* :func:`~certify.npmle` -- nonparametric maximum-likelihood estimate of the latent law (eq. (L3)).
+* :class:`LatentLaw` -- the NPMLE pi-hat and its optimality check (eqs. (L3), (L5)).
+* :func:`log_likelihood` -- l(pi) = sum_c n_c log p_c(pi) for a law's atoms and weights (eq. (L2)).
+* :func:`gradient_function` -- D(q) = sum_c n_c Bin(S_c; K_c, q) / p_c(law) - N at points q (eq. (L4)).
+
+Intervals
+---------
+
+* :func:`likelihood_interval` -- likelihood-ratio interval [min, max] of E_pi[g] over {l(pi) >= l(pi-hat) - c} (L6).
+* :func:`~certify.likelihood_intervals` -- likelihood-ratio intervals of many objectives sharing one NPMLE.
+* :func:`likelihood_bound` -- one end of the likelihood-ratio interval of E_pi[g].
+* :func:`likelihood_envelope` -- min of one objective, max of another, over one likelihood set.
+* :class:`LikelihoodInterval` -- a likelihood-ratio interval: two :class:`LikelihoodEnd`.
+* :class:`LikelihoodEnd` -- one end with its Lagrangian certificate (eqs. (L9)-(L11)).
+* :func:`is_infinite_budget` -- True for the infinite budget V_inf in any spelling (a step function).
+* :class:`WarmStarts` -- starts carried from one data set to the next, for simulation studies.
+* :func:`witness_below` -- a law of the set that puts a lower end below a value (no end solved).
+
+Calibration
+-----------
+
+* :func:`critical_value` -- the log-likelihood drop c of a likelihood-ratio interval (eq. (L6)).
+* :func:`identified_df` -- dimension of the identified cell probabilities (K for one K).
+* :func:`profile_drop` -- D(v) of eq. (P1): the smallest drop c whose interval holds a value.
+
+A latent law on a finite grid (the answer model of :mod:`certify.stats`)
+------------------------------------------------------------------------
+
+* :class:`FiniteModel` -- a latent law on J grid points: the kernel of the observed cells and their counts.
+* :func:`finite_interval` -- (estimate, lower, upper) of E_pi[g] over the grid's likelihood set (not certified).
+
+Exact certificates of the ends
+------------------------------
+
+* :func:`certify_interval` -- exact certificates of both ends of an interval already solved.
+* :func:`certified_intervals` -- likelihood-ratio intervals with an exact certificate for each end.
+* :func:`certified_envelope` -- :func:`likelihood_envelope` with an exact certificate for each end.
+
+The implementation
+------------------
 
 Where each step lives (equations (L1)-(L13) and (S1), each with the module that implements it):
 
@@ -44,6 +78,8 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
 ``_calibration``       (L6), (L13), (S1): the drop c -- profile / projection / face / simultaneous,
                        identified df, the F small-sample form, the small-count (lattice)
                        calibration -- and ``_Context``, the set C of one batch.
+``_profile``           (P1): the profile drop D(v), the smallest c whose interval holds a value v
+                       (Newton in c; one D per data set gives the coverage of every calibration).
 ``_ends``              (L7), (L10)-(L11): one end -- lambda = 0 test, Newton from warm starts,
                        Brent's method on log lambda -- and its checked certificate.
 ``_intervals``         (L6): batches of objectives, both ends, one NPMLE; the public solvers;
@@ -76,7 +112,7 @@ How data walk from calls to certified interval ends:
 7. -> optionally, each end -> an exact certificate (``_certificates``).
 
 Layering: above :mod:`certify.certificates` and the core, below :mod:`certify.stats` (which
-re-exports these names and builds the analysis report and study plans on them).
+builds the analysis report and study plans on these names, without re-exporting them).
 """
 
 from ._calibration import critical_value, identified_df

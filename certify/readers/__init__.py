@@ -1,14 +1,49 @@
 r"""Readers: per-example, per-call correctness bits B_ij (paper eq. (hierarchy-main)) from files.
 
-Every reader produces the call types of :mod:`certify._calls` (:class:`CallBits`, how the
-file was read in :class:`ReadInfo`, :class:`DataError` for an unusable file) and imports
+Every reader produces the call types of :mod:`certify._calls` (:class:`~certify.CallBits`, how the
+file was read in :class:`ReadInfo`, :class:`~certify.DataError` for an unusable file) and imports
 nothing above the math core: statistics, the likelihood engine, the experiment, the report
 and the CLI all build on the readers, never the other way round.
 
-**What reads what.** :func:`read_groups` (one :class:`CallBits` per group) and
-:func:`read_bits` (one group) ask the registry (:mod:`certify.readers._registry`:
-:class:`Reader`, :data:`READERS`, :func:`reader_for`) which reader handles a file, by its
-suffix and, where a suffix is shared, by its content:
+Reading
+-------
+
+* :func:`~certify.read_bits` -- read one analysis' correctness bits; ``group`` selects among several.
+* :func:`read_groups` -- read correctness bits, one :class:`~certify.CallBits` per group (``dataset/policy``).
+* :func:`read_call_table` -- one :class:`~certify.CallBits` per group of a :class:`CallTable`.
+* :func:`bits_from_array` -- CallBits from an (n, K) array of 0/1 (NaN only after an example's last call).
+
+The call types
+--------------
+
+* :class:`~certify.CallBits` -- correctness bits of one analysis (one policy on one data set).
+* :class:`ReadInfo` -- how a file was read: which column (or log field) gave what.
+* :exc:`~certify.DataError` -- a data file is unusable; the message names the file, row and column.
+* :class:`CallTable` -- a source of correctness bits, one row per call (how a higher layer hands its bits over).
+
+Column roles, answers and score maps
+------------------------------------
+
+* :class:`ColumnMap` -- explicit column roles for tables; every field is optional.
+* :func:`normalize_answer` -- the key an answer is compared by, or None for no answer.
+* :data:`NORMALIZATIONS` -- the answer normalizations of :func:`normalize_answer`: exact, strip, casefold, number.
+* :data:`DEFAULT_NORMALIZATION` -- the default ``answer_normalize=`` (``--answer-normalize``), ``"strip"``.
+* :func:`parse_score_map` -- ``["N=0", "P=1"]`` (CLI ``--score-map``) -> ``{"N": 0, "P": 1}``.
+
+The registry of file kinds
+--------------------------
+
+* :data:`READERS` -- every kind of file :func:`read_groups` reads, in the order they are tried.
+* :class:`Reader` -- one kind of file :func:`read_groups` reads.
+* :func:`reader_for` -- the first reader that handles a source (a path or a DataFrame), or None.
+* :class:`ReadOptions` -- the keywords of :func:`read_groups`, as every reader receives them.
+
+How files are read
+------------------
+
+**What reads what.** :func:`read_groups` and :func:`~certify.read_bits` ask the registry
+(:mod:`certify.readers._registry`) which reader handles a file, by its suffix and, where a
+suffix is shared, by its content:
 
 * ``.csv`` / ``.tsv`` / ``.txt`` (UTF-8 with or without a byte-order mark, ``\n`` or
   ``\r\n`` line ends; comma, semicolon or tab, given with ``delimiter=`` / ``--delimiter``
@@ -46,12 +81,12 @@ explicit :class:`ColumnMap` (:mod:`~certify.readers._columns`: wide or long form
 groups; the reader never guesses); the role columns then stream in blocks of rows
 (:mod:`~certify.readers._blocks`: each distinct cell value of a block once) into one
 accumulator (:mod:`~certify.readers._cells`: bit values, ragged call counts, duplicates,
-kept compact by :mod:`~certify.readers._memory`), which gives one :class:`CallBits` per
+kept compact by :mod:`~certify.readers._memory`), which gives one :class:`~certify.CallBits` per
 group and the notes of :attr:`ReadInfo.notes` (:mod:`~certify.readers._tables`). Logs and
 run stores hand their records (one per call) to the same accumulator, and
 :func:`bits_from_array` an (examples x calls) array.
 
-**Errors** (:class:`DataError`, an :class:`~certify.InputError`) are one line naming
+**Errors** (:class:`~certify.DataError`, an :class:`~certify.InputError`) are one line naming
 the file, the row (1-based data row, header excluded, a blank line counts; JSONL: line),
 the column and the rule: non-binary and missing values, examples with fewer than two
 calls, empty files, duplicated (example, call) keys, columns without a role, answers

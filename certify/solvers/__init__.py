@@ -3,7 +3,31 @@
 Every public bound (``certify.sharp_bounds``, ``certify.sharp_bound_arrays``) maximizes
 E[f] with f = sign * g over laws on [0, 1] with moments theta = (1, m_1, ..., m_m), and
 returns a law and a polynomial p >= f of degree m that touch at the law's atoms
-(Theorem 4.1). Three methods; ``exact`` is the default::
+(Theorem 4.1).
+
+Solvers
+-------
+
+* :func:`solve_exact` -- maximize E[sign * g] over laws on [0, 1] with moments ``theta`` (the default method).
+* :func:`solve_sos` -- the same by an SOS program (cvxpy).
+* :func:`solve_grid` -- the same over laws on ``size`` equispaced atoms (cvxpy).
+* :func:`batch_upper` -- sharp max of E[sign * g] for every (mu, nu) of an array (m = 2), with path counts.
+* :class:`Faces` -- faces of the moment problem that the solves of one computation share.
+
+Targets and contacts
+--------------------
+
+* :func:`target` -- the :class:`Target` of an objective and a side (+1 upper, -1 lower), from :data:`TARGETS`.
+* :class:`Target` -- f = sign * g sampled on a Chebyshev-Lobatto grid of [0, 1], and what the solvers build from it.
+* :class:`TargetCache` -- the :class:`Target` of each (objective, side) in use, least recently used dropped first.
+* :data:`TARGETS` -- the process's one solver cache (a :class:`TargetCache`); no result depends on it.
+* :func:`kkt_system` -- residual and Jacobian of the optimality (KKT) system of a contact pattern.
+* :func:`max_violation` -- largest value of f - p on [0, 1] and where it occurs.
+
+How a bound is solved
+---------------------
+
+Three methods; ``exact`` is the default::
 
     sharp_bounds(method=...)
       |- "sos"   -> _sos.solve_sos      dual as an SOS program (cvxpy + Clarabel / SCS)
@@ -68,14 +92,17 @@ array pass on a one-row array costs 2 to 5 times the scalar screen per dual (3 t
 and the screen is most of a per-point solve, so one array-first screen would break
 the 1.2x per-pair budget.
 
-State, all of it visible:
+State
+-----
 
-* :data:`TARGETS` (a :class:`TargetCache`): per (objective, side), at most 128 of them,
+All of it is visible:
+
+* the targets, :data:`TARGETS` (a :class:`TargetCache`): per (objective, side), at most 128 of them,
   the objective sampled on its contact grid, its grid hull, a finer sampling for the
   batch screen and compiled cvxpy programs. Each is a deterministic function of the
   objective and the side, so it saves time and never changes a result;
   ``TARGETS.clear()`` empties it.
-* :class:`Faces`: faces of the moment problem that solves found, reused by later solves
+* faces, :class:`Faces`: faces of the moment problem that solves found, reused by later solves
   given the same object. Only a caller that creates one has one: ``sharp_bound_arrays``
   and ``certify.stats.project_many`` make one per call, ``certify.stats.analyze`` one for
   all the bounds of an analysis, a single solve none. So the route a call takes, and its

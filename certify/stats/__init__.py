@@ -1,48 +1,146 @@
 """Statistics on correctness bits: from repeated-call data to certified vote accuracy.
 
-* the data come from :mod:`certify.readers` (``read_bits``, ``read_groups``, ``CallBits``; formats,
-  column roles, the ragged-count rule and inspect_ai score maps are documented there) and the
-  K-call likelihood from :mod:`certify.likelihood` (``cell_counts``, ``npmle``,
-  ``likelihood_intervals``, ``certify_interval``): each name has one home, and this package
-  re-exports neither;
-* estimators: :func:`two_call_estimates` (paper Section 4.4), :func:`two_call_from_summary`,
-  :func:`all_call_estimates` (U-statistics from every call), with
-  :class:`TwoCallEstimates`, :class:`AllCallEstimates`;
-* regions: :func:`wald_region` (eq. (wald-region-main)), :func:`project` / :func:`project_many`
-  (interval hull of eq. (projected-set-main)), :class:`WaldRegion`, :class:`ProjectedInterval`,
-  :class:`EmptyRegionError`;
-* empirical votes: :func:`empirical_vote_accuracy`, :func:`per_example_vote_accuracy`,
-  :func:`compare_budgets`, :func:`compare_policies`;
-* paired comparisons: :func:`paired_comparison` -> :class:`PairedComparison`, :func:`votes_label`;
-* mixtures of policies (Section 6, Appendix "Randomized mixture policies";
-  :mod:`certify.stats._mixtures`): :func:`mixture_data` -> :class:`MixtureData`, exact
-  :func:`per_example_mixture_accuracy` / :func:`per_example_mixture_moments` /
-  :func:`evaluate_mixture` -> :class:`Mixture`, :func:`mixture_estimates`,
-  :func:`weight_grid`, :func:`search_mixtures` -> :class:`MixtureSearch`,
-  :func:`optimize_mixture` -> :class:`MixtureOptimum`;
-* overtaking and negative movements with paired intervals (:mod:`certify.stats._overtaking`):
-  :func:`find_overtaking` -> :class:`Overtaking`, :func:`find_negative_movements` ->
-  :class:`NegativeMovement`, :func:`per_example_table`, :func:`unit_mixture`;
-* completions (Sec. 4): :func:`maxent_completion`, :func:`ldgp_completion`,
-  :func:`complete`, :class:`Completion`;
-* the whole pipeline: :func:`analyze` -> :class:`AnalysisReport` (``method="likelihood"`` or
-  ``"two-call"``; each budget's :class:`IntervalEstimate`), :func:`parse_votes`,
-  :func:`verdict_budgets`, :func:`two_call_view` (the two-call report held by an analysis, solving
-  nothing again); the intervals it solved, ``AnalysisReport.likelihood``, are what
-  :func:`certify.likelihood.certify_interval` turns into exact certificates;
-* one row per target: :func:`target_rows` -> :class:`TargetRow` (interval, verdict on the gain over
-  one call, forecast beyond the calls with :data:`FORECAST_MODELS`), :func:`report_frame` (a tidy
-  pandas DataFrame; also ``AnalysisReport.to_frame()``); the vote curve: :func:`curve_data`,
-  :func:`vote_curve_figure` (a matplotlib figure; also ``AnalysisReport.plot()``);
-* study planning: :func:`plan_study` -> :class:`StudyPlan` of :class:`PlanRow` (:data:`DEFAULT_PLAN_REPS` studies
-  per design, the width from :data:`DEFAULT_WIDTH_REPS` of them);
-* the answer model (plurality beyond the recorded calls from the recorded wrong answers;
-  model-based, never certified): :func:`plurality_model` -> :class:`ModelEstimate`,
-  :func:`answer_patterns`, :func:`pattern_kernel`, :func:`model_plurality`;
-* aggregates of k calls over recorded answers (plurality vote, pass@k): :func:`aggregate_estimates`
-  (U-statistics, k up to the recorded calls) and :func:`aggregate_intervals` /
-  :func:`certified_aggregate_intervals` (any k, beyond the recorded calls through the likelihood
-  set, :data:`PASS_INF` = P(Q > 0) for k = inf), all -> :class:`AggregateEstimate`;
+The data come from :mod:`certify.readers` (``read_bits``, ``read_groups``, ``CallBits``; formats,
+column roles, the ragged-count rule and inspect_ai score maps are documented there) and the K-call
+likelihood from :mod:`certify.likelihood` (``cell_counts``, ``npmle``, ``likelihood_intervals``,
+``certify_interval``): each name has one home, and this package re-exports neither. The intervals an
+analysis solved, ``AnalysisReport.likelihood``, are what :func:`certify.likelihood.certify_interval`
+turns into exact certificates.
+
+Two-call estimates (paper Section 4.4)
+--------------------------------------
+
+* :func:`~certify.two_call_estimates` -- mu-hat, nu-hat, rho-hat and Sigma-hat from the first two calls.
+* :func:`two_call_from_summary` -- the same from summary statistics: the pair table fixes Sigma-hat.
+* :func:`all_call_estimates` -- unbiased U-statistic estimates of m_1, ..., m_order from all K_i calls.
+* :class:`TwoCallEstimates` -- the paper's two-call estimates (Appendix B "Projection of sampling uncertainty").
+* :class:`AllCallEstimates` -- U-statistic moment estimates from every call (beyond the paper).
+
+Regions (eqs. (wald-region-main), (projected-set-main))
+-------------------------------------------------------
+
+* :func:`~certify.wald_region` -- the feasible Wald region C_alpha from the two-call estimates.
+* :class:`WaldRegion` -- the feasible Wald moment region C_alpha.
+* :func:`project` -- interval hull [min_C L, max_C U] of the projected region for one objective.
+* :func:`~certify.project_many` -- projected interval hulls for several regions and objectives at once.
+* :class:`ProjectedInterval` -- interval hull of the projected identified region for one objective.
+* :exc:`EmptyRegionError` -- the Wald region misses the feasible set: the data reject the model.
+
+Completions (paper Section 5)
+-----------------------------
+
+* :func:`complete` -- the ``method`` completion of (mu, nu), ``"maxent"`` or ``"ldgp"``.
+* :func:`~certify.maxent_completion` -- maximum-entropy completion (Proposition 5.1, eq. (maxent-dual-main)).
+* :func:`~certify.ldgp_completion` -- LDGP completion (Proposition 5.2): t = Phi^-1(mu), r from Phi_2(t, t; r) = nu.
+* :class:`Completion` -- a completed latent law and its vote curve.
+* :data:`COMPLETION_METHODS` -- the completion methods, ``("maxent", "ldgp")``.
+
+Empirical votes and paired comparisons
+--------------------------------------
+
+* :func:`empirical_vote_accuracy` -- unbiased estimate of V for ``votes`` calls from K >= votes repeats.
+* :func:`per_example_vote_accuracy` -- h_m(S_i, K_i): each example's exact hypergeometric majority probability.
+* :class:`EmpiricalVote` -- an empirical m-vote accuracy with its standard error.
+* :func:`compare_budgets` -- paired difference V(votes_b) - V(votes_a) on the same examples, with an interval.
+* :func:`compare_policies` -- paired difference of two policies' vote accuracy on their common examples.
+* :func:`paired_comparison` -- mean of paired per-example differences ``b - a`` with its normal interval.
+* :class:`PairedComparison` -- a mean paired difference with its normal confidence interval.
+* :func:`votes_label` -- how a budget reads wherever a user sees it (``"3 votes"``).
+
+The analysis
+------------
+
+* :func:`~certify.analyze` -- the whole pipeline on one policy's bits (``method="likelihood"`` or ``"two-call"``).
+* :class:`AnalysisReport` -- result of :func:`~certify.analyze` (``to_dict`` / ``from_dict``, ``to_frame``, ``plot``).
+* :data:`METHODS` -- the interval methods of :func:`~certify.analyze`, ``("likelihood", "two-call")``.
+* :data:`REPORT_SCHEMA_VERSION` -- schema version of an analysis report's JSON.
+* :class:`BudgetRow` -- everything reported for one vote budget.
+* :class:`IntervalEstimate` -- a 1 - alpha confidence interval for one objective, with how it was made.
+* :class:`Verdict` -- certified improvement of ``votes`` calls over one call at level 1 - alpha.
+* :class:`ObjectiveInterval` -- the 1 - alpha interval of a polynomial objective in q.
+* :class:`SolvedIntervals` -- the likelihood-ratio intervals an analysis solved, kept for their certificates.
+* :func:`parse_votes` -- vote budgets from ints or strings: positive counts or V_inf in any spelling.
+* :func:`verdict_budgets` -- the budgets whose gain V_k - V_1 gets a verdict.
+* :func:`two_call_view` -- the two-call report held by an analysis, solving nothing again.
+
+One row per target, and the vote curve
+--------------------------------------
+
+* :func:`target_rows` -- one :class:`TargetRow` per target of a report, in report order.
+* :class:`TargetRow` -- one target of one group: interval, verdict on the gain, forecast beyond the calls.
+* :data:`FORECAST_MODELS` -- what each aggregate's forecast beyond the recorded calls comes from.
+* :func:`report_frame` -- the target rows of one or several reports as a tidy pandas DataFrame.
+* :func:`curve_data` -- the figure data of one report's vote curve.
+* :func:`vote_curve_figure` -- each policy's vote accuracy against the number of votes (a matplotlib figure).
+
+Aggregates of k calls over recorded answers (plurality vote, pass@k)
+--------------------------------------------------------------------
+
+* :data:`AGGREGATES` -- the aggregates of k calls: ``("plurality", "pass@k")``.
+* :data:`AGGREGATE_NAMES` -- every aggregate ``analyze`` reports: the bit majority, then :data:`AGGREGATES`.
+* :func:`parse_aggregate` -- the aggregate's name from a spelling (``"pass"`` -> ``"pass@k"``).
+* :func:`aggregate_estimates` -- U-statistic accuracy of k calls (k up to the recorded calls) and its gain.
+* :func:`aggregate_intervals` -- 1 - alpha intervals for plurality or pass@k of any k, beyond the calls too.
+* :func:`certified_aggregate_intervals` -- :func:`aggregate_intervals` with an exact certificate for each end.
+* :class:`AggregateEstimate` -- an aggregate's accuracy of k calls, or its gain, with an interval.
+* :class:`AggregateBudget` -- the interval of one aggregate at one budget (a row of ``AnalysisReport.budgets``).
+* :data:`PASS_INF` -- pass@inf = P(Q > 0), the objective of pass@k for k = inf.
+* :data:`MAX_PLURALITY_CALLS` -- most calls per example for the plurality U-statistic (float64 range).
+* :func:`answer_counts` -- per-example counts of the answer codes.
+* :func:`per_example_plurality` -- h_i(k): the plurality U-statistic of every example.
+* :func:`per_example_pass_at_k` -- unbiased pass@k of every example: 1 - C(K_i - c_i, k) / C(K_i, k).
+* :func:`plurality_bounds` -- lower and upper polynomial bounds on the plurality accuracy of k calls given q.
+* :func:`plurality_upper_coefficients` -- exact coefficients of U_k(q) = 1 - (1-q)^k - (k-1) q (1-q)^(k-1).
+* :func:`pass_at_k_coefficients` -- exact monomial coefficients of 1 - (1-q)^k: pass@k given q.
+* :func:`pass_at_k_objective` -- the objective 1 - (1-q)^k, whose expectation is pass@k.
+
+The answer model (plurality beyond the recorded calls; model-based, never certified)
+------------------------------------------------------------------------------------
+
+* :func:`plurality_model` -- the answer model's plurality accuracy for each budget.
+* :class:`ModelEstimate` -- the answer model's plurality accuracy of k calls: not certified.
+* :func:`answer_patterns` -- the distinct patterns (K, c, d) of the examples and their counts.
+* :func:`pattern_kernel` -- P(pattern | q, m) for each pattern and point.
+* :func:`model_plurality` -- g_k(q, m), the plurality accuracy of k calls under the model.
+
+Study planning
+--------------
+
+* :func:`plan_study` -- simulated width and probability of certifying a gain, per design.
+* :class:`StudyPlan` -- result of :func:`plan_study` (``to_dict`` / ``from_dict``).
+* :class:`PlanRow` -- one design under one scenario.
+* :data:`DEFAULT_PLAN_REPS` -- simulated studies per default design.
+* :data:`DEFAULT_WIDTH_REPS` -- studies per default design whose interval is solved for the mean width.
+* :data:`PLAN_SCHEMA_VERSION` -- schema version of a study plan's JSON.
+
+Mixtures of policies (Section 6, Appendix "Randomized mixture policies")
+------------------------------------------------------------------------
+
+* :func:`mixture_data` -- align several policies' bits on their common example ids.
+* :class:`MixtureData` -- success counts of several policies on the same examples.
+* :func:`allocations` -- every allocation of ``votes`` calls to ``components`` components.
+* :func:`allocation_probabilities` -- multinomial probabilities Mult(a; m, w) of each allocation.
+* :func:`allocation_majority` -- M_i(a): majority probability of every example under every allocation.
+* :func:`per_example_mixture_accuracy` -- h_m(i; w) for every example (exact).
+* :func:`per_example_mixture_moments` -- per-example (mu_i, nu_i) of the mixture's two-call law.
+* :func:`evaluate_mixture` -- moments and exact empirical vote accuracies of one mixture.
+* :class:`Mixture` -- one randomized mixture policy with its moments and exact empirical accuracies.
+* :func:`mixture_estimates` -- two-call estimates of a mixture (Section 4.4).
+* :func:`weight_grid` -- weights on a grid with every component strictly positive.
+* :func:`search_mixtures` -- the paper's mixture grid.
+* :class:`MixtureSearch` -- result of :func:`search_mixtures` on one data set.
+* :func:`optimize_mixture` -- maximize the certified lower bound (or empirical V) over the weight simplex.
+* :class:`MixtureOptimum` -- result of :func:`optimize_mixture`.
+
+Overtaking and negative movements (Appendix "Overtaking examples", "A negative movement")
+------------------------------------------------------------------------------------------
+
+* :func:`find_overtaking` -- pairs where a policy lower on one call beats a higher one after voting.
+* :class:`Overtaking` -- a lower one-call policy A beating a higher one-call comparator B after voting.
+* :func:`find_negative_movements` -- adjacent budget steps with a negative mean paired difference.
+* :class:`NegativeMovement` -- an adjacent budget step where voting lowers the empirical accuracy.
+* :func:`per_example_table` -- per-example exact accuracies for every policy and budget.
+* :func:`unit_mixture` -- a base policy as a one-component mixture.
 """
 
 # repeated-call aggregates over recorded answers: plurality vote and pass@k
