@@ -15,6 +15,16 @@ of c cells on an interval has c + 1 points.
 #: double correctly rounded (it needs 17) after the cancellation in log B(n+1, n+1) + n log 4.
 DENSITY_DIGITS = 30
 
+# -- the moment-space check (:func:`certify._moments._check_general`) -------------------------
+
+#: The Hankel conditions are checked on the first 16 moments, then on twice as many, up to all
+#: of them: those of a prefix are necessary for the whole vector, and moments estimated from
+#: data mostly fail there (4 examples x 2000 calls: at order 8), where a matrix has 9 rows
+#: instead of 1001. 16 is about where an interior law's smallest eigenvalue meets the
+#: tolerance (the uniform law's: 3.5e-12 at order 16), the last order at which a pass still
+#: means nearly what it says.
+HANKEL_FIRST_ORDER = 16
+
 # -- Newton on r' (all purposes) -----------------------------------------------------------
 
 #: Safeguarded Newton iterations at most: a bisection step halves the bracket, so 80 of

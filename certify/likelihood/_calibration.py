@@ -94,8 +94,9 @@ jagged function of the law, so the threshold is the largest quantile over a path
 the data (a Berger-Boos style supremum over nuisance values rather than a plug-in): the NPMLE
 p-hat and p-hat + s (p_end - p-hat) for both ends of the interval and s in PATH_STEPS (s = 2
 reaches as far again beyond each end, the laws a sampling draw of the data could come from).
-Quantiles are simulated with DRAWS multinomial draws from a generator seeded by the counts, so
-the result is a deterministic function of the data. The threshold used is max(c, that
+Quantiles are simulated with DRAWS multinomial draws from a stream seeded by the counts, so
+the result is a deterministic function of the data (compiled, with its own generator:
+:mod:`._calibration_kernels`). The threshold used is max(c, that
 quantile / 2), and both ends are solved again at it (``LikelihoodInterval.small_count``). It is
 applied only where the lattice matters: when cells with fewer than SMALL_COUNT expected
 examples carry more than SMALL_SHARE of the variance of a.n / N under p-hat. Elsewhere, and for
@@ -120,7 +121,7 @@ import numpy as np
 
 from .._aggregate_bounds import PassLimit
 from .._bernstein import monomial_to_bernstein
-from .._distributions import chi2_quantile, f_quantile
+from .._distributions import chi2_quantile, f_quantile, hypergeometric_pmf
 from .._errors import InputError
 from .._objective import Objective, VoteLimit
 from .._validation import check_alpha
@@ -130,6 +131,8 @@ from ._problem import _Problem
 from ._results import LatentLaw
 from ._targets import _is_polynomial, _Law
 from ._tolerances import (
+    BINOMIAL_INVERSION_MEAN,
+    CATEGORICAL_DRAWS,
     DENOMINATOR_FLOOR,
     DRAWS,
     PATH_STEPS,
@@ -224,81 +227,29 @@ def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.nd
     Returns
     -------
     ndarray, shape (M,)
-        W >= 0.
+        W >= 0 (compiled: :func:`._calibration_kernels.saturated_ratios`).
     """
-    # cells along the first axis throughout: the sums and extremes over cells are then
-    # operations on whole rows, which NumPy does at full speed (along a short last axis they
-    # cost several times more); counts are integers, so every sum below is exact in any order
-    n = np.asarray(counts, dtype=float).T.copy()
+    from ._calibration_kernels import saturated_ratios  # numba loads with the first simulation
+
+    return saturated_ratios(
+        np.ascontiguousarray(counts, dtype=np.int64),
+        _differences(coef, value),
+        SATURATED_STEP_TOL,
+        SATURATED_NEWTON_STEPS,
+        DENOMINATOR_FLOOR,
+    )
+
+
+def _differences(coef: np.ndarray, value: float) -> np.ndarray:
+    """a - v, with the differences within VALUE_SNAP of 0 set to 0.
+
+    v = a . p computed in floating point can sit an ulp beyond an extreme of a: without the
+    snap a cell with a_S = max a would read as excluded and W as +inf.
+    """
     coef = np.asarray(coef, dtype=float)
     d = coef - float(value)
-    # v = a . p computed in floating point can sit an ulp beyond an extreme of a: snap such
-    # differences to 0, or a cell with a_S = max a would read as excluded and W as +inf
     d[np.abs(d) <= VALUE_SNAP * max(1.0, float(np.max(np.abs(coef))))] = 0.0
-    total = n.sum(axis=0)
-    seen = n > 0
-    if not ((d > 0).any() and (d < 0).any()):
-        # v at (or beyond) an extreme of a: only the cells with a_S = v may hold mass
-        return np.where((seen & (d != 0)[:, None]).any(axis=0), np.inf, 0.0)
-    # domain of t: total + t d_S >= 0 for every cell (the zero cells included); lo_seen and
-    # hi_seen are the same ends for the cells with examples, where phi is infinite
-    barrier = -total[None, :] / np.where(d == 0, 1.0, d)[:, None]
-    pos, neg = d > 0, d < 0
-    lo, hi = barrier[pos].max(axis=0), barrier[neg].min(axis=0)
-    lo_seen = np.where(seen[pos], barrier[pos], -np.inf).max(axis=0)
-    hi_seen = np.where(seen[neg], barrier[neg], np.inf).min(axis=0)
-    # past the domain, only cells with examples enter phi and W: with thousands of calls and
-    # few examples most of the K + 1 cells are empty in every row, and are left out
-    cols = np.flatnonzero(seen.any(axis=1))
-    n, d, seen = n[cols], d[cols, None], seen[cols]
-    nd = n * d  # zero in the empty cells, which therefore stay out of phi
-    # two work arrays for every evaluation of phi: each operation writes into one of them
-    # (the same arithmetic, in the same order, as with a new array per operation, at a
-    # fraction of the cost: the Newton loop below evaluates phi several times on cells x rows)
-    inv, r = np.empty_like(nd), np.empty_like(nd)
-
-    def phi_and_slope(t):
-        """phi(t) = sum_S n_S d_S / (N + t d_S) and phi'(t), per row."""
-        # an empty cell at its barrier has den = 0 and nd = 0: the floor keeps 0 * inf out; a
-        # cell with examples there gets phi of the right sign, huge instead of infinite
-        np.multiply(d, t, out=inv)
-        np.add(inv, total, out=inv)
-        np.maximum(inv, DENOMINATOR_FLOOR, out=inv)
-        np.divide(1.0, inv, out=inv)
-        with np.errstate(over="ignore"):
-            np.multiply(nd, inv, out=r)
-            phi = r.sum(axis=0)
-            np.multiply(r, d, out=r)
-            np.multiply(r, inv, out=r)
-            return phi, -r.sum(axis=0)
-
-    # phi(t) decreases from lo to hi. At an end where only empty cells reach den = 0, phi is
-    # finite, and the root may be that end (an empty cell takes the remaining mass).
-    at_lo = (lo > lo_seen) & (phi_and_slope(lo)[0] <= 0)
-    at_hi = (hi < hi_seen) & (phi_and_slope(hi)[0] >= 0)
-    tol = SATURATED_STEP_TOL * (hi - lo)
-    # safeguarded Newton from t = 0 (inside: lo < 0 < hi), keeping lo with phi > 0 and hi with
-    # phi <= 0; every row is stepped until the last one stops moving, and a row that has
-    # stopped keeps its t (a whole-array step costs less than selecting the moving rows)
-    t = np.where(at_lo, lo, np.where(at_hi, hi, 0.0))
-    active = ~(at_lo | at_hi)
-    for _ in range(SATURATED_NEWTON_STEPS):
-        if not active.any():
-            break
-        phi, slope = phi_and_slope(t)
-        up = phi > 0
-        lo, hi = np.where(active & up, t, lo), np.where(active & ~up, t, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = t - phi / slope
-        # closed bracket: at the root a Newton step returns t itself, which is an end
-        new = np.where((step >= lo) & (step <= hi), step, 0.5 * (lo + hi))
-        moving = active & (np.abs(new - t) > tol)
-        t = np.where(active, new, t)
-        active = moving
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_ratio = np.where(seen, np.log((total + d * t) / total), 0.0)  # log(p-hat_S / p_S)
-    w = 2.0 * (n * log_ratio).sum(axis=0)
-    return np.maximum(w, 0.0)
+    return d
 
 
 def on_lattice(total: int, coef: np.ndarray, p_hat: np.ndarray) -> bool:
@@ -338,16 +289,29 @@ def small_count_drop(
     total = int(counts.sum())
     if not on_lattice(total, coef, p_hat):
         return None
-    laws = [p_hat] + [p_hat + s * (end - p_hat) for end in (p_lower, p_upper) for s in PATH_STEPS]
-    seed = np.random.SeedSequence([int(x) for x in counts])
-    best = 0.0
-    for p in laws:
-        p = np.clip(p, 0.0, None)
-        p = p / p.sum()
-        # the same seed for every law: common random numbers make the supremum less noisy
-        draws = np.random.default_rng(seed).multinomial(total, p, size=DRAWS)
-        w = saturated_ratio(draws, coef, float(np.clip(coef @ p, coef.min(), coef.max())))
-        best = max(best, float(np.quantile(w, 1.0 - alpha, method="higher")))
+    from ._calibration_kernels import lattice_quantile  # numba loads with the first simulation
+
+    laws = np.array([p_hat] + [p_hat + s * (end - p_hat) for end in (p_lower, p_upper) for s in PATH_STEPS])
+    laws = np.clip(laws, 0.0, None)
+    laws /= laws.sum(axis=1, keepdims=True)
+    diffs = np.array([_differences(coef, float(np.clip(coef @ p, coef.min(), coef.max()))) for p in laws])
+    # four words of the counts' seed sequence start the compiled stream, the same for every law
+    seed = np.random.SeedSequence([int(x) for x in counts]).generate_state(4, dtype=np.uint64)
+    cells = len(counts)
+    best = lattice_quantile(
+        laws,
+        diffs,
+        total,
+        seed,
+        DRAWS,
+        # numpy's method="higher": the order statistic at ceil((DRAWS - 1) (1 - alpha))
+        min(math.ceil((DRAWS - 1) * (1.0 - alpha)), DRAWS - 1),
+        total * max(math.log2(cells), 1.0) <= CATEGORICAL_DRAWS * cells,
+        BINOMIAL_INVERSION_MEAN,
+        SATURATED_STEP_TOL,
+        SATURATED_NEWTON_STEPS,
+        DENOMINATOR_FLOOR,
+    )
     if not math.isfinite(best):
         # more than alpha of some law's draws cannot reach its value at all (seen at K = 1000 with
         # V101: a path law at an extreme of the coefficients): no finite lattice quantile, and
@@ -372,7 +336,7 @@ class LatticeProblem:
         self.counts = np.bincount(cells.successes, weights=cells.multiplicity, minlength=self.calls + 1).astype(
             np.int64
         )
-        self.coef = np.array([float(b) for b in monomial_to_bernstein(obj.monomial_coefficients(), self.calls)])
+        self.coef = _elevated(obj, self.calls)
         # every cell S = 0..K, the empty ones included, through the one binomial kernel
         support = np.arange(self.calls + 1)
         self._every_cell = _Problem(
@@ -391,6 +355,20 @@ class LatticeProblem:
     def on_lattice(self, reference: LatentLaw) -> bool:
         """Whether the small-count calibration runs for these data (:func:`on_lattice`)."""
         return on_lattice(int(self.counts.sum()), self.coef, self.probabilities(reference.atoms, reference.weights))
+
+
+def _elevated(obj: Objective, calls: int) -> np.ndarray:
+    """Bernstein coefficients of g at degree ``calls`` (eq. (L13)), as doubles.
+
+    Exact at g's own degree d (rationals, (d + 1)^2 terms), then raised to degree K by the
+    hypergeometric weights of degree elevation, a_S = sum_j b_j C(S, j) C(K - S, d - j) / C(K, d):
+    a convex combination of the b_j, so its rounding is a few ulps of max |b_j| (d + 1 terms),
+    with no cancellation of large terms. The rationals at degree K cost (K + 1)(d + 1) operations
+    on many-digit integers (86 ms for V3 at K = 2000, seconds for V101).
+    """
+    exact = monomial_to_bernstein(obj.monomial_coefficients())
+    weights = hypergeometric_pmf(np.full(calls + 1, calls), np.arange(calls + 1), len(exact) - 1)
+    return weights @ np.array([float(b) for b in exact])
 
 
 def _small_count_drop(ctx: _Context, obj: Objective, ends: dict) -> float | None:

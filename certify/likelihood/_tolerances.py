@@ -285,6 +285,21 @@ SMALL_COUNT = 20.0
 SMALL_SHARE = 0.2
 #: Multinomial draws per law: the 0.95 quantile of W to about +-0.1 (its density there ~0.03).
 DRAWS = 2000
+#: A binomial of the draws whose mean (of the smaller of p and 1 - p) is below this is drawn by
+#: inversion from 0 (cost ~ the mean), above it by inversion outwards from the mode (cost ~ the
+#: standard deviation). Both draw the same law, but they couple the nine laws' draws (common
+#: random numbers) differently, and the threshold is the maximum of nine noisy quantiles, so its
+#: mean moves with the coupling: over 100 streams it differed from the old code's by -0.026 to
+#: +0.014 on the six data sets of benchmarks/bench_compiled_calibration.py (standard deviations
+#: 0.05-0.14), while numpy's switch at 30 (every binomial there inverted from 0, monotone in its
+#: uniform: a tighter coupling) lowered the quiz log's V3 from 2.036 to 1.990. The old
+#: generator's coupling was loose: its rejection sampler above a mean of 30 takes a varying
+#: number of uniforms, which unaligns the laws' streams.
+BINOMIAL_INVERSION_MEAN = 10.0
+#: A draw places each example in its cell by bisection (N log2 C steps) instead of C conditional
+#: binomials when N log2 C <= CATEGORICAL_DRAWS x C: few examples against many cells (N = 4,
+#: K = 2000: 44 steps against 2001 binomials). For speed: both draw the same law.
+CATEGORICAL_DRAWS = 4.0
 #: Steps s of the laws p-hat + s (p_end - p-hat) on each side.
 PATH_STEPS = (0.5, 1.0, 1.5, 2.0)
 #: Relative size below which a_S - v counts as 0 (v from a . p carries a few ulps of rounding).
