@@ -28,10 +28,7 @@ import pytest
 import certify
 
 #: Subpackages left out of these checks, each with why.
-SKIP = {
-    # being written now; it joins the checks once its namespace settles
-    "forecast",
-}
+SKIP: set[str] = set()
 
 #: (re-exporting subpackage, name) -> why that subpackage exports another subpackage's object.
 #: Its docstring entry names the home: "re-exported from :mod:`certify.<home>`".
