@@ -105,7 +105,9 @@ def print_summary(r: AnalysisReport) -> None:
     if limits:
         names = {"majority": "majority", "plurality": "plurality", "pass@k": "pass@inf"}
         ends = ", ".join(
-            f"{names[x.aggregate]} [{percent(x.lower or 0.0)}, {percent(x.upper or 0.0)}]%" for x in limits
+            f"{names[x.aggregate]} [{percent(x.lower or 0.0)}, {percent(x.upper or 0.0)}]%"
+            + ("" if x.forecast is None else f" ~{percent(x.forecast)}%")
+            for x in limits
         )
         print_line(f"infinitely many calls, accuracy ({level}): {ends}")
     for x in rows:
@@ -116,6 +118,9 @@ def print_summary(r: AnalysisReport) -> None:
         print_line(f"~ forecast beyond the {r.max_calls} recorded calls (model-based, NOT certified):")
         for line in forecasts:
             print_line(line)
+    beyond = any(x.route == "beyond the calls" and x.aggregate in ("majority", "pass@k") for x in rows)
+    if beyond and r.forecast is None and r.method == "likelihood":
+        print_line(f"(--forecast: what is likely beyond the {r.max_calls} recorded calls, from a model the data test)")
     notes = [n for n in r.notes if n not in r.details_only_notes]
     shown = notes if len(notes) <= SCREEN_NOTES else notes[: SCREEN_NOTES - 1]
     for note in shown:

@@ -191,6 +191,20 @@ def register(sub) -> None:
         help='an interval of any polynomial in q, as in `certify bounds` (e.g. "1 - (1-q)**8", "V5 - V3")',
     )
     p.add_argument(
+        "--forecast",
+        action="store_true",
+        help="likelihood: also forecast the majority and pass@k beyond the recorded calls from the best parametric "
+        "family of the latent law the data do not reject (model-based, NOT certified; a parametric bootstrap, "
+        "seconds per group)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        metavar="B",
+        help="--forecast: parametric bootstrap draws per family tried (default 200)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="--forecast: seed of the bootstrap draws (default 0)")
+    p.add_argument(
         "--details",
         action="store_true",
         help="print every table (estimates, all interval columns, completions, the answer model, every verdict and "
@@ -207,6 +221,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--calls, --simultaneous and --certificates apply to --method likelihood only")
     if args.force and args.certificates is None:
         raise InputError("--force applies to --certificates only")
+    if not args.forecast and (args.bootstrap is not None or args.seed != 0):
+        raise InputError("--bootstrap and --seed apply to --forecast only")
+    if args.method == "two-call" and args.forecast:
+        raise InputError("--forecast applies to --method likelihood only")
     aggregates = [parse_aggregate(a) for a in args.aggregate or ()]  # every name checked before any work
     objectives = [parse_objective(o) for o in args.objective or ()]
     if args.certificates is not None:  # before any work: an unusable folder costs nothing
@@ -258,6 +276,9 @@ def run(args: argparse.Namespace) -> int:
             simultaneous=args.simultaneous,
             aggregates=aggregates,
             objectives=objectives,
+            forecast=args.forecast,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
         )
         for bits in groups.values()
     ]

@@ -209,13 +209,12 @@ from ._report import (
     BudgetRow,
     ObjectiveInterval,
     SolvedIntervals,
-    Verdict,
     analyze,
     parse_votes,
     two_call_view,
-    verdict_budgets,
 )
 from ._summary import FORECAST_MODELS, TargetRow, report_frame, target_rows
+from ._verdict import Verdict, verdict_budgets
 from ._vote_curve import curve_data, vote_curve_figure
 
 __all__ = [

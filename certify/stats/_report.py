@@ -29,17 +29,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import Any
 
 from .._bounds import sharp_bounds
 from .._calls import CallBits
 from .._endpoint import endpoint_bounds
 from .._errors import CertifyError, InputError, SolverError
-from .._numbers import percentage_points, pp_interval
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets, vote_gain
 from .._validation import check_alpha
+from ..forecast import Forecast
 from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals, npmle
 from ..readers import read_bits
 from ..solvers import Faces
@@ -47,10 +45,11 @@ from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_ver
 from ._completions import Completion, complete
 from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy, votes_label
 from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
+from ._forecast_step import forecast_request, outside_notes, run_forecast
 from ._interval import IntervalEstimate
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
 from ._summary import TargetRow, report_frame, target_rows
-from ._tolerances import RANGE_TOL
+from ._verdict import Verdict, _verdicts, verdict_budgets, verdict_status
 from ._vote_curve import curve_data, vote_curve_figure
 
 __all__ = [
@@ -58,12 +57,10 @@ __all__ = [
     "REPORT_SCHEMA_VERSION",
     "BudgetRow",
     "SolvedIntervals",
-    "Verdict",
     "AnalysisReport",
     "analyze",
     "parse_votes",
     "two_call_view",
-    "verdict_reason",
 ]
 
 REPORT_SCHEMA_VERSION = "2"
@@ -76,61 +73,6 @@ def parse_votes(tokens) -> tuple:
     """Vote budgets from ints / strings: positive counts (any parity) or V_inf in any spelling
     (:data:`certify.V_INF`, ``"inf"``, ...), at least one (:func:`certify.parse_vote_budget`)."""
     return parse_vote_budgets(tokens)
-
-
-#: A gain interval inside +-NEGLIGIBLE_GAIN (1 percentage point) that holds 0 certifies that
-#: voting changes the accuracy by less than that: the verdict "negligible". One point is
-#: below what an evaluation of a few hundred examples can distinguish anyway (its
-#: standard error at 75 % accuracy and N = 400 is 2.2 points).
-NEGLIGIBLE_GAIN = 0.01
-
-
-def verdict_status(lower: float, upper: float) -> str:
-    """``"better"``, ``"worse"``, ``"negligible"`` or ``"undetermined"`` for a gain interval (module docstring)."""
-    if lower > 0:
-        return "better"
-    if upper < 0:
-        return "worse"
-    return "negligible" if -NEGLIGIBLE_GAIN <= lower and upper <= NEGLIGIBLE_GAIN else "undetermined"
-
-
-def verdict_reason(votes: int, lower: float, upper: float, mean: float, calls_agree: bool = False) -> str:
-    """Why a gain interval [lower, upper] of V_votes - V_1 gives its verdict, in plain words.
-
-    ``calls_agree``: every example's recorded calls agree (rho-hat = 1): a vote returns what one
-    call returns, so the gain is near 0 whatever the interval's sampling margin. An interval that
-    is no narrower than the sharp range of the gain over every law with the observed one-call
-    accuracy ``mean`` (the one-moment class, paper Section 4) carries no information from the
-    repeated calls, and says so.
-    """
-    if calls_agree and lower <= 0 <= upper:
-        return "the calls of every example agree, so a vote returns what one call returns: voting changes nothing"
-    if lower > 0:
-        return f"every latent law the calls allow gains at least {percentage_points(lower, 'down')[1:]} pp"
-    if verdict_status(lower, upper) == "negligible":
-        return (
-            f"every latent law the calls allow changes the accuracy by {percentage_points(lower, 'down')} to "
-            f"{percentage_points(upper, 'up')} pp: "
-            f"less than {100 * NEGLIGIBLE_GAIN:g} pp either way"
-        )
-    if upper < 0:
-        return (
-            f"every latent law the calls allow loses at least {percentage_points(-upper, 'down')[1:]} pp: "
-            f"too many examples are answered correctly less than half the time, and a vote amplifies their errors"
-        )
-    mu = min(max(float(mean), 0.0), 1.0)
-    span = sharp_bounds(vote_gain(votes), mu=mu)
-    if lower <= span.lower.value + RANGE_TOL and upper >= span.upper.value - RANGE_TOL:
-        return (
-            f"uninformative: as wide as for every law with one-call accuracy {100 * mu:.1f} %, so the repeated "
-            f"calls add nothing here"
-        )
-    return "the interval holds both gains and losses: the calls do not decide"
-
-
-def verdict_budgets(votes) -> list[int]:
-    """Budgets whose gain V_k - V_1 gets a verdict: every finite budget above 2 asked for (3 if none)."""
-    return sorted({v for v in votes if v is not V_INF and v > 2}) or [3]
 
 
 def _opt(cls, d):
@@ -204,86 +146,6 @@ class BudgetRow:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """Certified improvement of ``votes`` calls over one call at level 1 - alpha.
-
-    Attributes
-    ----------
-    votes : int
-    gain_lower, gain_upper : float
-        The 1 - alpha interval of V_votes - V_1 by the analysis' method.
-    status : str
-        ``"better"`` (gain_lower > 0), ``"worse"`` (gain_upper < 0), ``"negligible"`` (the
-        interval holds 0 within +-:data:`NEGLIGIBLE_GAIN`) or ``"undetermined"`` (:func:`verdict_status`).
-    method : str
-        The interval method (:data:`METHODS`).
-    reason : str
-        Why, in plain words (:func:`verdict_reason`); empty when not computed.
-    aggregate : str
-        ``"majority"`` (the paper's bit majority), ``"plurality"`` or ``"pass@k"``
-        (:mod:`certify.stats._aggregate_report`).
-    """
-
-    #: Each status in the short words of the tables (the report's verdict table, the demo's
-    #: summary): certified either way, certified to change little, or not decided.
-    WORDS: ClassVar[dict[str, str]] = {
-        "better": "better",
-        "worse": "worse",
-        "negligible": "changes little",
-        "undetermined": "undecided",
-    }
-
-    votes: int
-    gain_lower: float
-    gain_upper: float
-    status: str
-    method: str = "two-call"
-    reason: str = ""
-    aggregate: str = "majority"
-
-    @property
-    def text(self) -> str:
-        pp = f"gain in {pp_interval(self.gain_lower, self.gain_upper)} pp"
-        why = f"; {self.reason}" if self.reason else ""
-        what = {
-            "majority": f"{self.votes} votes",
-            "plurality": f"plurality of {self.votes} answers",
-            "pass@k": f"pass@{self.votes}",
-        }.get(self.aggregate, f"{self.aggregate} of {self.votes}")
-        if self.status == "better":
-            return f"{what}: CERTIFIED better than one call ({pp}){why}"
-        if self.status == "worse":
-            return f"{what}: CERTIFIED worse than one call ({pp}){why}"
-        if self.status == "negligible":
-            return f"{what}: CERTIFIED to change little ({pp}){why}"
-        return f"{what}: improvement NOT certified ({pp}){why}"
-
-    def to_dict(self) -> dict:
-        return {
-            "aggregate": self.aggregate,
-            "votes": self.votes,
-            "gain_lower": self.gain_lower,
-            "gain_upper": self.gain_upper,
-            "status": self.status,
-            "method": self.method,
-            "reason": self.reason,
-            "text": self.text,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> Verdict:
-        return cls(
-            int(d["votes"]),
-            float(d["gain_lower"]),
-            float(d["gain_upper"]),
-            d["status"],
-            str(d["method"]),
-            str(d.get("reason", "")),
-            str(d.get("aggregate", "majority")),
-        )
-
-
-@dataclass(frozen=True)
 class SolvedIntervals:
     """The likelihood-ratio intervals an analysis solved, kept for their exact certificates (not in JSON).
 
@@ -344,6 +206,10 @@ class AnalysisReport:
         The two-call projected interval of each verdict's gain V_k - V_1, in the verdicts'
         order, whatever the method (:func:`two_call_view`; None each when the Wald region is
         empty); not part of the JSON, not compared.
+    forecast : Forecast or None
+        With ``forecast=True``: the family forecast of the targets beyond the recorded calls
+        (:mod:`certify.forecast`; model-based, not certified), else None. In the JSON as
+        ``forecast`` (schema ``forecast-v1``); not read back by :meth:`from_dict`, not compared.
     details_only_notes : tuple of str
         The notes that concern only numbers of the detailed tables (the two-call column under the
         likelihood method, the sharp range at the all-call moments): ``certify analyze`` shows
@@ -372,6 +238,7 @@ class AnalysisReport:
     likelihood: SolvedIntervals | None = field(default=None, compare=False, repr=False)
     projected_gains: tuple[ProjectedInterval | None, ...] = field(default=(), compare=False, repr=False)
     details_only_notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    forecast: Forecast | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -393,6 +260,7 @@ class AnalysisReport:
             "comparisons": [c.to_dict() for c in self.comparisons],
             "notes": list(self.notes),
             "method": self.method,
+            "forecast": None if self.forecast is None else self.forecast.to_dict(),
         }
 
     def rows(self) -> tuple[TargetRow, ...]:
@@ -521,6 +389,9 @@ def analyze(
     aggregates=("majority",),
     objectives=(),
     aggregate_votes=None,
+    forecast: bool = False,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> AnalysisReport:
     """Full analysis of one policy's bits (module docstring).
 
@@ -555,6 +426,14 @@ def analyze(
     objectives : sequence
         Polynomial objectives in q (``"1 - (1-q)**8"``, ``"V5 - V3"``), each with an interval
         by ``method`` (:class:`ObjectiveInterval`).
+    forecast : bool
+        ``"likelihood"`` only: also forecast the majority and pass@k budgets beyond the recorded
+        calls from the best parametric family of the latent law the data do not reject
+        (:mod:`certify.stats._forecast_step`; model-based, not certified): ``AnalysisReport.forecast``
+        and the forecast columns of :meth:`AnalysisReport.rows`.
+    bootstrap, seed : int
+        The forecast's parametric bootstrap draws per family tried (default: the forecast's,
+        :func:`certify.forecast.forecast`), and their seed.
     """
     if not isinstance(data, CallBits):
         data = read_bits(data)
@@ -571,8 +450,8 @@ def analyze(
         raise InputError(
             f"calls={calls!r} must be an integer from 2 to {data.max_calls} (the most calls of an example)"
         )
-    if method == "two-call" and (calls is not None or simultaneous):
-        raise InputError("calls= and simultaneous= apply to method='likelihood' only")
+    if method == "two-call" and (calls is not None or simultaneous or forecast):
+        raise InputError("calls=, simultaneous= and forecast= apply to method='likelihood' only")
     notes = []
     details_only = []  # notes on numbers only --details shows (AnalysisReport.details_only_notes)
     two = two_call_estimates(data)
@@ -650,7 +529,11 @@ def analyze(
         for v, lo, up, how in gains_of:
             verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
-    return AnalysisReport(
+    predicted = None
+    if forecast:
+        names = forecast_request(votes, aggregate_votes, extra, used.calls)
+        predicted = run_forecast(cells, reference, names, alpha, bootstrap, seed)
+    report = AnalysisReport(
         source=data.source,
         group=data.group,
         n=data.n,
@@ -671,24 +554,10 @@ def analyze(
         likelihood=solved,
         projected_gains=tuple(projected[gains]),
         details_only_notes=tuple(dict.fromkeys(details_only)),
+        forecast=predicted,
     )
-
-
-def _verdicts(data: CallBits, gain_budgets: list[int], intervals, method: str) -> tuple[Verdict, ...]:
-    """The verdict on each gain V_k - V_1 from its interval (module docstring)."""
-    one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
-    calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
-    return tuple(
-        Verdict(
-            v,
-            iv.lower,
-            iv.upper,
-            verdict_status(iv.lower, iv.upper),
-            method,
-            verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree),
-        )
-        for v, iv in zip(gain_budgets, intervals)
-    )
+    outside = outside_notes(report.rows(), predicted)
+    return replace(report, notes=report.notes + tuple(outside)) if outside else report
 
 
 def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -> AnalysisReport:

@@ -9,34 +9,37 @@ beside it. ``certify analyze`` prints these rows as its default answer (one verd
 group); :meth:`AnalysisReport.to_frame` returns them as a pandas DataFrame.
 
 **Forecasts.** Beyond the recorded calls the interval covers every latent law the calls allow
-(certain, at its level) and is wide. The forecast is a point from a model, never certified:
+(certain, at its level) and is wide. A forecast is what is likely under a model, never certified:
 
-* majority of k calls: the paper's MaxEnt completion of the two-call moments (Section 4,
-  eq. (maxent-density-main)): the law of largest entropy with mean mu-hat and second moment
-  nu-hat; it is not tested against the data;
+* majority of k calls and pass@k, with ``forecast=True`` (``--forecast``): the best parametric
+  family of the latent law the data do not reject (:mod:`certify.forecast`, via
+  :mod:`._forecast_step`), its estimate and bootstrap interval of the accuracy and of the gain;
+  where the data reject every family, no forecast, and ``forecast_model`` says so;
 * plurality of k calls: the answer model (:mod:`certify.stats._answer_model`): each call correct,
   the example's dominant wrong answer, or a vote no other call gives. Where its check against the
   recorded answers rejects it (the model's plurality at the recorded calls outside the model-free
   interval), there is no forecast, and ``forecast_model`` says that the data reject the model;
 * pass@k: none yet.
 
-A forecast's gain is taken against the same model's one-call accuracy (MaxEnt: mu-hat; the answer
-model: the accuracy of one call from every call), so that the model's own level cancels.
+A forecast's gain is taken against the same model's one-call accuracy (a family: its own E[Q]; the
+answer model: the accuracy of one call from every call), so that the model's own level cancels.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._extras import require
 from .._objective import budget_json, is_vote_limit
+from ._forecast_step import forecast_names
 
 __all__ = ["TargetRow", "target_rows", "report_frame", "FORECAST_MODELS"]
 
-#: What each aggregate's forecast beyond the recorded calls comes from (module docstring).
+#: What each aggregate's forecast beyond the recorded calls comes from (module docstring); a
+#: family forecast names its family and its guard instead (:func:`_family_model`).
 FORECAST_MODELS = {
-    "majority": "MaxEnt completion of the two-call moments (paper Sec. 4), not tested against the data",
+    "family": "{family} family fitted to every call, not rejected by the data (guard p = {p:.2f})",
     "plurality": "answer model, consistent with the recorded answers",
 }
 #: How the answer model's check ends when the recorded answers do not reject it (:mod:`._answer_model`).
@@ -75,6 +78,9 @@ class TargetRow:
         ``"better"``, ``"worse"``, ``"negligible"`` or ``"undetermined"`` (:class:`Verdict`).
     forecast, forecast_gain : float or None
         Beyond the recorded calls: the model-based point of the accuracy and of the gain; not certified.
+    forecast_lower, forecast_upper, forecast_gain_lower, forecast_gain_upper : float or None
+        Their 1 - alpha intervals under the model (a family's parametric bootstrap, the answer
+        model's likelihood ratio; the gain's of the answer model: None).
     forecast_model : str or None
         The model behind ``forecast`` (:data:`FORECAST_MODELS`), or why there is none (the data
         reject the model).
@@ -96,7 +102,11 @@ class TargetRow:
     gain_upper: float | None = None
     verdict: str | None = None
     forecast: float | None = None
+    forecast_lower: float | None = None
+    forecast_upper: float | None = None
     forecast_gain: float | None = None
+    forecast_gain_lower: float | None = None
+    forecast_gain_upper: float | None = None
     forecast_model: str | None = None
 
     def to_dict(self) -> dict:
@@ -113,6 +123,57 @@ def _route(votes, calls: int) -> str:
     return "beyond the calls" if is_vote_limit(votes) or votes > calls else "identified"
 
 
+class _Model(NamedTuple):
+    """A forecast of one target: accuracy and gain with their intervals, and what it comes from."""
+
+    point: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    gain: float | None = None
+    gain_lower: float | None = None
+    gain_upper: float | None = None
+    model: str | None = None
+
+
+def _family_model(report: Any, aggregate: str, votes) -> _Model | None:
+    """The family forecast of a majority or pass@k target beyond the calls (None where none was asked)."""
+    result = getattr(report, "forecast", None)
+    names = forecast_names(aggregate, votes)
+    if result is None or names is None:
+        return None
+    if result.family is None:
+        tried = ", ".join(f"{g.family} p = {g.p_value:.3f}" for g in result.rejected)
+        return _Model(model=f"no forecast: the data reject every family ({tried})")
+    found = {t.target: t for t in result.targets}
+    if names[0] not in found:
+        return None
+    acc, gain = found[names[0]], found.get(names[1])
+    model = FORECAST_MODELS["family"].format(family=result.family, p=result.guard.p_value)
+    return _Model(
+        acc.estimate,
+        acc.lower,
+        acc.upper,
+        None if gain is None else gain.estimate,
+        None if gain is None else gain.lower,
+        None if gain is None else gain.upper,
+        model,
+    )
+
+
+def _answer_model(a: Any, one_call: float) -> _Model | None:
+    """The answer model's plurality forecast beyond the calls, or why there is none."""
+    model = a.model
+    if model is None:
+        return None
+    if model.check.endswith(_CONSISTENT):
+        text = FORECAST_MODELS["plurality"]
+    elif not model.check:  # too few calls or examples to check it: said, not hidden
+        text = "answer model, not checked (too few calls or examples for its check)"
+    else:  # the recorded answers reject the model: it forecasts nothing
+        return _Model(model="no forecast: the recorded answers reject the answer model")
+    return _Model(model.estimate, model.lower, model.upper, model.estimate - one_call, None, None, text)
+
+
 def target_rows(report: Any) -> tuple[TargetRow, ...]:
     """One :class:`TargetRow` per target of ``report`` (an :class:`AnalysisReport`), in report order.
 
@@ -121,49 +182,27 @@ def target_rows(report: Any) -> tuple[TargetRow, ...]:
     budget; a forecast only to rows beyond the recorded calls.
     """
     gains = {(v.aggregate, v.votes): v for v in report.verdicts}
-    maxent = next((c for c in report.completions if c.method == "maxent"), None)
     one_call = _one_call(report)
     rows = []
     for b in report.budgets:
-        iv, route = b.interval, _route(b.votes, report.calls)
-        forecast = b.maxent if route != "identified" else None
+        route = _route(b.votes, report.calls)
+        model = _family_model(report, "majority", b.votes) if route != "identified" else None
+        estimate = None if b.empirical is None else b.empirical.value
         rows.append(
-            _row(
-                report,
-                "majority",
-                b.votes,
-                route,
-                iv,
-                None if b.empirical is None else b.empirical.value,
-                gains.get(("majority", b.votes)),
-                forecast,
-                None if forecast is None or maxent is None else forecast - maxent.mu,
-                FORECAST_MODELS["majority"] if forecast is not None else None,
-            )
+            _row(report, "majority", b.votes, route, b.interval, estimate, gains.get(("majority", b.votes)), model)
         )
     for a in report.aggregates:
-        model = a.model if _route(a.votes, a.calls) != "identified" else None
-        forecast_model = None
-        if model is not None:
-            if model.check.endswith(_CONSISTENT):
-                forecast_model = FORECAST_MODELS["plurality"]
-            elif not model.check:  # too few calls or examples to check it: said, not hidden
-                forecast_model = "answer model, not checked (too few calls or examples for its check)"
-            else:  # the recorded answers reject the model: it forecasts nothing
-                forecast_model = "no forecast: the recorded answers reject the answer model"
-                model = None
+        route = _route(a.votes, a.calls)
+        model = None
+        if route != "identified":
+            model = (
+                _answer_model(a, one_call)
+                if a.aggregate == "plurality"
+                else _family_model(report, a.aggregate, a.votes)
+            )
         rows.append(
             _row(
-                report,
-                a.aggregate,
-                a.votes,
-                _route(a.votes, a.calls),
-                a.interval(),
-                a.empirical,
-                gains.get((a.aggregate, a.votes)),
-                None if model is None else model.estimate,
-                None if model is None else model.estimate - one_call,
-                forecast_model,
+                report, a.aggregate, a.votes, route, a.interval(), a.empirical, gains.get((a.aggregate, a.votes)), model
             )
         )
     for o in report.objectives:
@@ -186,7 +225,8 @@ def target_rows(report: Any) -> tuple[TargetRow, ...]:
     return tuple(rows)
 
 
-def _row(report, aggregate, votes, route, iv, estimate, gain, forecast, forecast_gain, forecast_model) -> TargetRow:
+def _row(report, aggregate, votes, route, iv, estimate, gain, model: _Model | None) -> TargetRow:
+    m = model or _Model()
     return TargetRow(
         group=report.group,
         aggregate=aggregate,
@@ -203,9 +243,13 @@ def _row(report, aggregate, votes, route, iv, estimate, gain, forecast, forecast
         gain_lower=None if gain is None else gain.gain_lower,
         gain_upper=None if gain is None else gain.gain_upper,
         verdict=None if gain is None else gain.status,
-        forecast=forecast,
-        forecast_gain=forecast_gain,
-        forecast_model=forecast_model,
+        forecast=m.point,
+        forecast_lower=m.lower,
+        forecast_upper=m.upper,
+        forecast_gain=m.gain,
+        forecast_gain_lower=m.gain_lower,
+        forecast_gain_upper=m.gain_upper,
+        forecast_model=m.model,
     )
 
 

@@ -166,7 +166,7 @@ def test_cli_certificates_prove_every_interval_end(tmp_path, capsys, ten_calls):
 def test_verdicts_say_why():
     """Each verdict gives its reason; the uninformative and no-change cases are recognized."""
     from certify import sharp_bounds
-    from certify.stats._report import verdict_reason
+    from certify.stats._verdict import verdict_reason
 
     rng = np.random.default_rng(3)
     # voting helps: q mostly above 1/2 and spread out
@@ -188,7 +188,7 @@ def test_verdicts_say_why():
 
 def test_a_negligible_gain_is_certified_as_such():
     """An interval of the gain inside +-1 pp that holds 0 is the verdict 'negligible', with its reason."""
-    from certify.stats._report import NEGLIGIBLE_GAIN, verdict_status
+    from certify.stats._verdict import NEGLIGIBLE_GAIN, verdict_status
 
     assert verdict_status(0.001, 0.02) == "better" and verdict_status(-0.02, -0.001) == "worse"
     assert verdict_status(-0.004, 0.006) == "negligible" and verdict_status(-0.004, NEGLIGIBLE_GAIN + 1e-9) == "undetermined"

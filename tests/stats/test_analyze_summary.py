@@ -17,8 +17,9 @@ import pytest
 
 from certify import V_INF
 from certify._calls import CallBits
+from certify._json import to_json
 from certify.cli._analysis_text import SCREEN_NOTES, SCREEN_WIDTH
-from certify.stats import TargetRow, Verdict, analyze, maxent_completion, report_frame
+from certify.stats import TargetRow, Verdict, analyze, report_frame
 
 CELL = re.compile(r"(better|worse|changes little|undecided) \[([+-]\d+\.\d), ([+-]\d+\.\d)\](?: ~([+-]\d+\.\d))?")
 
@@ -43,7 +44,9 @@ def _answers_csv(path, n=120, k=5, seed=11, agree=False, groups=("",)):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "certify.cli.main", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "certify.cli.main", *args], capture_output=True, text=True, timeout=600
+    )
 
 
 def _tables(text: str) -> dict[tuple[str, str], str]:
@@ -85,13 +88,12 @@ def test_the_cells_are_the_json_verdicts_rounded_outward_and_forecasts_only_beyo
         assert hi >= 100 * v["gain_upper"] - 1e-9 and hi < 100 * v["gain_upper"] + 0.1 + 1e-9
         # better iff the whole interval is above zero
         assert (m[1] == "better") == (v["gain_lower"] > 0)
-        # a forecast is shown beyond the 5 recorded calls only, and never for pass@k (no model yet)
-        assert (m[4] is not None) == (v["votes"] > 5 and v["aggregate"] != "pass@k")
-    # the majority's forecast is the MaxEnt completion of the two-call moments, computed here directly
-    two = report["two_call"]
-    maxent = maxent_completion(mu=two["mu"], nu=two["nu"])
-    m9 = CELL.fullmatch(cells["majority", "9 calls"])
-    assert float(m9[4]) == pytest.approx(100 * (maxent.value(9) - two["mu"]), abs=0.05 + 1e-9)
+        # without --forecast only the answer model forecasts, plurality beyond the 5 recorded calls
+        assert (m[4] is not None) == (v["votes"] > 5 and v["aggregate"] == "plurality")
+        if m[4] is not None:
+            model = next(b for b in report["budgets"] if (b["aggregate"], b["votes"]) == ("plurality", v["votes"]))
+            one = report["all_calls"]["moments"][0]
+            assert float(m[4]) == pytest.approx(100 * (model["model"]["estimate"] - one), abs=0.05 + 1e-9)
     # the limit line: the V_inf interval of the JSON, in percent
     inf = next(b for b in report["budgets"] if b["aggregate"] == "majority" and b["votes"] == "inf")
     assert f"majority [{100 * inf['interval']['lower']:.1f}, {100 * inf['interval']['upper']:.1f}]%" in text.stdout
@@ -101,7 +103,9 @@ def test_the_default_answer_fits_a_screen_and_details_keep_every_table(tmp_path)
     path = _answers_csv(tmp_path / "a.csv")
     votes = ["3", "5", "9", "21", "51", "101", "inf"]
     out = cli("analyze", str(path), "--votes", *votes, "--aggregate", "plurality", "pass").stdout
-    table = [line for line in out.splitlines() if line.startswith(("aggregate", "---", "majority", "plurality", "pass@k"))]
+    table = [
+        line for line in out.splitlines() if line.startswith(("aggregate", "---", "majority", "plurality", "pass@k"))
+    ]
     assert table and max(map(len, table)) <= SCREEN_WIDTH
     assert len(out.splitlines()) <= 30
     assert sum(line.startswith("aggregate  ") for line in out.splitlines()) >= 2  # six budgets wrap
@@ -141,11 +145,15 @@ def test_calls_reaches_every_aggregate_alike(tmp_path):
     keep = [i for i, c in enumerate(cols) if c not in ("answer4", "answer5")]
     short = tmp_path / "short.csv"
     short.write_text("\n".join(",".join(line.split(",")[i] for i in keep) for line in lines) + "\n")
-    ref = json.loads(cli("analyze", str(short), "--votes", "3", "5", "--aggregate", "plurality", "pass", "--json").stdout)
+    ref = json.loads(
+        cli("analyze", str(short), "--votes", "3", "5", "--aggregate", "plurality", "pass", "--json").stdout
+    )
     ref_rows = {(b["aggregate"], b["votes"]): b["interval"] for b in ref["reports"][0]["budgets"]}
     for b in cut["budgets"]:
         want = ref_rows[b["aggregate"], b["votes"]]
-        assert (b["interval"]["lower"], b["interval"]["upper"]) == pytest.approx((want["lower"], want["upper"]), abs=1e-9)
+        assert (b["interval"]["lower"], b["interval"]["upper"]) == pytest.approx(
+            (want["lower"], want["upper"]), abs=1e-9
+        )
 
 
 def _report():
@@ -260,3 +268,93 @@ def test_one_set_of_cells_and_one_npmle_per_group_serve_every_target(monkeypatch
     solves.clear(), builds.clear()
     analyze(data, (3, 9), aggregates=("plurality", "pass"), calls=3)
     assert (len(solves), len(builds)) == (1, 1)
+
+
+def _bits(n=300, k=5, seed=8):
+    rng = np.random.default_rng(seed)
+    q = rng.beta(2, 1.5, n)
+    right = rng.random((n, k)) < q[:, None]
+    return CallBits(tuple(f"e{i}" for i in range(n)), right.astype(float), np.full(n, k), group="g")
+
+
+def test_a_forecast_fills_the_rows_beyond_the_calls_and_only_those():
+    jsonschema = pytest.importorskip("jsonschema")
+    from importlib.resources import files
+
+    r = analyze(_bits(), (3, 9, V_INF), aggregates=("pass",), forecast=True, bootstrap=40, seed=1)
+    f = r.forecast
+    assert f is not None and f.family is not None and not f.guard.rejected
+    by_name = {t.target: t for t in f.targets}
+    assert set(by_name) == {
+        "V9",
+        "V9 - V1",
+        "V_inf",
+        "V_inf - V1",
+        "pass@9",
+        "pass@9 - V1",
+        "pass@inf",
+        "pass@inf - V1",
+    }
+    for row in r.rows():
+        if row.route == "identified":
+            assert row.forecast is None and row.forecast_model is None
+            continue
+        name = {"majority": "V", "pass@k": "pass@"}[row.aggregate] + ("inf" if row.votes is V_INF else str(row.votes))
+        name = "V_inf" if name == "Vinf" else name
+        assert (row.forecast, row.forecast_lower, row.forecast_upper) == (
+            by_name[name].estimate,
+            by_name[name].lower,
+            by_name[name].upper,
+        )
+        assert row.forecast_gain == by_name[f"{name} - V1"].estimate
+        assert f.family in row.forecast_model and "guard p" in row.forecast_model
+    # the JSON carries it, in the forecast schema's layout, inside a valid analysis
+    doc = {"$schema": "certify/schemas/analyze-v2.json", "schema_version": "2", "source": "x", "columns": None}
+    doc["reports"] = [json.loads(to_json(r.to_dict()))]
+    schemas = files("certify") / "schemas"
+    jsonschema.validate(doc, json.loads((schemas / "analyze-v2.json").read_text()))
+    jsonschema.validate(doc["reports"][0]["forecast"], json.loads((schemas / "forecast-v1.json").read_text()))
+    # without forecast=True nothing is forecast for the majority or pass@k
+    plain = analyze(_bits(), (3, 9, V_INF), aggregates=("pass",))
+    assert plain.forecast is None and all(row.forecast is None for row in plain.rows())
+
+
+def test_every_family_rejected_means_no_forecast_and_says_so():
+    r = analyze(_bits(), (3, 9), forecast=True, bootstrap=40)
+    guards = (r.forecast.guard,)
+    none_left = dataclasses.replace(r.forecast, family=None, fit=None, guard=None, rejected=guards)
+    row = next(x for x in dataclasses.replace(r, forecast=none_left).rows() if x.votes == 9)
+    assert row.forecast is None and row.forecast_gain is None
+    assert (
+        row.forecast_model.startswith("no forecast: the data reject every family")
+        and guards[0].family in row.forecast_model
+    )
+
+
+def test_a_forecast_interval_outside_the_certain_one_is_reported_against_its_family():
+    from certify.stats._forecast_step import outside_notes
+
+    r = analyze(_bits(), (3, 9), forecast=True, bootstrap=40)
+    rows = r.rows()
+    assert outside_notes(rows, r.forecast) == [] or all(
+        "evidence against" in n for n in outside_notes(rows, r.forecast)
+    )
+    row = next(x for x in rows if x.votes == 9 and x.aggregate == "majority")
+    moved = dataclasses.replace(row, forecast_lower=row.lower - 0.05)
+    (note,) = outside_notes([moved], r.forecast)
+    assert f"evidence against the {r.forecast.family} family" in note
+
+
+def test_the_cli_forecast_shows_beside_the_certain_interval(tmp_path):
+    path = _answers_csv(tmp_path / "a.csv")
+    out = cli(
+        "analyze", str(path), "--votes", "3", "9", "--aggregate", "pass", "--forecast", "--bootstrap", "40"
+    ).stdout
+    cells = _tables(out)
+    assert CELL.fullmatch(cells["majority", "9 calls"])[4] is not None
+    assert CELL.fullmatch(cells["pass@k", "9 calls"])[4] is not None
+    assert "family fitted to every call" in out
+    plain = cli("analyze", str(path), "--votes", "3", "9", "--aggregate", "pass").stdout
+    assert CELL.fullmatch(_tables(plain)["majority", "9 calls"])[4] is None and "--forecast:" in plain
+    bad = cli("analyze", str(path), "--bootstrap", "40")
+    assert bad.returncode == 2 and "--bootstrap and --seed apply to --forecast only" in bad.stderr
