@@ -112,7 +112,10 @@ def print_summary(r: AnalysisReport) -> None:
         print_line(f"infinitely many calls, accuracy ({level}): {ends}")
     for x in rows:
         if x.aggregate == "objective" and x.lower is not None and x.upper is not None:
-            print_line(f"objective {x.objective}: [{x.lower:.4f}, {x.upper:.4f}] ({level}, from {x.calls} calls)")
+            guess = "" if x.forecast is None else f" ~{x.forecast:.4f}"
+            print_line(
+                f"objective {x.objective}: [{x.lower:.4f}, {x.upper:.4f}]{guess} ({level}, from {x.calls} calls)"
+            )
     forecasts = dict.fromkeys(f"  {x.aggregate}: {x.forecast_model}" for x in gains if x.forecast_model)
     if forecasts:
         print_line(f"~ forecast beyond the {r.max_calls} recorded calls (model-based, NOT certified):")

@@ -5,8 +5,9 @@ law the calls allow (:mod:`certify.likelihood`). With ``forecast=True`` (``--for
 reports what is likely: :func:`certify.forecast.forecast` fits parametric families of the
 latent law to every call, drops those the data reject (a parametric-bootstrap likelihood-ratio
 guard against the NPMLE) and forecasts, from the best family left, each target beyond the
-calls: the majority of k calls and pass@k at every such budget, V_inf and pass@inf, and the
-gain of each over one call. It shares the analysis's cells and NPMLE. Nothing here is certified.
+calls: the majority of k calls and pass@k at every such budget, V_inf and pass@inf, the gain
+of each over one call, and each objective (``--objective``) of degree above the calls. It
+shares the analysis's cells and NPMLE. Nothing here is certified.
 
 A forecast interval should lie inside the distribution-free interval of the same target (both
 at the analysis's level): the latter covers every law the calls allow, the family's among
@@ -32,8 +33,9 @@ def forecast_names(aggregate: str, votes) -> tuple[str, str] | None:
     return None
 
 
-def forecast_request(votes, aggregate_votes, aggregates, calls: int) -> list[str]:
-    """The targets to forecast: every majority and pass@k budget beyond ``calls`` (module docstring)."""
+def forecast_request(votes, aggregate_votes, aggregates, calls: int, objectives=()) -> list[str]:
+    """The targets to forecast: every majority and pass@k budget beyond ``calls`` and every objective
+    of degree above ``calls`` (module docstring)."""
     wanted = [("majority", v) for v in votes]
     if "pass@k" in aggregates:
         wanted += [("pass@k", v) for v in aggregate_votes]
@@ -42,6 +44,7 @@ def forecast_request(votes, aggregate_votes, aggregates, calls: int) -> list[str
         pair = forecast_names(aggregate, v)
         if pair is not None and (v is V_INF or v > calls):
             names += [n for n in pair if n not in names]
+    names += [o.name for o in objectives if o.degree > calls and o.name not in names]
     return names
 
 

@@ -531,7 +531,7 @@ def analyze(
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     predicted = None
     if forecast:
-        names = forecast_request(votes, aggregate_votes, extra, used.calls)
+        names = forecast_request(votes, aggregate_votes, extra, used.calls, wanted)
         predicted = run_forecast(cells, reference, names, alpha, bootstrap, seed)
     report = AnalysisReport(
         source=data.source,

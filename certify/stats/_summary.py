@@ -207,6 +207,7 @@ def target_rows(report: Any) -> tuple[TargetRow, ...]:
         )
     for o in report.objectives:
         iv = o.interval
+        m = _objective_model(report, o.objective) or _Model()
         rows.append(
             TargetRow(
                 group=report.group,
@@ -220,9 +221,25 @@ def target_rows(report: Any) -> tuple[TargetRow, ...]:
                 calibration=iv.calibration,
                 alpha=iv.alpha,
                 calls=iv.calls,
+                forecast=m.point,
+                forecast_lower=m.lower,
+                forecast_upper=m.upper,
+                forecast_model=m.model,
             )
         )
     return tuple(rows)
+
+
+def _objective_model(report: Any, name: str) -> _Model | None:
+    """The family forecast of an objective beyond the calls (its degree above them), if one was made."""
+    result = getattr(report, "forecast", None)
+    if result is None or result.family is None:
+        return None
+    found = {t.target: t for t in result.targets}.get(name)
+    if found is None:
+        return None
+    model = FORECAST_MODELS["family"].format(family=result.family, p=result.guard.p_value)
+    return _Model(found.estimate, found.lower, found.upper, model=model)
 
 
 def _row(report, aggregate, votes, route, iv, estimate, gain, model: _Model | None) -> TargetRow:

@@ -358,3 +358,13 @@ def test_the_cli_forecast_shows_beside_the_certain_interval(tmp_path):
     assert CELL.fullmatch(_tables(plain)["majority", "9 calls"])[4] is None and "--forecast:" in plain
     bad = cli("analyze", str(path), "--bootstrap", "40")
     assert bad.returncode == 2 and "--bootstrap and --seed apply to --forecast only" in bad.stderr
+
+
+def test_an_objective_beyond_the_calls_is_forecast_and_one_within_them_is_not():
+    r = analyze(_bits(), (3,), objectives=("1 - (1-q)**8", "V5 - V3"), forecast=True, bootstrap=40)
+    rows = {x.objective: x for x in r.rows() if x.aggregate == "objective"}
+    (made,) = [t for t in r.forecast.targets if t.target == "1 - (1-q)**8"]
+    beyond = rows["1 - (1-q)**8"]
+    assert (beyond.forecast, beyond.forecast_lower, beyond.forecast_upper) == (made.estimate, made.lower, made.upper)
+    # degree 5 = the recorded calls: identified, nothing to forecast
+    assert rows["V5 - V3"].forecast is None and all(t.target != "V5 - V3" for t in r.forecast.targets)
