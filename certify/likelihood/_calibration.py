@@ -121,6 +121,7 @@ import numpy as np
 
 from .._aggregate_bounds import PassLimit
 from .._bernstein import monomial_to_bernstein
+from .._compiled import interrupts_held
 from .._distributions import chi2_quantile, f_quantile, hypergeometric_pmf
 from .._errors import InputError
 from .._objective import Objective, VoteLimit
@@ -229,15 +230,16 @@ def saturated_ratio(counts: np.ndarray, coef: np.ndarray, value: float) -> np.nd
     ndarray, shape (M,)
         W >= 0 (compiled: :func:`._calibration_kernels.saturated_ratios`).
     """
-    from ._calibration_kernels import saturated_ratios  # numba loads with the first simulation
+    with interrupts_held():
+        from ._calibration_kernels import saturated_ratios  # numba loads with the first simulation
 
-    return saturated_ratios(
-        np.ascontiguousarray(counts, dtype=np.int64),
-        _differences(coef, value),
-        SATURATED_STEP_TOL,
-        SATURATED_NEWTON_STEPS,
-        DENOMINATOR_FLOOR,
-    )
+        return saturated_ratios(
+            np.ascontiguousarray(counts, dtype=np.int64),
+            _differences(coef, value),
+            SATURATED_STEP_TOL,
+            SATURATED_NEWTON_STEPS,
+            DENOMINATOR_FLOOR,
+        )
 
 
 def _differences(coef: np.ndarray, value: float) -> np.ndarray:
@@ -289,8 +291,6 @@ def small_count_drop(
     total = int(counts.sum())
     if not on_lattice(total, coef, p_hat):
         return None
-    from ._calibration_kernels import lattice_quantile  # numba loads with the first simulation
-
     laws = np.array([p_hat] + [p_hat + s * (end - p_hat) for end in (p_lower, p_upper) for s in PATH_STEPS])
     laws = np.clip(laws, 0.0, None)
     laws /= laws.sum(axis=1, keepdims=True)
@@ -298,20 +298,23 @@ def small_count_drop(
     # four words of the counts' seed sequence start the compiled stream, the same for every law
     seed = np.random.SeedSequence([int(x) for x in counts]).generate_state(4, dtype=np.uint64)
     cells = len(counts)
-    best = lattice_quantile(
-        laws,
-        diffs,
-        total,
-        seed,
-        DRAWS,
-        # numpy's method="higher": the order statistic at ceil((DRAWS - 1) (1 - alpha))
-        min(math.ceil((DRAWS - 1) * (1.0 - alpha)), DRAWS - 1),
-        total * max(math.log2(cells), 1.0) <= CATEGORICAL_DRAWS * cells,
-        BINOMIAL_INVERSION_MEAN,
-        SATURATED_STEP_TOL,
-        SATURATED_NEWTON_STEPS,
-        DENOMINATOR_FLOOR,
-    )
+    with interrupts_held():
+        from ._calibration_kernels import lattice_quantile  # numba loads with the first simulation
+
+        best = lattice_quantile(
+            laws,
+            diffs,
+            total,
+            seed,
+            DRAWS,
+            # numpy's method="higher": the order statistic at ceil((DRAWS - 1) (1 - alpha))
+            min(math.ceil((DRAWS - 1) * (1.0 - alpha)), DRAWS - 1),
+            total * max(math.log2(cells), 1.0) <= CATEGORICAL_DRAWS * cells,
+            BINOMIAL_INVERSION_MEAN,
+            SATURATED_STEP_TOL,
+            SATURATED_NEWTON_STEPS,
+            DENOMINATOR_FLOOR,
+        )
     if not math.isfinite(best):
         # more than alpha of some law's draws cannot reach its value at all (seen at K = 1000 with
         # V101: a path law at an extreme of the coefficients): no finite lattice quantile, and
