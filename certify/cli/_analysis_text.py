@@ -167,10 +167,13 @@ def _print_aggregates(r: AnalysisReport, level: str) -> None:
         modelled = [(a, a.model) for a in r.aggregates if a.model is not None]
         if modelled:
             print_line(
-                "  model-based, NOT certified (each call correct, the example's dominant wrong answer, or a "
-                "vote no other call gives; holds only if that model does):"
+                "  model-based, NOT certified (each call correct, the example's strongest wrong answer, or one of "
+                "L equally likely other answers; holds only if that model does):"
             )
             for a, model in modelled:
+                if model.rejected:  # the recorded answers reject the model: its numbers are no forecast
+                    print_line(f"    {_aggregate_label(a.aggregate, a.votes)}: no forecast (the model is rejected)")
+                    continue
                 print_line(
                     f"    {_aggregate_label(a.aggregate, a.votes)}: {model.estimate:.4f} "
                     f"{_interval(model.lower, model.upper)}"

@@ -36,7 +36,7 @@ rules: ``NUMBA_CACHE_DIR`` when set, else the first writable of the source's ``_
 and ``~/.cache/numba`` or its platform equivalent). A missing or stale cache costs one
 compilation at the first call in a process (about 3 CPU seconds for these kernels), never a
 wrong result. Where none of them can be written (numba's "no locator available"), the kernels
-are compiled without a disk cache (:func:`_compiled`): every process then pays that first
+are compiled without a disk cache (:func:`certify._jit.compiled`): every process then pays that first
 compilation; ``NUMBA_CACHE_DIR`` naming a writable folder avoids it (docs/reference/limits.md).
 This module is imported by the functions that simulate, not with the package, so that the
 commands that never simulate (``certify --version``, ``bounds``, ``verify``) never load numba.
@@ -47,23 +47,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from .._jit import compiled
 
 __all__ = ["lattice_quantile", "saturated_ratios"]
-
-
-def _compiled(function):
-    """``numba.njit`` with its disk cache where numba can write one, without it where it cannot.
-
-    numba raises RuntimeError ("cannot cache function ...: no locator available") when it is asked
-    to cache a function and neither ``NUMBA_CACHE_DIR``, the source's ``__pycache__`` nor the user
-    cache directory is writable: a read-only system. Compiling in memory then costs each process
-    one compilation and changes no result.
-    """
-    try:
-        return njit(cache=True)(function)
-    except RuntimeError:
-        return njit(function)
 
 
 # constants of xoshiro256** and of the conversion to doubles, as unsigned 64-bit integers: a
@@ -83,7 +70,7 @@ _TO_UNIT = 1.0 / 9007199254740992.0
 # -- the stream ------------------------------------------------------------------------------
 
 
-@_compiled
+@compiled
 def _uniform(state: np.ndarray) -> float:
     """The next double of xoshiro256** in [0, 1), advancing the four words of ``state``."""
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
@@ -100,7 +87,7 @@ def _uniform(state: np.ndarray) -> float:
     return float(out >> _ELEVEN) * _TO_UNIT
 
 
-@_compiled
+@compiled
 def _binomial(
     state: np.ndarray, n: int, pp: float, log_p: float, log_q: float, logfact: np.ndarray, switch: float
 ) -> int:
@@ -146,7 +133,7 @@ def _binomial(
     return mode
 
 
-@_compiled
+@compiled
 def _chain(p: np.ndarray, shares: np.ndarray, logs: np.ndarray) -> None:
     """The conditional binomials of a multinomial with cell probabilities ``p``, into the work arrays.
 
@@ -166,7 +153,7 @@ def _chain(p: np.ndarray, shares: np.ndarray, logs: np.ndarray) -> None:
         mass -= p[c]
 
 
-@_compiled
+@compiled
 def _multinomial(
     state: np.ndarray,
     total: int,
@@ -192,7 +179,7 @@ def _multinomial(
     out[cells - 1] = rest
 
 
-@_compiled
+@compiled
 def _categorical(
     state: np.ndarray, total: int, cdf: np.ndarray, tally: np.ndarray, cell: np.ndarray, cnt: np.ndarray
 ) -> int:
@@ -224,7 +211,7 @@ def _categorical(
     return k
 
 
-@_compiled
+@compiled
 def _sparse(n: np.ndarray, cell: np.ndarray, cnt: np.ndarray) -> int:
     """The cells with examples of the count vector ``n``, ascending, into ``cell`` and ``cnt``; returns how many."""
     k = 0
@@ -239,7 +226,7 @@ def _sparse(n: np.ndarray, cell: np.ndarray, cnt: np.ndarray) -> int:
 # -- the saturated ratio (eq. (S1)) ----------------------------------------------------------
 
 
-@_compiled
+@compiled
 def _ratio(
     cell: np.ndarray,
     cnt: np.ndarray,
@@ -305,7 +292,7 @@ def _ratio(
     return 0.0 if w < 0.0 else w
 
 
-@_compiled
+@compiled
 def _phi(
     cell: np.ndarray, cnt: np.ndarray, k: int, d: np.ndarray, total: float, t: float, floor: float
 ) -> tuple[float, float]:
@@ -325,7 +312,7 @@ def _phi(
     return phi, -slope
 
 
-@_compiled
+@compiled
 def _extremes(d: np.ndarray) -> tuple[float, float]:
     """max d and min d, by a loop: numpy's reductions (and slice assignments) are generic code
     whose compilation took seconds here."""
@@ -336,7 +323,7 @@ def _extremes(d: np.ndarray) -> tuple[float, float]:
     return dmax, dmin
 
 
-@_compiled
+@compiled
 def saturated_ratios(counts: np.ndarray, d: np.ndarray, step_tol: float, newton_steps: int, floor: float) -> np.ndarray:
     """W >= 0 of every row of ``counts`` (M x C, int) for ``d`` = a - v (snapped to 0 near 0)."""
     rows, cells = counts.shape
@@ -353,7 +340,7 @@ def saturated_ratios(counts: np.ndarray, d: np.ndarray, step_tol: float, newton_
 # -- the simulated quantile --------------------------------------------------------------------
 
 
-@_compiled
+@compiled
 def _select(w: np.ndarray, index: int) -> float:
     """The ``index``-th smallest of ``w`` (0-based), reordering ``w`` in place (quickselect).
 
@@ -384,7 +371,7 @@ def _select(w: np.ndarray, index: int) -> float:
     return w[index]
 
 
-@_compiled
+@compiled
 def lattice_quantile(
     laws: np.ndarray,
     diffs: np.ndarray,

@@ -452,7 +452,10 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
             "",
         ]
         modelled = [a for a in rep.aggregates if a.model is not None]
-        if modelled:
+        if modelled and modelled[0].model.rejected:
+            # the recorded answers reject the model: its numbers are no forecast, only the check is said
+            lines += [f"No plurality forecast beyond the recorded calls: {modelled[0].model.check}.", ""]
+        elif modelled:
             # the answer model's accuracy (not a gain, not a verdict): what the wrong answers suggest
             shown = "; ".join(
                 f"{budget_json(a.votes)} calls {a.model.estimate:.3f} [{a.model.lower:.3f}, {a.model.upper:.3f}]"
@@ -460,8 +463,8 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
             )
             lines += [
                 f"Plurality accuracy beyond the recorded calls from the answer model (model-based, **not "
-                f"certified**; each call correct, the example's dominant wrong answer or a vote of its own): "
-                f"{shown}. Check: {modelled[0].model.check}.",
+                f"certified**; each call correct, the example's strongest wrong answer, or one of L equally "
+                f"likely other answers): {shown}. Check: {modelled[0].model.check}.",
                 "",
             ]
     for t in tables:

@@ -16,7 +16,7 @@ group); :meth:`AnalysisReport.to_frame` returns them as a pandas DataFrame.
   :mod:`._forecast_step`), its estimate and bootstrap interval of the accuracy and of the gain;
   where the data reject every family, no forecast, and ``forecast_model`` says so;
 * plurality of k calls: the answer model (:mod:`certify.stats._answer_model`): each call correct,
-  the example's dominant wrong answer, or a vote no other call gives. Where its check against the
+  the example's strongest wrong answer, or one of L equally likely others. Where its check against the
   recorded answers rejects it (the model's plurality at the recorded calls outside the model-free
   interval), there is no forecast, and ``forecast_model`` says that the data reject the model;
 * pass@k: none yet.
