@@ -516,6 +516,13 @@ def analyze(
                     "no interval shown depends on them"
                 )
                 details_only.append(notes[-1])
+            except SolverError as exc:
+                # the exact solver at many moments (hundreds of calls): this one column is left empty
+                notes.append(
+                    f"the sharp range at the {allc.order} moments estimated from all calls (moment_lower, "
+                    f"moment_upper in the JSON) was not solved ({exc}); no interval shown depends on it"
+                )
+                details_only.append(notes[-1])
         rows.append(
             BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv)
         )

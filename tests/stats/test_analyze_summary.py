@@ -368,3 +368,26 @@ def test_an_objective_beyond_the_calls_is_forecast_and_one_within_them_is_not():
     assert (beyond.forecast, beyond.forecast_lower, beyond.forecast_upper) == (made.estimate, made.lower, made.upper)
     # degree 5 = the recorded calls: identified, nothing to forecast
     assert rows["V5 - V3"].forecast is None and all(t.target != "V5 - V3" for t in r.forecast.targets)
+
+
+def test_an_unsolved_sharp_range_at_the_all_call_moments_leaves_that_column_empty(monkeypatch):
+    """The exact solver can fail at many moments (thousands of calls): the analysis goes on, says so in
+    a --details note, and every interval it reports is the same."""
+    import certify.stats._report as report_module
+    from certify import SolverError
+
+    data = _bits()
+    normal = analyze(data, (3, 5))
+
+    def failing(*args, **kwargs):
+        if "moments" in kwargs:
+            raise SolverError("sharp bound", "no law found", "simulated")
+        return original(*args, **kwargs)
+
+    original = report_module.sharp_bounds
+    monkeypatch.setattr(report_module, "sharp_bounds", failing)
+    r = analyze(data, (3, 5))
+    assert all(b.moment_lower is None and b.moment_upper is None for b in r.budgets)
+    assert [b.interval for b in r.budgets] == [b.interval for b in normal.budgets]
+    (note,) = [n for n in r.notes if "was not solved" in n]
+    assert note in r.details_only_notes
