@@ -16,7 +16,7 @@ them. Where it does not, :func:`outside_notes` says so, as evidence against the 
 
 from __future__ import annotations
 
-from .._objective import V_INF, is_vote_limit
+from .._objective import V_INF, budget_json, is_vote_limit
 from ..forecast import Forecast, forecast
 
 __all__ = ["forecast_request", "run_forecast", "outside_notes", "forecast_names"]
@@ -28,7 +28,7 @@ def forecast_names(aggregate: str, votes) -> tuple[str, str] | None:
     if aggregate == "majority":
         return ("V_inf", "V_inf - V1") if is_vote_limit(votes) else (f"V{votes}", f"V{votes} - V1")
     if aggregate == "pass@k":
-        k = "inf" if is_vote_limit(votes) else str(votes)
+        k = budget_json(votes)  # "inf" for infinitely many calls, as the forecast's targets read it
         return f"pass@{k}", f"pass@{k} - V1"
     return None
 
