@@ -22,6 +22,7 @@ expectations of the targets.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -181,52 +182,53 @@ def _clip_shapes(*shapes: float) -> list[float]:
     return [float(np.log(min(max(x, SHAPE_MIN), SHAPE_MAX))) for x in shapes]
 
 
-class Family:
+class Family(ABC):
     """A parametric family of latent laws: what the fits, the guard and the forecasts ask of it.
 
-    Subclasses set ``name`` and ``names`` (the reported parameters) and implement the methods.
+    Subclasses set ``name`` and ``names`` (the reported parameters) and implement the abstract
+    methods; a family missing one cannot be made (``abc``), so no fit meets an unimplemented step.
     """
 
     name = ""
     names: tuple[str, ...] = ()
     degree: int | None = None
 
+    @abstractmethod
     def bounds(self) -> list[tuple[float, float]]:
         """Box of the optimizer's coordinates u."""
-        raise NotImplementedError
 
     @property
     def size(self) -> int:
         """Number of free parameters."""
         return len(self.bounds())
 
+    @abstractmethod
     def natural(self, u: np.ndarray) -> tuple[float, ...]:
         """The reported parameters (``names``) at u."""
-        raise NotImplementedError
 
+    @abstractmethod
     def starts(self, data: FitData) -> list[np.ndarray]:
         """Starting points of the likelihood search."""
-        raise NotImplementedError
 
+    @abstractmethod
     def model(self, data: FitData) -> Model:
         """u -> (log p_c, d log p_c / du) for the cells of ``data``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def sample(self, u: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent draws of Q from the law at u."""
-        raise NotImplementedError
 
+    @abstractmethod
     def polynomial(self, u: np.ndarray, obj: Objective) -> float:
         """E[g(Q)] of a polynomial objective."""
-        raise NotImplementedError
 
+    @abstractmethod
     def pass_at(self, u: np.ndarray, k: int) -> float:
         """pass@k = E[1 - (1 - Q)^k]."""
-        raise NotImplementedError
 
+    @abstractmethod
     def upper_half(self, u: np.ndarray) -> float:
         """V_inf = P(Q > 1/2) + P(Q = 1/2) / 2."""
-        raise NotImplementedError
 
     def positive(self, u: np.ndarray) -> float:
         """pass@inf = P(Q > 0)."""

@@ -25,6 +25,8 @@ bootstrap simulates exactly the law whose likelihood is computed.
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 from numpy.polynomial import Legendre, Polynomial
 from numpy.polynomial.legendre import leggauss, legvander
@@ -71,8 +73,9 @@ def _model_from(kernel: np.ndarray, w: np.ndarray, dw: np.ndarray) -> tuple[np.n
 class _Discrete(Family):
     """A family integrated on nodes: ``law(u)`` -> (log x, log(1 - x), side of 1/2, w, dw/du)."""
 
+    @abstractmethod
     def law(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        raise NotImplementedError
+        """The nodes of the law at u: log x, log(1 - x), side of 1/2, weights, weights' derivative."""
 
     def sample(self, u, size, rng):
         logq, _, _, w, _ = self.law(u)
