@@ -10,7 +10,9 @@ one of :meth:`AnalysisReport.rows`; ``--json`` holds all of them.
 
 **The details** (:func:`print_details`, ``--details``): the two-call and all-call estimates, the
 budget table (K-call, two-call, sharp-at-estimate, MaxEnt, LDGP and empirical columns), the
-aggregates with the answer model, every verdict with its reason and every note.
+aggregates with the answer model, beyond the recorded calls each target's certain interval beside
+its forecast (``certain [a, b]  forecast x [c, d] (family, fit p)``), every verdict with its
+reason and every note.
 """
 
 from __future__ import annotations
@@ -194,6 +196,56 @@ def _print_aggregates(r: AnalysisReport, level: str) -> None:
         print_line()
 
 
+def _target_label(row: TargetRow) -> str:
+    if row.aggregate == "objective":
+        return f"objective {row.objective}"
+    return _aggregate_label(row.aggregate, row.votes)
+
+
+def _print_forecast(r: AnalysisReport, level: str) -> None:
+    """Beyond the recorded calls: the certain interval beside the model-based forecast, per target."""
+    ahead = [row for row in r.rows() if row.route != "identified" and row.forecast_model is not None]
+    if not ahead:
+        return
+    print_line(f"Beyond the {r.calls} recorded calls, what is certain ({level}, every latent law the calls allow)")
+    print_line("beside what is likely (forecast: model-based, NOT certified):")
+    fc = r.forecast
+    guard = None if fc is None else fc.guard  # None: no family forecast (not asked, or every family rejected)
+    family = None if fc is None or guard is None else f"{fc.family}, fit p {guard.p_value:.2f}"
+    width = max(len(_target_label(row)) for row in ahead)
+    for row in ahead:
+        certain = "no interval" if row.lower is None else f"certain {_interval(row.lower, row.upper)}"
+        if row.forecast is None:  # the data reject the model: why there is none instead of a number
+            print_line(f"  {_target_label(row):{width}s}  {certain}  {row.forecast_model}")
+            continue
+        source = "answer model" if row.aggregate == "plurality" else family
+        print_line(
+            f"  {_target_label(row):{width}s}  {certain}  forecast {row.forecast:.4f} "
+            f"{_interval(row.forecast_lower, row.forecast_upper)} ({source})"
+        )
+        if row.forecast_gain is not None:
+            shown = percentage_points(row.forecast_gain)
+            if row.forecast_gain_lower is not None and row.forecast_gain_upper is not None:
+                shown += f" {pp_interval(row.forecast_gain_lower, row.forecast_gain_upper)}"
+            sure = (
+                ""
+                if row.gain_lower is None or row.gain_upper is None
+                else f"certain {pp_interval(row.gain_lower, row.gain_upper)} pp  "
+            )
+            print_line(f"  {'  gain over one call':{width}s}  {sure}forecast {shown} pp")
+    if fc is not None and guard is not None:
+        rejected = "; ".join(f"{g.family} (p = {g.p_value:.3f})" for g in fc.rejected)
+        print_line(
+            f"  forecast: {fc.family} family fitted to every call, not rejected by the data "
+            f"(goodness-of-fit p = {guard.p_value:.2f});"
+        )
+        print_line(
+            f"  {'rejected before it: ' + rejected if rejected else 'no family rejected before it'}; "
+            f"{level} parametric bootstrap percentile intervals (B = {fc.bootstrap}, seed {fc.seed})"
+        )
+    print_line()
+
+
 def _reported(b: BudgetRow) -> IntervalEstimate:
     """The interval ``b`` reports: every budget row of an analysis holds one (``analyze``, ``two_call_view``)."""
     assert b.interval is not None
@@ -250,6 +302,7 @@ def print_details(r: AnalysisReport) -> None:
     print_line(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
     print_line()
     _print_aggregates(r, level)
+    _print_forecast(r, level)
     print_line(f"Verdict ({level}, {'from ' + calls_text if likelihood else 'two-call'}, distribution-free):")
     for v in r.verdicts:
         if v.aggregate == "majority":

@@ -40,6 +40,12 @@ def add_report_arguments(p, *, source_help: str) -> None:
     )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (default 0.05)")
     p.add_argument("--step", type=float, default=0.05, help="mixture weight-grid step (default 0.05)")
+    p.add_argument(
+        "--no-forecast",
+        action="store_true",
+        help="no forecast beyond the recorded calls (by default the best parametric family the data do not "
+        "reject forecasts them: model-based, NOT certified, drawn and tabled apart from the certified intervals)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run_report)
 
@@ -53,7 +59,14 @@ def run_report(args) -> int:
         require("tqdm", "certify report (progress bar; --no-progress goes without)")
     from ..report import write_report
 
-    res = write_report(args.store, args.out, alpha=args.alpha, step=args.step, progress=not args.no_progress)
+    res = write_report(
+        args.store,
+        args.out,
+        alpha=args.alpha,
+        step=args.step,
+        progress=not args.no_progress,
+        forecast=not args.no_forecast,
+    )
     print(f"wrote {len(res.tables)} tables, {len(res.figures)} figure files and {res.certificates} certificates")
     print(f"report: {res.report_path}")
     return 0

@@ -11,6 +11,7 @@ Tables (Markdown, CSV, LaTeX)
 * :func:`policy_table` -- per-policy estimates: the first half of the paper's "Detailed LLM table".
 * :func:`policy_interval_table` -- certified two-call intervals per policy and budget: its second half.
 * :func:`more_calls_table` -- what more votes can still bring, from the K-call likelihood-ratio intervals.
+* :func:`forecast_table` -- what more votes are likely to bring under a family the data do not reject (not certified).
 * :func:`se_range_table` -- minimum, median and maximum example-level standard errors of the two-call estimates.
 * :func:`completion_error_table` -- errors of point summaries against the empirical 3- and 5-vote accuracies.
 * :func:`mixture_table` -- mixtures selected by k-vote gain or absolute accuracy (Appendix mixtures).
@@ -51,6 +52,7 @@ from ._figures import gain_map, mixture_plane, region_outline, votability_plane,
 from ._table_format import Column, Table
 from ._tables import (
     completion_error_table,
+    forecast_table,
     mixture_table,
     more_calls_table,
     negative_table,
@@ -76,6 +78,7 @@ __all__ = [
     "optimum_table",
     "overtaking_table",
     "more_calls_table",
+    "forecast_table",
     "policy_interval_table",
     "policy_table",
     "region_outline",

@@ -160,10 +160,16 @@ def _top_votes(k: int) -> int:
     return 5 if k >= 5 else (3 if k >= 3 else 1)
 
 
-def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progress: bool = False) -> dict:
+def analyze_store(
+    store_path, *, alpha: float = 0.05, step: float = 0.05, progress: bool = False, forecast: bool = True
+) -> dict:
     """Every analysis behind the report (see the module docstring), as result objects.
 
-    A file without groups is analysed as one group named by the file (``calls.csv``).
+    A file without groups is analysed as one group named by the file (``calls.csv``). With
+    ``forecast`` (the default) each curve analysis also forecasts the budgets beyond the recorded
+    calls from the best parametric family the data do not reject (``analyze(..., forecast=True)``;
+    model-based, not certified): the hatched band of the vote-curve figure and the forecast
+    columns of the "what more calls can add" table.
 
     Returns
     -------
@@ -199,6 +205,7 @@ def analyze_store(store_path, *, alpha: float = 0.05, step: float = 0.05, progre
             method="likelihood",
             aggregates=aggregates,
             aggregate_votes=_AGGREGATE_VOTES,
+            forecast=forecast,
         )
         # ... which also holds the paper's two-call projected intervals of every budget (Section 6):
         # the report reproduces the paper from them, without analysing the group a second time.
@@ -363,8 +370,10 @@ def _figures(results: dict, out: Path) -> list[Path]:
 
 def _tables(results: dict) -> list:
     reports = results["reports"]
+    likely = tabs.forecast_table(results["curves"])  # None under --no-forecast
     out = [
         tabs.more_calls_table(results["curves"]),
+        *([] if likely is None else [likely]),
         tabs.policy_table(reports),
         tabs.policy_interval_table(reports, results["truth"]),
         tabs.se_range_table(reports),
@@ -412,6 +421,30 @@ def _summary(results: dict) -> list[dict]:
             }
         )
     return rows
+
+
+def _forecast_lines(rep) -> list[str]:
+    """The family forecast beyond the recorded calls beside the certain interval, or why there is none."""
+    fc = rep.forecast
+    if fc is None:
+        return []
+    if fc.family is None:
+        tried = ", ".join(f"{g.family} (p = {g.p_value:.3f})" for g in fc.rejected)
+        return [f"No forecast beyond the recorded calls: the data reject every family ({tried}).", ""]
+    ahead = [r for r in rep.rows() if r.aggregate in ("majority", "pass@k") and r.forecast is not None]
+    shown = "; ".join(
+        f"{'majority' if r.aggregate == 'majority' else 'pass@k'} of {budget_json(r.votes)} calls: certain "
+        f"[{r.lower:.3f}, {r.upper:.3f}], forecast {r.forecast:.3f} [{r.forecast_lower:.3f}, {r.forecast_upper:.3f}]"
+        for r in ahead
+        if r.lower is not None and r.upper is not None
+    )
+    return [
+        f"Beyond the recorded calls, what is certain ({100 * (1 - rep.alpha):g}%, every latent law the calls "
+        f"allow) beside what is likely under the {fc.family} family of the latent law, fitted to every call "
+        f"and not rejected by the data (goodness-of-fit p = {fc.guard.p_value:.2f}; parametric bootstrap "
+        f"percentile intervals, B = {fc.bootstrap}; model-based, **not certified**): {shown}.",
+        "",
+    ]
 
 
 def _markdown(store_path, results: dict, tables: list, figures: list[Path], index: list[dict], out: Path) -> str:
@@ -467,6 +500,7 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
                 f"likely other answers): {shown}. Check: {modelled[0].model.check}.",
                 "",
             ]
+        lines += _forecast_lines(rep)
     for t in tables:
         lines += [
             f"## {t.title}",
@@ -559,7 +593,14 @@ def check_report_folder(out_dir) -> Path:
 
 
 def write_report(
-    store_path, out_dir, *, alpha: float = 0.05, step: float = 0.05, progress: bool = False, results: dict | None = None
+    store_path,
+    out_dir,
+    *,
+    alpha: float = 0.05,
+    step: float = 0.05,
+    progress: bool = False,
+    forecast: bool = True,
+    results: dict | None = None,
 ) -> ReportResult:
     """Write the full report of a run store (module docstring).
 
@@ -575,6 +616,8 @@ def write_report(
         Mixture weight-grid step.
     progress : bool
         Progress bar for the per-policy analyses.
+    forecast : bool
+        Forecast the budgets beyond the recorded calls (:func:`analyze_store`; model-based).
     results : dict, optional
         Output of :func:`analyze_store` to reuse.
 
@@ -589,7 +632,11 @@ def write_report(
         failed; ``out_dir`` is then as it was and nothing is left behind.
     """
     out = check_report_folder(out_dir)
-    results = results if results is not None else analyze_store(store_path, alpha=alpha, step=step, progress=progress)
+    results = (
+        results
+        if results is not None
+        else analyze_store(store_path, alpha=alpha, step=step, progress=progress, forecast=forecast)
+    )
     new = new_folder(out, option=_OUT_OPTION)
     try:
         tables = _tables(results)

@@ -11,6 +11,8 @@ column's digits and prints a zero without sign, and a difference shown next to i
 parts is the difference of the displayed (rounded) parts, so the arithmetic checks.
 
 * :func:`more_calls_table` -- what further votes can still add (K-call likelihood intervals).
+* :func:`forecast_table` -- what further votes are likely to add under a parametric family the
+  data do not reject (model-based, beside the certain bounds).
 * :func:`policy_table` -- per policy: two-call mu-hat and rho-hat, all-call k-vote
   accuracies and their gains over one vote.
 * :func:`policy_interval_table` -- the projected 95% intervals of eq.
@@ -41,6 +43,7 @@ from ._table_format import Column, Table, _missing, _rounded, votes_text
 __all__ = [
     "TABLE_NAMES",
     "more_calls_table",
+    "forecast_table",
     "policy_table",
     "policy_interval_table",
     "se_range_table",
@@ -56,6 +59,7 @@ __all__ = [
 #: earlier report that a new one may replace (:func:`certify.report._build.check_report_folder`).
 TABLE_NAMES = (
     "more_calls",
+    "forecast",
     "policy_table",
     "policy_interval_table",
     "se_range_table",
@@ -151,9 +155,75 @@ def more_calls_table(curves: dict) -> Table:
         "certified lower end ('none': no number of votes is certified better). 'infinitely many votes minus "
         "k votes <=': the upper end of the interval of V_inf minus the lower end of the interval of the "
         "k-vote accuracy, a conservative bound on what any number of further votes can add (K votes: the "
-        "largest odd number of votes up to K)."
+        "largest odd number of votes up to K). What is likely beyond these bounds, under a model: "
+        "the next table."
     )
     return Table("more_calls", "What more calls can add", caption, tuple(cols), tuple(rows))
+
+
+#: The budgets of :func:`forecast_table`.
+_FORECAST_VOTES = (9, 21, 101, V_INF)
+
+
+def _forecast_model(fc) -> str:
+    """The family behind a forecast and its guard, or why there is none."""
+    if fc.family is None:
+        return "none: the data reject every family"
+    return f"{fc.family} (guard p = {fc.guard.p_value:.2f})"
+
+
+def forecast_table(curves: dict) -> Table | None:
+    """What more votes are likely to add, under a model: beside :func:`more_calls_table`'s certain bounds.
+
+    Per policy analysed with ``forecast=True``: the family of the latent law the forecast comes
+    from and its goodness-of-fit p-value (:func:`certify.forecast.forecast`), and the forecast
+    gain of 9, 21, 101 and infinitely many votes over 1 vote with its parametric bootstrap
+    percentile interval, at budgets beyond the recorded calls (model-based, not certified; '-'
+    where the calls identify the budget or no family is left).
+
+    Parameters
+    ----------
+    curves : dict
+        ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport`, as for :func:`more_calls_table`.
+
+    Returns
+    -------
+    Table or None
+        None when no analysis forecast (``certify report --no-forecast``).
+    """
+    cols = [
+        _DATASET,
+        _POLICY,
+        Column("calls K", "$K$", "text"),
+        Column("forecast from (goodness-of-fit p)", kind="text"),
+        *(Column(f"{votes_text(k)} minus 1 vote, forecast (pp)", kind="ci", digits=1) for k in _FORECAST_VOTES),
+    ]
+    rows = []
+    alpha = None
+    for group, rep in curves.items():
+        if rep.forecast is None:
+            continue
+        ds, pol = _split(group)
+        alpha = rep.alpha
+        ahead = {r.votes: r for r in rep.rows() if r.aggregate == "majority" and r.forecast_gain is not None}
+        gains = [
+            None
+            if k not in ahead
+            else (_pct(ahead[k].forecast_gain), _pct(ahead[k].forecast_gain_lower), _pct(ahead[k].forecast_gain_upper))
+            for k in _FORECAST_VOTES
+        ]
+        rows.append((ds, pol, rep.max_calls, _forecast_model(rep.forecast), *gains))
+    if not rows:
+        return None
+    caption = (
+        "What more votes are likely to add beyond the recorded calls, under a model: the gain of k votes over "
+        "1 vote under the best parametric family of the latent law (by BIC) that the data do not reject "
+        "(parametric-bootstrap likelihood-ratio test against the NPMLE), with its "
+        f"{_level(alpha)} parametric bootstrap percentile interval. Model-based and NOT certified: it holds "
+        "only if the family does; the previous table's bounds hold for every latent law. '-': the calls "
+        "identify that budget, or every family is rejected."
+    )
+    return Table("forecast", "What more calls are likely to add (model-based)", caption, tuple(cols), tuple(rows))
 
 
 def policy_table(reports: dict, truth: dict | None = None) -> Table:

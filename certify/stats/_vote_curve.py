@@ -16,6 +16,7 @@ import numpy as np
 from .._extras import require
 from .._objective import V_INF
 from .._plotting import new_figure, style
+from ._summary import target_rows
 
 __all__ = ["curve_data", "vote_curve_figure"]
 
@@ -39,6 +40,11 @@ def curve_data(report: Any, title: str | None = None, truth: dict | None = None)
     def end(b, name):
         return None if b is None or getattr(b, name) is None else (getattr(b, name).lower, getattr(b, name).upper)
 
+    # The forecast beyond the recorded calls (analyze(..., forecast=True)): model-based, drawn apart
+    # from the certified band so that it never reads as part of it.
+    ahead = {r.votes: r for r in target_rows(report) if r.aggregate == "majority" and r.forecast is not None}
+    fc = getattr(report, "forecast", None)
+    model = None if fc is None or fc.family is None else f"{fc.family} family, guard p = {fc.guard.p_value:.2f}"
     return {
         "title": title if title is not None else (report.group or report.source),
         "calls": report.max_calls,
@@ -51,6 +57,10 @@ def curve_data(report: Any, title: str | None = None, truth: dict | None = None)
         "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
         "truth": truth,
         "alpha": report.alpha,
+        "forecast_lower": [ahead[b.votes].forecast_lower if b.votes in ahead else None for b in finite],
+        "forecast_upper": [ahead[b.votes].forecast_upper if b.votes in ahead else None for b in finite],
+        "forecast_inf": (ahead[V_INF].forecast_lower, ahead[V_INF].forecast_upper) if V_INF in ahead else None,
+        "forecast_model": model,
         "aggregates": {
             a: [(b.votes, b.lower, b.upper) for b in report.aggregates if b.aggregate == a]
             for a in dict.fromkeys(b.aggregate for b in report.aggregates)
@@ -82,7 +92,10 @@ def vote_curve_figure(curves) -> Any:
         likelihood-ratio interval of each budget, None where there is none);
         ``two_call_lower``/``two_call_upper`` (the two-call projected interval); :data:`certify.V_INF`
         (the V_inf interval); ``empirical`` {votes: (value, se)} for budgets up to K; optional
-        ``truth`` {votes: value, V_INF: value}; ``alpha``; optional ``aggregates``
+        ``truth`` {votes: value, V_INF: value}; ``alpha``; optional ``forecast_lower``/``forecast_upper``
+        (the model-based forecast interval of each budget beyond the calls, None elsewhere),
+        ``forecast_inf`` (that of V_inf) and ``forecast_model`` (the family and its guard: drawn as a hatched
+        band inside the certified one, labelled as not certified); optional ``aggregates``
         {"plurality" | "pass@k": [(votes, lower, upper)]}: the intervals of the plurality vote over
         the answers and of pass@k at a few budgets, drawn as bars beside the majority band.
 
@@ -132,6 +145,28 @@ def _draw(curves) -> Any:
             ax.plot(v, lo, color=color, lw=1.0)
             (h,) = ax.plot(v, hi, color=color, lw=1.0)
             handles.setdefault(label, (patches.Patch(facecolor=color, alpha=alpha, edgecolor=color), h))
+        flo, fhi = _nan(c.get("forecast_lower") or []), _nan(c.get("forecast_upper") or [])
+        if flo.size and (fok := np.isfinite(flo) & np.isfinite(fhi)).any():
+            ax.fill_between(
+                v, flo, fhi, where=fok, facecolor="none", edgecolor="tab:orange", hatch="////", lw=0, zorder=3
+            )
+            ax.plot(v[fok], flo[fok], color="tab:orange", lw=1.0, ls="--", zorder=3)
+            (h,) = ax.plot(v[fok], fhi[fok], color="tab:orange", lw=1.0, ls="--", zorder=3)
+            label = f"{level} forecast beyond the calls ({c.get('forecast_model') or 'model-based'}; NOT certified)"
+            handles.setdefault(label, (patches.Patch(facecolor="none", edgecolor="tab:orange", hatch="////"), h))
+            if c.get("forecast_inf") is not None:
+                a, b = (float(x) for x in c["forecast_inf"])
+                ax.errorbar(
+                    [far * 1.06],
+                    [(a + b) / 2],
+                    yerr=[[(b - a) / 2], [(b - a) / 2]],
+                    fmt="none",
+                    ecolor="tab:orange",
+                    capsize=4,
+                    lw=1.5,
+                    ls="--",
+                    zorder=3,
+                )
         lo_inf, hi_inf = (np.nan if x is None else float(x) for x in c[V_INF])
         if np.isfinite(lo_inf) and np.isfinite(hi_inf):
             lows.append(lo_inf)

@@ -7,11 +7,14 @@ computed here with scipy, independently of the engine.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from certify import V_INF
+from certify.report._table_format import MAX_COLUMNS, votes_text
 
 LAWS = {"p1": (4.0, 1.5), "p2": (1.2, 1.2)}
 N, K = 400, 6
@@ -58,7 +61,10 @@ def test_each_group_is_analysed_once(results):
         assert rep.method == "two-call" and [b.votes for b in rep.budgets] == [3, 5, V_INF]
         for row in rep.budgets:
             same = next(b for b in curve.budgets if b.votes == row.votes)
-            assert row.projected == same.projected and (row.interval.lower, row.interval.upper) == (same.projected.lower, same.projected.upper)
+            assert row.projected == same.projected and (row.interval.lower, row.interval.upper) == (
+                same.projected.lower,
+                same.projected.upper,
+            )
         assert [v.votes for v in rep.verdicts] == [3, 5] and all(v.method == "two-call" for v in rep.verdicts)
 
 
@@ -102,6 +108,50 @@ def test_more_calls_table(results):
     assert table.rows[0][3] != "none" and table.rows[1][3] == "none"
 
 
+def test_the_forecast_table_gives_9_21_101_and_infinitely_many_votes_from_a_family_the_data_do_not_reject(results):
+    """Beside the certain bounds, a table of the rows' model-based gains (beyond K = 6 calls), named by
+    their family; both laws are Beta laws, inside the families, and their true gains lie in the intervals."""
+    from certify.report._tables import forecast_table
+
+    _, res = results
+    table = forecast_table(res["curves"])
+    heads = [c.name for c in table.columns]
+    assert len(heads) <= MAX_COLUMNS
+    budgets = (9, 21, 101, V_INF)
+    cols = [heads.index(f"{votes_text(k)} minus 1 vote, forecast (pp)") for k in budgets]
+    model = heads.index("forecast from (goodness-of-fit p)")
+    for row, (group, rep) in zip(table.rows, res["curves"].items()):
+        a, b = LAWS[group.split("/")[1]]
+        fc = rep.forecast
+        assert fc is not None and fc.family is not None and not fc.guard.rejected
+        assert row[model] == f"{fc.family} (guard p = {fc.guard.p_value:.2f})"
+        by_votes = {r.votes: r for r in rep.rows() if r.aggregate == "majority"}
+        for k, j in zip(budgets, cols):
+            r = by_votes[k]
+            assert row[j] == pytest.approx((100 * r.forecast_gain, 100 * r.forecast_gain_lower, 100 * r.forecast_gain_upper))
+            truth = 100 * (true_v(a, b, k) - true_v(a, b, 1))
+            assert row[j][1] <= truth <= row[j][2], (group, k, row[j], truth)
+            if r.gain_lower is not None:  # model-based, and narrower than what is certain
+                assert row[j][2] - row[j][1] < 100 * (r.gain_upper - r.gain_lower)
+    # rendered as a value with its interval, one decimal
+    assert re.search(r"[+-]\d+\.\d \[[+-]\d+\.\d, [+-]\d+\.\d\]", table.to_markdown())
+
+
+def test_the_report_without_forecast_has_no_forecast_table_or_band(results):
+    from certify.report._build import _tables, analyze_store
+    from certify.report._tables import forecast_table
+    from certify.stats import curve_data
+
+    path, _ = results
+    res = analyze_store(path, step=0.5, forecast=False)
+    assert forecast_table(res["curves"]) is None
+    assert "forecast" not in [t.name for t in _tables(res)]
+    for rep in res["curves"].values():
+        data = curve_data(rep)
+        assert rep.forecast is None and data["forecast_inf"] is None
+        assert all(x is None for x in data["forecast_lower"] + data["forecast_upper"])
+
+
 def test_written_report_has_the_curve_figure_and_json(results, tmp_path):
     import json
 
@@ -109,9 +159,19 @@ def test_written_report_has_the_curve_figure_and_json(results, tmp_path):
 
     path, res = results
     out = write_report(path, tmp_path / "rep", results=res)
-    assert "figures/vote_curves.png" in out.figures and "more_calls" in out.tables
+    assert "figures/vote_curves.png" in out.figures and "more_calls" in out.tables and "forecast" in out.tables
     doc = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert set(doc["vote_curves"]) == {"ds/p1", "ds/p2"}
     assert doc["vote_curves"]["ds/p1"]["method"] == "likelihood"
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "What more calls can add" in md and "6 calls per example" in md
+    # beyond the recorded calls the markdown puts what is likely beside what is certain, and says which is which
+    for rep in res["curves"].values():
+        fc = rep.forecast
+        assert f"under the {fc.family} family of the latent law" in md
+        nine = next(r for r in rep.rows() if r.aggregate == "majority" and r.votes == 9)
+        assert (
+            f"majority of 9 calls: certain [{nine.lower:.3f}, {nine.upper:.3f}], forecast {nine.forecast:.3f} "
+            f"[{nine.forecast_lower:.3f}, {nine.forecast_upper:.3f}]"
+        ) in md
+    assert "**not certified**" in md

@@ -391,3 +391,89 @@ def test_an_unsolved_sharp_range_at_the_all_call_moments_leaves_that_column_empt
     assert [b.interval for b in r.budgets] == [b.interval for b in normal.budgets]
     (note,) = [n for n in r.notes if "was not solved" in n]
     assert note in r.details_only_notes
+
+
+DETAIL = re.compile(
+    r"^  (\S.*?)\s+certain \[(\d\.\d{4}), (\d\.\d{4})\]  forecast (\d\.\d{4}) \[(\d\.\d{4}), (\d\.\d{4})\] \((.+)\)$"
+)
+DETAIL_GAIN = re.compile(
+    r"^    gain over one call\s+certain \[([+-]\d+\.\d\d), ([+-]\d+\.\d\d)\] pp  forecast ([+-]\d+\.\d\d)"
+)
+
+
+def test_details_put_each_forecast_beside_the_certain_interval(capsys):
+    """--details: beyond the calls, ``certain [a, b]  forecast x [c, d] (family, fit p)`` per target,
+    every number the row's, read back from the text; the gain line likewise; identified targets absent."""
+    from certify.cli._analysis_text import print_details
+
+    r = analyze(_bits(), (3, 9, V_INF), aggregates=("pass",), forecast=True, bootstrap=40, seed=1)
+    print_details(r)
+    out = capsys.readouterr().out.splitlines()
+    start = 1 + next(
+        i for i, line in enumerate(out) if line.startswith("Beyond the 5 recorded calls, what is certain (95%")
+    )
+    assert out[start].startswith("beside what is likely (forecast: model-based, NOT certified)")
+    ahead = [row for row in r.rows() if row.route != "identified"]
+    assert ahead and all(row.forecast is not None for row in ahead)
+    lines = iter(out[start + 1 :])
+    fit = f"{r.forecast.family}, fit p {r.forecast.guard.p_value:.2f}"
+    for row in ahead:
+        acc = next(lines)
+        m = DETAIL.match(acc)
+        assert m, acc
+        label = (
+            f"pass@{'inf' if row.votes is V_INF else row.votes}"
+            if row.aggregate == "pass@k"
+            else (f"majority of {'inf' if row.votes is V_INF else row.votes} calls")
+        )
+        assert m.group(1) == label and m.group(7) == fit
+        got = [float(x) for x in m.groups()[1:6]]
+        assert got == pytest.approx(
+            [row.lower, row.upper, row.forecast, row.forecast_lower, row.forecast_upper], abs=5e-5
+        )
+        assert row.forecast_gain is not None
+        gain = next(lines)
+        if row.gain_lower is None:  # no certain gain (V_inf): the forecast's alone
+            only = re.match(r"^    gain over one call\s+forecast ([+-]\d+\.\d\d) \[", gain)
+            assert only and float(only.group(1)) == pytest.approx(100 * row.forecast_gain, abs=5e-3), gain
+            continue
+        g = DETAIL_GAIN.match(gain)
+        assert g, gain
+        lo, hi, point = (float(x) for x in g.groups())
+        # the certain gain is rounded outward at 0.01 pp, the forecast's point to the nearest
+        assert lo <= 100 * row.gain_lower < lo + 0.01 + 1e-9 and hi - 0.01 - 1e-9 < 100 * row.gain_upper <= hi
+        assert point == pytest.approx(100 * row.forecast_gain, abs=5e-3)
+    assert not any("majority of 3 calls  " in line and "forecast" in line for line in out)
+    # without a forecast there is no such section
+    print_details(analyze(_bits(), (3, 9)))
+    assert "beside what is likely" not in capsys.readouterr().out
+
+
+def test_plot_draws_the_forecast_band_beyond_the_calls_only():
+    pytest.importorskip("matplotlib")
+    from certify.stats import curve_data
+
+    r = analyze(_bits(), (1, 3, 5, 9, 21, V_INF), forecast=True, bootstrap=40, seed=1)
+    data = curve_data(r)
+    rows = {row.votes: row for row in r.rows() if row.aggregate == "majority"}
+    for v, lo, hi in zip(data["votes"], data["forecast_lower"], data["forecast_upper"]):
+        if v <= 5:
+            assert lo is None and hi is None
+        else:
+            assert (lo, hi) == (rows[v].forecast_lower, rows[v].forecast_upper)
+    assert data["forecast_inf"] == (rows[V_INF].forecast_lower, rows[V_INF].forecast_upper)
+    assert data["forecast_model"] == f"{r.forecast.family} family, guard p = {r.forecast.guard.p_value:.2f}"
+    fig = r.plot()
+    ax = fig.axes[0]
+    hatched = [c for c in ax.collections if c.get_hatch() == "////"]
+    assert len(hatched) == 1
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("forecast beyond the calls" in t and "NOT certified" in t for t in labels)
+    # the band's dashed edges are the forecast ends of the budgets beyond the calls
+    beyond = [v for v in data["votes"] if v > 5]
+    dashed = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines() if line.get_linestyle() == "--"]
+    for end in ("forecast_lower", "forecast_upper"):
+        want = np.array([rows[v].__getattribute__(end) for v in beyond])
+        assert any(len(y) == len(want) and np.allclose(y, want) for y in dashed)
+    plain = analyze(_bits(), (1, 3, 5, 9, 21, V_INF)).plot()
+    assert not [c for c in plain.axes[0].collections if c.get_hatch() == "////"]
