@@ -92,7 +92,7 @@ def real_data(args) -> tuple[list, list]:
     print("== 1. real data: fit on the first K0 calls, compare with all K ==")
     head = (f"{'set':34s} {'K0':>3s} {'target':>9s} {'truth':>6s} | {'family':>12s} {'p':>5s} {'fcst':>6s} "
             f"{'interval':>15s} {'in':>3s} {'width':>6s} | {'beta':>6s} {'interval':>15s} {'in':>3s} {'width':>6s} | "
-            f"{'certified':>15s} {'width':>6s} | {'pooled':>15s} {'in':>3s} {'width':>6s}")
+            f"{'certified':>15s} {'width':>6s} | {'pool=' + format(args.pool, 'g'):>15s} {'in':>3s} {'width':>6s}")
     print(head)
     for path in sorted(DATA.glob("*.csv")):
         bits = load(path)
@@ -145,7 +145,7 @@ def real_data(args) -> tuple[list, list]:
     return rows, crit
 
 
-def summarize_real(rows: list, crit: list) -> None:
+def summarize_real(rows: list, crit: list, pool: float) -> None:
     covered = [r["lo"] <= r["truth"] <= r["hi"] for r in rows if r["family"] != "none"]
     bcovered = [r["blo"] <= r["truth"] <= r["bhi"] for r in rows]
     err = [abs(r["est"] - r["truth"]) for r in rows if r["family"] != "none"]
@@ -162,7 +162,7 @@ def summarize_real(rows: list, crit: list) -> None:
           f"median width {np.median(bwidth):.4f}")
     pcov = [r["plo"] <= r["truth"] <= r["phi"] for r in rows if r["family"] != "none"]
     pwidth = [r["phi"] - r["plo"] for r in rows if r["family"] != "none"]
-    print(f"  pooled forecast: covered {sum(pcov)}/{len(pcov)}, median width {np.median(pwidth):.4f}")
+    print(f"  forecast with pool={pool:g}: covered {sum(pcov)}/{len(pcov)}, median width {np.median(pwidth):.4f}")
     ratio = [w / b for w, b in zip(width, [r["bhi"] - r["blo"] for r in rows if r["family"] != "none"])]
     print(f"  width ratio forecast / beta baseline: median {np.median(ratio):.2f}; forecast / certified: "
           f"median {np.median([w / c for w, c in zip(width, cwidth)]):.2f}")
@@ -263,7 +263,7 @@ def main() -> None:
     parser.add_argument("--skip", nargs="*", default=[], choices=["real", "guard", "time"])
     args = parser.parse_args()
     if "real" not in args.skip:
-        summarize_real(*real_data(args))
+        summarize_real(*real_data(args), args.pool)
     if "guard" not in args.skip:
         guard_study(args)
     if "time" not in args.skip:

@@ -235,14 +235,17 @@ def _print_forecast(r: AnalysisReport, level: str) -> None:
             print_line(f"  {'  gain over one call':{width}s}  {sure}forecast {shown} pp")
     if fc is not None and guard is not None:
         rejected = "; ".join(f"{g.family} (p = {g.p_value:.3f})" for g in fc.rejected)
+        joined = ", ".join([guard.family, *(g.family for g in fc.pooled)])
         print_line(
             f"  forecast: {fc.family} family fitted to every call, not rejected by the data "
             f"(goodness-of-fit p = {guard.p_value:.2f});"
         )
+        print_line(f"  {'rejected before it: ' + rejected if rejected else 'no family rejected before it'};")
         print_line(
-            f"  {'rejected before it: ' + rejected if rejected else 'no family rejected before it'}; "
-            f"{level} parametric bootstrap percentile intervals (B = {fc.bootstrap}, seed {fc.seed})"
+            f"  intervals: union of the {level} parametric bootstrap percentile intervals (B = {fc.bootstrap}, "
+            f"seed {fc.seed}) of"
         )
+        print_line(f"  {joined}")
     print_line()
 
 

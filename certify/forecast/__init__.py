@@ -37,8 +37,9 @@ The guard and the forecast (:mod:`._bootstrap`, :mod:`._forecast`)
   -> FamilyCheck``.
 * :func:`forecast` -- the forecast from the best family the data do not reject:
   ``forecast(cells, targets, alpha=0.05, families=None, bootstrap=200, seed=0, criterion="bic",
-  pool=0.0, reference=None) -> Forecast`` (``pool > 0`` joins the intervals of the families within
-  that margin; ``reference``: the NPMLE of the cells, if already computed).
+  pool=20.0, reference=None) -> Forecast`` (the intervals join those of every family within ``pool``
+  BIC units not rejected, ``pool=0``: the chosen family's alone; pass@k is not forecast from fewer
+  than 5 calls; ``reference``: the NPMLE of the cells, if already computed).
 * :class:`Guard` -- LR = 2 (l(NPMLE) - l(family)), its bootstrap p-value, B, whether it rejects.
 * :class:`FamilyCheck` -- one family's guard and its target intervals from the same draws.
 * :class:`TargetForecast` -- one target's estimate, lower and upper end, level and method.

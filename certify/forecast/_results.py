@@ -103,7 +103,8 @@ class Guard:
 
     LR = 2 (l(NPMLE) - l(family)) >= 0, calibrated by a parametric bootstrap from the fitted
     family (simulate the same K_i, refit the family and the NPMLE, recompute LR*):
-    p = (1 + #{LR* >= LR}) / (1 + draws used).
+    p = (1 + #{LR* >= LR}) / (1 + draws used), on the first min(B, max(99, 2 / alpha)) of the B draws
+    (:data:`certify.forecast._tolerances.GUARD_DRAWS`).
 
     Attributes
     ----------
@@ -114,9 +115,9 @@ class Guard:
     p_value : float
         The bootstrap p-value.
     draws : int
-        Bootstrap draws requested (B).
+        Bootstrap draws the likelihood ratio is recomputed on (G <= B).
     used : int
-        Draws whose refit and NPMLE succeeded (the p-value and the percentiles use these).
+        Those of them whose refit and NPMLE succeeded (the p-value uses these).
     alpha : float
         The level of the test.
     rejected : bool

@@ -441,8 +441,10 @@ def _forecast_lines(rep) -> list[str]:
     return [
         f"Beyond the recorded calls, what is certain ({100 * (1 - rep.alpha):g}%, every latent law the calls "
         f"allow) beside what is likely under the {fc.family} family of the latent law, fitted to every call "
-        f"and not rejected by the data (goodness-of-fit p = {fc.guard.p_value:.2f}; parametric bootstrap "
-        f"percentile intervals, B = {fc.bootstrap}; model-based, **not certified**): {shown}.",
+        f"and not rejected by the data (goodness-of-fit p = {fc.guard.p_value:.2f}; the union of the parametric "
+        f"bootstrap percentile intervals of {', '.join([fc.family, *(g.family for g in fc.pooled)])}, every "
+        f"family within {fc.pool:g} BIC units not rejected, B = {fc.bootstrap} each; model-based, **not "
+        f"certified**): {shown}.",
         "",
     ]
 

@@ -169,7 +169,8 @@ def _forecast_model(fc) -> str:
     """The family behind a forecast and its guard, or why there is none."""
     if fc.family is None:
         return "none: the data reject every family"
-    return f"{fc.family} (guard p = {fc.guard.p_value:.2f})"
+    more = f" and {len(fc.pooled)} more" if fc.pooled else ""
+    return f"{fc.family}{more} (guard p = {fc.guard.p_value:.2f})"
 
 
 def forecast_table(curves: dict) -> Table | None:
@@ -218,10 +219,11 @@ def forecast_table(curves: dict) -> Table | None:
     caption = (
         "What more votes are likely to add beyond the recorded calls, under a model: the gain of k votes over "
         "1 vote under the best parametric family of the latent law (by BIC) that the data do not reject "
-        "(parametric-bootstrap likelihood-ratio test against the NPMLE), with its "
-        f"{_level(alpha)} parametric bootstrap percentile interval. Model-based and NOT certified: it holds "
-        "only if the family does; the previous table's bounds hold for every latent law. '-': the calls "
-        "identify that budget, or every family is rejected."
+        "(parametric-bootstrap likelihood-ratio test against the NPMLE), with the union of the "
+        f"{_level(alpha)} parametric bootstrap percentile intervals of it and of every other family within 20 "
+        "BIC units that the data do not reject ('and 2 more'). Model-based and NOT certified: it holds only "
+        "if one of those families does; the previous table's bounds hold for every latent law. '-': the "
+        "calls identify that budget, or every family is rejected."
     )
     return Table("forecast", "What more calls are likely to add (model-based)", caption, tuple(cols), tuple(rows))
 

@@ -4,7 +4,8 @@ Beyond the recorded calls an analysis reports what is certain, the interval over
 law the calls allow (:mod:`certify.likelihood`). With ``forecast=True`` (``--forecast``) it also
 reports what is likely: :func:`certify.forecast.forecast` fits parametric families of the
 latent law to every call, drops those the data reject (a parametric-bootstrap likelihood-ratio
-guard against the NPMLE) and forecasts, from the best family left, each target beyond the
+guard against the NPMLE) and forecasts, from the best family left (its intervals joined with
+those of every other family within 20 BIC units that the data do not reject), each target beyond the
 calls: the majority of k calls and pass@k at every such budget, V_inf and pass@inf, the gain
 of each over one call, and each objective (``--objective``) of degree above the calls. It
 shares the analysis's cells and NPMLE. Nothing here is certified.

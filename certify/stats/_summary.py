@@ -27,6 +27,7 @@ answer model: the accuracy of one call from every call), so that the model's own
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -37,9 +38,10 @@ from ._forecast_step import forecast_names
 __all__ = ["TargetRow", "target_rows", "report_frame", "FORECAST_MODELS"]
 
 #: What each aggregate's forecast beyond the recorded calls comes from (module docstring); a
-#: family forecast names its family and its guard instead (:func:`_family_model`).
+#: family forecast names its family, how many more families its intervals join (the forecast's
+#: pool) and its guard (:func:`_family_text`).
 FORECAST_MODELS = {
-    "family": "{family} family fitted to every call, not rejected by the data (guard p = {p:.2f})",
+    "family": "{family} family{more}, not rejected (guard p = {p:.2f}), fitted to every call",
     "plurality": "answer model, consistent with the recorded answers",
 }
 #: How the answer model's check ends when the recorded answers do not reject it (:mod:`._answer_model`).
@@ -135,6 +137,12 @@ class _Model(NamedTuple):
     model: str | None = None
 
 
+def _family_text(result: Any) -> str:
+    """``maxent(d=2) family and 2 more, not rejected (guard p = 0.39), fitted to every call``."""
+    more = f" and {len(result.pooled)} more" if result.pooled else ""
+    return FORECAST_MODELS["family"].format(family=result.family, more=more, p=result.guard.p_value)
+
+
 def _family_model(report: Any, aggregate: str, votes) -> _Model | None:
     """The family forecast of a majority or pass@k target beyond the calls (None where none was asked)."""
     result = getattr(report, "forecast", None)
@@ -148,7 +156,9 @@ def _family_model(report: Any, aggregate: str, votes) -> _Model | None:
     if names[0] not in found:
         return None
     acc, gain = found[names[0]], found.get(names[1])
-    model = FORECAST_MODELS["family"].format(family=result.family, p=result.guard.p_value)
+    if math.isnan(acc.estimate):  # withdrawn (too few calls for this target): its method says why
+        return _Model(model=acc.method)
+    model = _family_text(result)
     return _Model(
         acc.estimate,
         acc.lower,
@@ -238,7 +248,7 @@ def _objective_model(report: Any, name: str) -> _Model | None:
     found = {t.target: t for t in result.targets}.get(name)
     if found is None:
         return None
-    model = FORECAST_MODELS["family"].format(family=result.family, p=result.guard.p_value)
+    model = _family_text(result)
     return _Model(found.estimate, found.lower, found.upper, model=model)
 
 

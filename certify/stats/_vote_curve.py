@@ -44,7 +44,8 @@ def curve_data(report: Any, title: str | None = None, truth: dict | None = None)
     # from the certified band so that it never reads as part of it.
     ahead = {r.votes: r for r in target_rows(report) if r.aggregate == "majority" and r.forecast is not None}
     fc = getattr(report, "forecast", None)
-    model = None if fc is None or fc.family is None else f"{fc.family} family, guard p = {fc.guard.p_value:.2f}"
+    more = "" if fc is None or not fc.pooled else f" and {len(fc.pooled)} more"
+    model = None if fc is None or fc.family is None else f"{fc.family} family{more}, guard p = {fc.guard.p_value:.2f}"
     return {
         "title": title if title is not None else (report.group or report.source),
         "calls": report.max_calls,

@@ -78,7 +78,20 @@ def test_to_dict_validates_against_the_schema(result):
 
 def test_bootstrap_none_is_the_default(cells):
     fit = fc.fit_family(cells, "beta")
-    assert fc.check_family(cells, fit, bootstrap=None).guard.draws == 200
+    check = fc.check_family(cells, fit, [9], bootstrap=None)
+    # B = 200 draws for the intervals, the guard's LR on the first 99 of them
+    assert "200 draws" in check.targets[0].method and check.guard.draws == 99
+
+
+def test_the_guard_reads_the_first_draws_and_the_intervals_all_of_them(cells):
+    """The draws are one seeded stream: with B = 150 and B = 99 the guard sees the same 99 draws
+    (equal p-values), while the intervals of B = 150 use 51 more refits; alpha = 0.01 needs 200."""
+    fit = fc.fit_family(cells, "beta")
+    long, short = (fc.check_family(cells, fit, [9, "pass@20"], bootstrap=b, seed=3) for b in (150, 99))
+    assert long.guard == short.guard and long.guard.draws == 99
+    assert long.targets != short.targets
+    assert fc.check_family(cells, fit, bootstrap=39).guard.draws == 39
+    assert fc.check_family(cells, fit, alpha=0.01, bootstrap=300).guard.draws == 200
 
 
 def test_a_given_npmle_is_the_one_computed(cells, result):

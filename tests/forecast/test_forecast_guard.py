@@ -74,12 +74,12 @@ def test_intervals_of_a_law_inside_the_family_contain_its_values():
 
 def test_the_same_seed_gives_the_same_draws_alone_and_inside_forecast():
     cells = _cells(lambda rng, n: rng.beta(1.0, 2.0, n), 300, 5, 10)
-    result = forecast(cells, [9], bootstrap=29, seed=4, families=["beta", "ldgp"])
+    result = forecast(cells, [9], bootstrap=29, seed=4, families=["beta", "ldgp"], pool=0)
     assert result.family in ("beta", "ldgp") and not result.rejected
     alone = check_family(cells, result.fit, [9], bootstrap=29, seed=4)
     assert alone.guard == result.guard
     assert alone.targets == result.targets
-    again = forecast(cells, [9], bootstrap=29, seed=4, families=["beta", "ldgp"])
+    again = forecast(cells, [9], bootstrap=29, seed=4, families=["beta", "ldgp"], pool=0)
     assert again == result
     other = check_family(cells, result.fit, [9], bootstrap=29, seed=5)
     assert other.targets != result.targets
@@ -88,8 +88,8 @@ def test_the_same_seed_gives_the_same_draws_alone_and_inside_forecast():
 def test_pooling_joins_the_intervals_of_the_families_within_the_margin():
     cells = _cells(lambda rng, n: rng.beta(0.8, 1.5, n), 400, 10, 12)
     targets = [21, "pass@100"]
-    alone = forecast(cells, targets, bootstrap=29, seed=3)
-    pooled = forecast(cells, targets, bootstrap=29, seed=3, pool=20.0)
+    alone = forecast(cells, targets, bootstrap=29, seed=3, pool=0)
+    pooled = forecast(cells, targets, bootstrap=29, seed=3)  # the default pools within 20 BIC units
     assert pooled.family == alone.family and pooled.guard == alone.guard and not alone.pooled
     assert pooled.pool == 20.0 and pooled.pooled
     best = pooled.fit.bic
@@ -100,3 +100,21 @@ def test_pooling_joins_the_intervals_of_the_families_within_the_margin():
         own = [check_family(cells, m, targets, bootstrap=29, seed=3).targets[j] for m in members]
         assert p.lower == min(t.lower for t in own) and p.upper == max(t.upper for t in own)
         assert "union" in p.method and "not certified" in p.method
+
+
+def test_from_fewer_than_five_calls_pass_at_k_is_withdrawn_and_says_why():
+    """Below PASS_MIN_CALLS calls pass@k and pass@inf (and their gains) carry NaN and the reason;
+    majority targets are still forecast; from 5 calls the same targets are all forecast."""
+    from certify.forecast._tolerances import PASS_MIN_CALLS
+
+    assert PASS_MIN_CALLS == 5
+    targets = [9, "pass@10", "pass@inf", "pass@10 - V1", "inf"]
+    few = forecast(_cells(lambda rng, n: rng.beta(1.0, 2.0, n), 300, 3, 21), targets, bootstrap=20)
+    by = {t.target: t for t in few.targets}
+    for name in ("pass@10", "pass@inf", "pass@10 - V1"):
+        assert np.isnan(by[name].estimate) and np.isnan(by[name].lower) and np.isnan(by[name].upper)
+        assert by[name].method.startswith("no forecast: pass@k from 3 calls per example")
+    for name in ("V9", "V_inf"):
+        assert 0 <= by[name].lower <= by[name].estimate <= by[name].upper <= 1
+    enough = forecast(_cells(lambda rng, n: rng.beta(1.0, 2.0, n), 300, 5, 21), targets, bootstrap=20)
+    assert all(np.isfinite(t.estimate) and t.lower <= t.upper for t in enough.targets)

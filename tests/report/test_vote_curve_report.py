@@ -124,7 +124,8 @@ def test_the_forecast_table_gives_9_21_101_and_infinitely_many_votes_from_a_fami
         a, b = LAWS[group.split("/")[1]]
         fc = rep.forecast
         assert fc is not None and fc.family is not None and not fc.guard.rejected
-        assert row[model] == f"{fc.family} (guard p = {fc.guard.p_value:.2f})"
+        more = f" and {len(fc.pooled)} more" if fc.pooled else ""
+        assert row[model] == f"{fc.family}{more} (guard p = {fc.guard.p_value:.2f})"
         by_votes = {r.votes: r for r in rep.rows() if r.aggregate == "majority"}
         for k, j in zip(budgets, cols):
             r = by_votes[k]

@@ -353,7 +353,7 @@ def test_the_cli_forecast_shows_beside_the_certain_interval(tmp_path):
     cells = _tables(out)
     assert CELL.fullmatch(cells["majority", "9 calls"])[4] is not None
     assert CELL.fullmatch(cells["pass@k", "9 calls"])[4] is not None
-    assert "family fitted to every call" in out
+    assert "not rejected (guard p = " in out and "fitted to every call" in out
     plain = cli("analyze", str(path), "--votes", "3", "9", "--aggregate", "pass").stdout
     assert CELL.fullmatch(_tables(plain)["majority", "9 calls"])[4] is None and "--forecast:" in plain
     bad = cli("analyze", str(path), "--bootstrap", "40")
@@ -462,7 +462,8 @@ def test_plot_draws_the_forecast_band_beyond_the_calls_only():
         else:
             assert (lo, hi) == (rows[v].forecast_lower, rows[v].forecast_upper)
     assert data["forecast_inf"] == (rows[V_INF].forecast_lower, rows[V_INF].forecast_upper)
-    assert data["forecast_model"] == f"{r.forecast.family} family, guard p = {r.forecast.guard.p_value:.2f}"
+    more = f" and {len(r.forecast.pooled)} more" if r.forecast.pooled else ""
+    assert data["forecast_model"] == f"{r.forecast.family} family{more}, guard p = {r.forecast.guard.p_value:.2f}"
     fig = r.plot()
     ax = fig.axes[0]
     hatched = [c for c in ax.collections if c.get_hatch() == "////"]
