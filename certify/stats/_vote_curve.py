@@ -69,6 +69,10 @@ def curve_data(report: Any, title: str | None = None, truth: dict | None = None)
     }
 
 
+#: The forecast's colour: apart from every certified band and bar (blue, grey, orange, purple, green).
+_FORECAST_COLOR = "tab:brown"
+
+
 def _nan(values) -> np.ndarray:
     """Floats with None -> nan, so that a missing interval leaves a gap rather than a band."""
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
@@ -149,12 +153,12 @@ def _draw(curves) -> Any:
         flo, fhi = _nan(c.get("forecast_lower") or []), _nan(c.get("forecast_upper") or [])
         if flo.size and (fok := np.isfinite(flo) & np.isfinite(fhi)).any():
             ax.fill_between(
-                v, flo, fhi, where=fok, facecolor="none", edgecolor="tab:orange", hatch="////", lw=0, zorder=3
+                v, flo, fhi, where=fok, facecolor="none", edgecolor=_FORECAST_COLOR, hatch="////", lw=0, zorder=3
             )
-            ax.plot(v[fok], flo[fok], color="tab:orange", lw=1.0, ls="--", zorder=3)
-            (h,) = ax.plot(v[fok], fhi[fok], color="tab:orange", lw=1.0, ls="--", zorder=3)
+            ax.plot(v[fok], flo[fok], color=_FORECAST_COLOR, lw=1.0, ls="--", zorder=3)
+            (h,) = ax.plot(v[fok], fhi[fok], color=_FORECAST_COLOR, lw=1.0, ls="--", zorder=3)
             label = f"{level} forecast beyond the calls ({c.get('forecast_model') or 'model-based'}; NOT certified)"
-            handles.setdefault(label, (patches.Patch(facecolor="none", edgecolor="tab:orange", hatch="////"), h))
+            handles.setdefault(label, (patches.Patch(facecolor="none", edgecolor=_FORECAST_COLOR, hatch="////"), h))
             if c.get("forecast_inf") is not None:
                 a, b = (float(x) for x in c["forecast_inf"])
                 ax.errorbar(
@@ -162,7 +166,7 @@ def _draw(curves) -> Any:
                     [(a + b) / 2],
                     yerr=[[(b - a) / 2], [(b - a) / 2]],
                     fmt="none",
-                    ecolor="tab:orange",
+                    ecolor=_FORECAST_COLOR,
                     capsize=4,
                     lw=1.5,
                     ls="--",
