@@ -80,20 +80,27 @@ def test_the_family_against_the_plurality_of_every_composition(k, bins):
         assert model_plurality(k, q, m, bins) == pytest.approx(_by_compositions(k, q, m, bins), abs=1e-13)
 
 
+def _tie_table(x, rest, bins):
+    """f[r, t]: over the counts y_1..y_bins of ``bins`` equal answers, each at most x, summing to r,
+    with t of them equal to x, the sum of prod 1/y_j! (a program over the counts, r <= rest)."""
+    f = np.zeros((rest + 1, bins + 1))
+    f[0, 0] = 1.0
+    for _ in range(bins):
+        g = np.zeros_like(f)
+        for y in range(min(x, rest) + 1):
+            tie = int(y == x)
+            g[y:, tie:] += f[: rest + 1 - y, : bins + 1 - tie] / math.factorial(y)
+        f = g
+    return f
+
+
 def _equal_answers(q, wrong, k):
     """Plurality of k calls beside ``wrong`` equally likely wrong answers, by a program over the
     wrong answers' counts (sum of prod 1/y_j! with every y_j <= x, ties at x counted)."""
     total = 0.0
     for x in range(1, k + 1):
         rest = k - x
-        f = np.zeros((rest + 1, wrong + 1))
-        f[0, 0] = 1.0
-        for _ in range(wrong):
-            g = np.zeros_like(f)
-            for y in range(min(x, rest) + 1):
-                tie = int(y == x)
-                g[y:, tie:] += f[: rest + 1 - y, : wrong + 1 - tie] / math.factorial(y)
-            f = g
+        f = _tie_table(x, rest, wrong)
         share = math.factorial(rest) / wrong**rest * sum(f[rest, t] / (1 + t) for t in range(wrong + 1))
         total += math.comb(k, x) * q**x * (1 - q) ** rest * share
     return total
@@ -123,14 +130,7 @@ def _mixed(q, m, bins, k):
     for x in range(1, k + 1):
         for y in range(0, min(x, k - x) + 1):
             z = k - x - y
-            f = np.zeros((z + 1, bins + 1))
-            f[0, 0] = 1.0
-            for _ in range(bins):
-                g = np.zeros_like(f)
-                for n in range(min(x, z) + 1):
-                    tie = int(n == x)
-                    g[n:, tie:] += f[: z + 1 - n, : bins + 1 - tie] / math.factorial(n)
-                f = g
+            f = _tie_table(x, z, bins)
             share = math.factorial(z) / bins**z * sum(f[z, t] / (1 + t + (y == x)) for t in range(bins + 1))
             total += math.factorial(k) / (math.factorial(x) * math.factorial(y) * math.factorial(z)) \
                 * q**x * m**y * r**z * share
