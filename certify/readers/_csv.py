@@ -85,23 +85,42 @@ class _CheckedFile(io.RawIOBase):
     Lines are counted here (1-based, the header is line 1), so that a refusal names the
     line whichever parser was reading; a refusal is a :class:`DataError`, which the
     parsers pass on unchanged.
+
+    With ``deferred=True`` (pyarrow) a refusal, or any other error of the read, is kept in
+    :attr:`refusal` and the file reads as ended instead: pyarrow reads on its own I/O
+    thread, and a Python exception raised there is held by that thread's copy of the
+    error, whose release takes the GIL. When the process ended right after the refusal
+    was printed, that thread could be releasing it while the interpreter shut down, which
+    aborts the process ("terminate called without an active exception", exit -6 instead
+    of 2). The reader raises :attr:`refusal` on its own thread instead.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, deferred: bool = False):
         super().__init__()
         self.path = path
         self.raw = open(path, "rb", buffering=0)
         self.offset = 0  # bytes read so far
         self.line = 1  # the line the next byte belongs to
         self.run = 0  # bytes of that line read so far
+        self.deferred = deferred
+        self.refusal: Exception | None = None
+        self.stopped = False  # the reader stopped early: read as ended (_stop)
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
-        n = self.raw.readinto(buffer)
-        if n:
-            self._check(np.frombuffer(buffer, dtype=np.uint8, count=n))
+        if self.refusal is not None or self.stopped:
+            return 0
+        try:
+            n = self.raw.readinto(buffer)
+            if n:
+                self._check(np.frombuffer(buffer, dtype=np.uint8, count=n))
+        except Exception as exc:  # kept for the reader's thread (class docstring)
+            if not self.deferred:
+                raise
+            self.refusal = exc
+            return 0
         return n
 
     def _check(self, data: np.ndarray) -> None:
@@ -130,6 +149,24 @@ class _CheckedFile(io.RawIOBase):
     def close(self) -> None:
         self.raw.close()
         super().close()
+
+
+def _stop(reader, checked: _CheckedFile) -> None:
+    """Let pyarrow's reading thread finish before the reader is dropped.
+
+    Its I/O thread reads ahead through :class:`_CheckedFile`, calling into Python; a thread that
+    is still in such a call when the interpreter shuts down aborts the process (the class's
+    docstring). The file now reads as ended, and the reader is run to its end, which it reaches
+    after the blocks already read ahead (a few blocks of BLOCK_BYTES: bounded work).
+    """
+    checked.stopped = True
+    while True:
+        try:
+            reader.read_next_batch()
+        except StopIteration:
+            return
+        except Exception:  # an error of a cut block: the caller's error stands
+            return
 
 
 def _text(path: Path) -> io.TextIOWrapper:
@@ -266,7 +303,15 @@ class CsvTable:
         # arrays and given back by _memory.trim_heap.
         pool = pa.system_memory_pool()
         # both parsers read through _CheckedFile (module docstring: limits)
-        with io.BufferedReader(_CheckedFile(self.path), BLOCK_BYTES) as source:
+        checked = _CheckedFile(self.path, deferred=True)
+
+        def refused() -> None:
+            # The file reads as ended after a refusal, so a block parsed from the bytes before
+            # it may end in a cut row: no block is handed out once a refusal is known.
+            if checked.refusal is not None:
+                raise checked.refusal
+
+        with io.BufferedReader(checked, BLOCK_BYTES) as source:
             try:
                 reader = pacsv.open_csv(
                     source,
@@ -285,36 +330,47 @@ class CsvTable:
                     memory_pool=pool,
                 )
             except pa.ArrowInvalid as exc:
+                refused()
                 raise self._arrow_error(exc, 0) from None
-            if [n.strip() for n in reader.schema.names] != [self.header[j] for j in index]:
-                raise DataError(
-                    f"{self.path}: the header read by pyarrow ({', '.join(reader.schema.names)}) differs from "
-                    f"the header line ({', '.join(self.raw_header)})"
-                )
-            next_row = 1
-            while True:
-                try:
-                    batch = reader.read_next_batch()
-                except StopIteration:
-                    break
-                except pa.ArrowInvalid as exc:
-                    raise self._arrow_error(exc, next_row) from None
-                m = batch.num_rows
-                if m == 0:
-                    continue
-                skipped.sort()
-                skip_rows = np.array([r for r, _ in skipped], dtype=np.int64)
-                candidates = np.arange(next_row, next_row + m + len(skipped), dtype=np.int64)
-                rows = candidates[~np.isin(candidates, skip_rows)][:m]
-                last = int(rows[-1])
-                cut = bisect.bisect_right(skip_rows.tolist(), last)
-                mine, skipped[:] = skipped[:cut], skipped[cut:]
-                block = Block(rows, {name: encode_arrow(batch.column(i), pool) for i, name in enumerate(names)})
-                del batch  # the parsed text of the block: freed before the next one is parsed
-                if mine:
-                    block = self._with_short_rows(block, names, index, mine)
-                next_row = last + 1
-                yield block
+            ended = False
+            try:
+                refused()
+                if [n.strip() for n in reader.schema.names] != [self.header[j] for j in index]:
+                    raise DataError(
+                        f"{self.path}: the header read by pyarrow ({', '.join(reader.schema.names)}) differs "
+                        f"from the header line ({', '.join(self.raw_header)})"
+                    )
+                next_row = 1
+                while True:
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        refused()
+                        break
+                    except pa.ArrowInvalid as exc:
+                        refused()
+                        raise self._arrow_error(exc, next_row) from None
+                    refused()
+                    m = batch.num_rows
+                    if m == 0:
+                        continue
+                    skipped.sort()
+                    skip_rows = np.array([r for r, _ in skipped], dtype=np.int64)
+                    candidates = np.arange(next_row, next_row + m + len(skipped), dtype=np.int64)
+                    rows = candidates[~np.isin(candidates, skip_rows)][:m]
+                    last = int(rows[-1])
+                    cut = bisect.bisect_right(skip_rows.tolist(), last)
+                    mine, skipped[:] = skipped[:cut], skipped[cut:]
+                    block = Block(rows, {name: encode_arrow(batch.column(i), pool) for i, name in enumerate(names)})
+                    del batch  # the parsed text of the block: freed before the next one is parsed
+                    if mine:
+                        block = self._with_short_rows(block, names, index, mine)
+                    next_row = last + 1
+                    yield block
+                ended = True
+            finally:
+                if not ended:  # the caller stopped early (a refused value) or a refusal is raised
+                    _stop(reader, checked)
             if skipped:
                 skipped.sort()
                 yield self._with_short_rows(None, names, index, skipped)

@@ -249,3 +249,41 @@ def test_run_store_calls_of_unknown_examples_are_refused(tmp_path):
 def test_a_frame_that_is_not_readable_is_one_line():
     with pytest.raises(DataError, match=r"^list: not a data file path or a pandas DataFrame$"):
         read_groups([1, 2, 3])
+
+
+def test_pyarrow_reads_no_more_once_the_rows_are_refused(tmp_path, monkeypatch):
+    """pyarrow reads ahead on its own thread, through Python: a refusal stops that reading before it
+    is raised, and no Python exception is raised on that thread (a process that ended while the
+    thread still held one aborted: "terminate called without an active exception", exit -6)."""
+    pytest.importorskip("pyarrow")
+    import threading
+
+    import certify.readers._csv as csv_read
+
+    calls = []
+    read = csv_read._CheckedFile.readinto
+
+    def spy(self, buffer):
+        n = read(self, buffer)
+        calls.append((threading.get_ident(), n, self.stopped, self.refusal is not None))
+        return n
+
+    monkeypatch.setattr(csv_read._CheckedFile, "readinto", spy)
+    p = tmp_path / "t.csv"
+    # many blocks of good rows, then a value that is not a bit far from the start
+    p.write_bytes(b"example_id,b0,b1\n" + b"".join(b"e%d,1,0\n" % i for i in range(3_000_000)) + b"z,2,0\n")
+    table = csv_read.open_csv_table(p, engine="pyarrow")
+    blocks = table.blocks(["example_id", "b0", "b1"])
+    next(blocks)  # the caller refuses a value in the first block and stops
+    blocks.close()
+    done = len(calls)
+    assert calls[-1][1] == 0, calls[-3:]  # the reading ran to an end before close() returned
+    assert any(t != threading.get_ident() for t, *_ in calls)  # pyarrow's own thread read the file
+    threading.Event().wait(0.2)
+    assert len(calls) == done  # and nothing reads after it
+
+    calls.clear()  # an over-long line: kept by the file, raised on this thread after the reads ended
+    p.write_bytes(b"example_id,b0,b1\n" + b"e,1,0\n" * 200_000 + b"x" * (MAX_LINE_BYTES + 10) + b"\n")
+    with pytest.raises(DataError, match="line 200002 is longer than the limit"):
+        list(csv_read.open_csv_table(p, engine="pyarrow").blocks(["example_id", "b0", "b1"]))
+    assert calls[-1][1] == 0 and calls[-1][3]
