@@ -71,6 +71,12 @@ def _calls_phrase(rows: list[TargetRow], fewest: int) -> str:
     return ", ".join(f"{calls(k)} ({' and '.join(names)})" for k, names in by.items())
 
 
+def _beyond_what(rows: list[TargetRow], recorded: int) -> str:
+    """The phrase "the K recorded calls", or "the k calls used (of K recorded)" under ``--calls k``."""
+    used = max((x.calls for x in rows if x.calls is not None), default=recorded)
+    return f"the {recorded} recorded calls" if used >= recorded else f"the {used} calls used (of {recorded} recorded)"
+
+
 def _how(rows: list[TargetRow]) -> str:
     methods = {r.method for r in rows if r.verdict is not None}
     if methods == {"two-call"}:
@@ -120,12 +126,12 @@ def print_summary(r: AnalysisReport) -> None:
             )
     forecasts = dict.fromkeys(f"  {x.aggregate}: {x.forecast_model}" for x in gains if x.forecast_model)
     if forecasts:
-        print_line(f"~ forecast beyond the {r.max_calls} recorded calls (model-based, NOT certified):")
+        print_line(f"~ forecast beyond {_beyond_what(rows, r.max_calls)} (model-based, NOT certified):")
         for line in forecasts:
             print_line(line)
     beyond = any(x.route == "beyond the calls" and x.aggregate in ("majority", "pass@k") for x in rows)
     if beyond and r.forecast is None and r.method == "likelihood":
-        print_line(f"(--forecast: what is likely beyond the {r.max_calls} recorded calls, from a model the data test)")
+        print_line(f"(--forecast: what is likely beyond {_beyond_what(rows, r.max_calls)}, from a model the data test)")
     notes = [n for n in r.notes if n not in r.details_only_notes]
     shown = notes if len(notes) <= SCREEN_NOTES else notes[: SCREEN_NOTES - 1]
     for note in shown:
@@ -207,7 +213,7 @@ def _print_forecast(r: AnalysisReport, level: str) -> None:
     ahead = [row for row in r.rows() if row.route != "identified" and row.forecast_model is not None]
     if not ahead:
         return
-    print_line(f"Beyond the {r.calls} recorded calls, what is certain ({level}, every latent law the calls allow)")
+    print_line(f"Beyond {_beyond_what(ahead, r.calls)}, what is certain ({level}, every latent law the calls allow)")
     print_line("beside what is likely (forecast: model-based, NOT certified):")
     fc = r.forecast
     guard = None if fc is None else fc.guard  # None: no family forecast (not asked, or every family rejected)

@@ -131,6 +131,10 @@ def test_calls_reaches_every_aggregate_alike(tmp_path):
     args = [str(path), "--votes", "3", "5", "--aggregate", "plurality", "pass"]
     out = cli("analyze", *args, "--calls", "3").stdout
     assert "from 3 calls)" in out and "5 calls (" not in out
+    assert "~ forecast beyond the 3 calls used (of 5 recorded) (model-based" in out
+    assert "beyond the 5 recorded calls" not in out
+    details = cli("analyze", *args, "--calls", "3", "--details").stdout
+    assert "Beyond the 3 calls used (of 5 recorded), what is certain" in details
     full = json.loads(cli("analyze", *args, "--json").stdout)["reports"][0]
     cut = json.loads(cli("analyze", *args, "--json", "--calls", "3").stdout)["reports"][0]
     assert {b["interval"]["calls"] for b in full["budgets"]} == {5}
