@@ -43,7 +43,7 @@ def results(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("figs")
     bits = write_store(d / "calls.csv")
-    return bits, analyze_store(d / "calls.csv", step=0.5)
+    return bits, analyze_store(d / "calls.csv", step=0.5, forecast=False)  # the band: test_vote_curve_report.py
 
 
 def _texts(fig) -> list[str]:

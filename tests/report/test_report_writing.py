@@ -48,7 +48,8 @@ def stores(tmp_path_factory):
     d = tmp_path_factory.mktemp("writing")
     two = _store(d / "two.csv", {"gpt 4": _bits(1, 60, 3, 3.0), "gpt_4": _bits(2, 60, 3, 1.5)})
     one = _store(d / "one.csv", {"solo": _bits(3, 60, 3, 2.0)})
-    results = {"two": analyze_store(two, step=0.5), "one": analyze_store(one, step=0.5)}
+    # forecasts are the vote-curve tests' (test_vote_curve_report.py); these are about writing files
+    results = {"two": analyze_store(two, step=0.5, forecast=False), "one": analyze_store(one, step=0.5, forecast=False)}
     report = write_report(two, d / "rep", results=results["two"])
     return d, {"two": two, "one": one}, results, report
 
@@ -66,7 +67,7 @@ def test_independent_calls_with_negative_rho_hat_give_a_full_report(tmp_path):
     _store(tmp_path / "calls.csv", {"indep": bits})
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     r = subprocess.run([sys.executable, "-m", "certify.cli.main", "experiment", "report", "calls.csv", "-o", "rep",
-                        "--no-progress"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+                        "--no-progress", "--no-forecast"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     index = json.loads((tmp_path / "rep" / "certificates" / "index.json").read_text())
     assert len(index) == 8  # budgets 3 and 5, projected and point, lower and upper
@@ -174,7 +175,7 @@ def test_certify_report_names_a_file_without_groups_and_equals_the_experiment_sp
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for command, out in ((["report"], "a"), (["experiment", "report"], "b")):
         r = subprocess.run([sys.executable, "-m", "certify.cli.main", *command, "plain.csv", "-o", out,
-                            "--no-progress", "--step", "0.5"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            "--no-progress", "--no-forecast", "--step", "0.5"], cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=300)
         assert r.returncode == 0, r.stderr
         assert r.stdout.splitlines()[-1] == f"report: {out}/report.md"
