@@ -27,6 +27,10 @@ a worker process on the same data, single-threaded:
    U-statistic of all K recorded calls (abstentions cast no vote there; the model counts them as
    answers of their own), and the previous model's.
 4. **Time** at 1,000 x 10 and 10,000 x 40 calls (budgets 41, 101, inf), best of ``--repeats``.
+6. **Grid** (``--sections grid``): the issue's two diffuse laws at K in {3, 5, 10, 20} and N in
+   {100, 400, 2000}, ``--reps`` data sets per cell, the current model only: the guard's rejection
+   rate and, where k > K, the coverage among accepted data sets and "rejected or covered" at
+   k = 21, 101 and inf (the issue's rule: each law must be rejected by the guard or covered).
 5. **Choices** of the new model: the grid step (1/20, 1/40) and the calls read at 10,000 x 40;
    the intervals' widths by the calls read on ESC and on simulated laws at 100, 400 and 2000
    examples (what ``MODEL_GRID``, ``MODEL_MAX_CALLS`` and ``MODEL_DIMENSION_PER_ROOT`` rest on).
@@ -238,7 +242,7 @@ def section_laws(head: Path, reps: int) -> None:
         checks = [r["rows"][next(iter(r["rows"]))][3] for r in new]
         rejected = np.array(["INCONSISTENT" in c for c in checks])
         by_guard = np.mean(["the answer patterns reject it" in c for c in checks])
-        by_check = np.mean(["outside the recorded answers' interval" in c for c in checks])
+        by_check = np.mean(["from the recorded answers' interval" in c for c in checks])
         old_rejected = np.array(["INCONSISTENT" in r["rows"][next(iter(r["rows"]))][3] for r in old])
         for k in [v for v in VOTES if v == "inf" or v > calls]:
             truth = law_truth(name, k)
@@ -257,6 +261,40 @@ def section_laws(head: Path, reps: int) -> None:
                   f"{cov} | {(hit | rejected).mean():.3f} | {old_hit.mean():.3f} | {err:.4f} | {old_err:.4f} | "
                   f"{old_err / max(err, 1e-12):.2f} | {width:.3f} | {old_width:.3f} | "
                   f"{np.mean([r['seconds'] for r in new]):.2f} | {np.mean([r['seconds'] for r in old]):.2f} |")
+    print()
+
+
+GRID_LAWS = ("issue-a (q .2, 8 x .1)", "issue-b (q .25, 5 x .15)")
+GRID_CALLS = (3, 5, 10, 20)
+GRID_SIZES = (100, 400, 2000)
+
+
+def section_grid(reps: int) -> None:
+    print("6. the two diffuse laws over K and N: guard rejections, coverage among accepted data sets, "
+          "rejected or covered, |error| (median), width (mean); the current model only\n")
+    print("| law | K | N | rejects (guard, check at K) | k | truth | coverage (accepted) | rejected or covered | "
+          "median abs error | width | s per set |")
+    print("|" + "---|" * 11)
+    for li, name in enumerate(GRID_LAWS):
+        for calls in GRID_CALLS:
+            for n in GRID_SIZES:
+                rng = np.random.default_rng([2000, li, calls, n])
+                sets = [law_codes(name, n, calls, rng) for _ in range(reps)]
+                new = run(ROOT, sets, (21, 101, "inf"))
+                checks = [r["rows"][next(iter(r["rows"]))][3] for r in new]
+                rejected = np.array(["INCONSISTENT" in c for c in checks])
+                by_guard = np.mean(["the answer patterns reject it" in c for c in checks])
+                by_check = np.mean(["from the recorded answers' interval" in c for c in checks])
+                for k in (21, 101, "inf"):
+                    truth = law_truth(name, k)
+                    a = np.array([r["rows"][str(k)][:3] for r in new])
+                    hit = (a[:, 1] <= truth) & (truth <= a[:, 2])
+                    accepted = ~rejected
+                    cov = f"{hit[accepted].mean():.3f} ({accepted.sum()})" if accepted.any() else "- (0)"
+                    print(f"| {name} | {calls} | {n} | {rejected.mean():.2f} ({by_guard:.2f}, {by_check:.2f}) | {k} | "
+                          f"{truth:.4f} | {cov} | {(hit | rejected).mean():.3f} | "
+                          f"{np.median(np.abs(a[:, 0] - truth)):.4f} | {np.mean(a[:, 2] - a[:, 1]):.3f} | "
+                          f"{np.mean([r['seconds'] for r in new]):.2f} |", flush=True)
     print()
 
 
@@ -371,6 +409,8 @@ def main() -> int:
             section_time(head, args.repeats)
         if "choices" in args.sections:
             section_choices(head)
+        if "grid" in args.sections:
+            section_grid(args.reps)
     return 0
 
 
