@@ -259,3 +259,26 @@ def test_control_characters_in_a_file_name_are_escaped(tmp_path):
     assert "bits\\x1b]0;owned\\x07.csv: 20 examples x 3 calls" in r.stdout
     r = _run(["analyze", tmp_path / "gone\x1b[2J.csv"])
     assert r.returncode == 2 and "\x1b" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+# ---- one BLAS thread ------------------------------------------------------------------------------
+
+
+def test_the_command_runs_with_one_blas_thread_unless_the_caller_says_otherwise():
+    """The console script is ``run``: before a command imports numpy, the BLAS thread pools get one
+    thread (OPENBLAS_NUM_THREADS, MKL_NUM_THREADS); a value the caller set stands, and OpenMP's
+    variable (the embedded model's threads) is left alone."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    assert "from certify.cli.main import run" in CERTIFY.read_text()
+    probe = (
+        "import os, sys\nimport certify.cli.main as m\nsys.argv = ['certify', 'bounds', '--mu', '0.7', '--nu', '0.55', '--votes', '3']\nassert m.run() == 0\n"
+        "import numpy, scipy.linalg, threadpoolctl\n"
+        "print(sorted({i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'}), "
+        "os.environ.get('OMP_NUM_THREADS'))\n"
+    )
+    bare = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")}
+    for env, blas in ((bare, [1]), ({**bare, "OPENBLAS_NUM_THREADS": "2"}, [2])):
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=DEADLINE)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines()[-1] == f"{blas} None", out.stdout
+    assert threadpoolctl.__version__

@@ -71,6 +71,27 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: Environment variables that set the BLAS thread pools numpy and scipy load (OpenBLAS, MKL).
+#: The solvers' matrices are small (cells x atoms, at most 2,001 rows): a second BLAS thread
+#: only waits for work, and on a machine another job shares it spins against that job and the
+#: plan's worker processes (benchmarks/RESULTS.md, "One BLAS thread"). Not OpenMP's
+#: OMP_NUM_THREADS: the embedded model's inference (llama.cpp) uses it.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def run() -> int:
+    """The ``certify`` command: :func:`main` in a process whose BLAS uses one thread.
+
+    Each variable of :data:`BLAS_THREAD_VARIABLES` the caller has not set is set to 1 before any
+    command imports numpy (this module imports nothing heavy); one set by the caller stands.
+    The console script and ``python -m certify.cli.main`` run this; :func:`main` itself, called in
+    a process of the caller's, leaves that process's environment alone.
+    """
+    for name in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
+    return main()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``certify`` command (module docstring); the process exit code.
 
@@ -171,4 +192,4 @@ def _drop_stdout() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(run())
