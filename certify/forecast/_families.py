@@ -122,24 +122,22 @@ def _rising(x: float, top: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([zero, np.cumsum(np.log(terms))]), np.concatenate([zero, np.cumsum(1.0 / terms)])
 
 
+def _beta_binomial_jet(k, s, log_binom, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """The log beta-binomial probability C(k, s) B(a + s, b + k - s) / B(a, b) (k and s integers, as
+    floats) and its derivatives d/d(log a), d/d(log b), shape (C,) and (C, 2), from one table of
+    rising factorials per shape (a fit needs both at every step)."""
+    top = int(k.max())
+    ra, da = _rising(a, top)
+    rb, db = _rising(b, top)
+    rab, dab = _rising(a + b, top)
+    ki, si = k.astype(np.int64), s.astype(np.int64)
+    logp = log_binom + ra[si] + rb[ki - si] - rab[ki]
+    return logp, np.column_stack([a * (da[si] - dab[ki]), b * (db[ki - si] - dab[ki])])
+
+
 def _log_beta_binomial(k, s, log_binom, a: float, b: float) -> np.ndarray:
-    """log of the beta-binomial probability C(k, s) B(a + s, b + k - s) / B(a, b), k and s integers (as floats)."""
-    top = int(k.max())
-    ra, _ = _rising(a, top)
-    rb, _ = _rising(b, top)
-    rab, _ = _rising(a + b, top)
-    ki, si = k.astype(np.int64), s.astype(np.int64)
-    return log_binom + ra[si] + rb[ki - si] - rab[ki]
-
-
-def _dlog_beta_binomial(k, s, a: float, b: float) -> np.ndarray:
-    """d/d(log a), d/d(log b) of the log beta-binomial probability, shape (C, 2)."""
-    top = int(k.max())
-    _, da = _rising(a, top)
-    _, db = _rising(b, top)
-    _, dab = _rising(a + b, top)
-    ki, si = k.astype(np.int64), s.astype(np.int64)
-    return np.column_stack([a * (da[si] - dab[ki]), b * (db[ki - si] - dab[ki])])
+    """The log beta-binomial probability alone (:func:`_beta_binomial_jet`)."""
+    return _beta_binomial_jet(k, s, log_binom, a, b)[0]
 
 
 def _beta_expectation(obj: Objective, a: float, b: float) -> float:
@@ -256,7 +254,7 @@ class BetaFamily(Family):
 
         def f(u):
             a, b = np.exp(u)
-            return _log_beta_binomial(k, s, lb, a, b), _dlog_beta_binomial(k, s, a, b)
+            return _beta_binomial_jet(k, s, lb, a, b)
 
         return f
 
@@ -326,13 +324,14 @@ class BetaWithEnds(Family):
         def f(u):
             w = self._weights(u)
             a, b = np.exp(u[2:])
-            comp = np.column_stack([at0, at1, _log_beta_binomial(k, s, lb, a, b)]) + np.log(w)
+            log_beta, dlog_beta = _beta_binomial_jet(k, s, lb, a, b)
+            comp = np.column_stack([at0, at1, log_beta]) + np.log(w)
             logp = logsumexp(comp, axis=1)
             r = np.exp(comp - logp[:, None])  # responsibilities of the three components
             jac = np.empty((len(k), 4))
             jac[:, 0] = r[:, 0] - w[0]  # d log softmax_m / d l_j = [m = j] - w_j, averaged by r
             jac[:, 1] = r[:, 1] - w[1]
-            jac[:, 2:] = r[:, 2:3] * _dlog_beta_binomial(k, s, a, b)
+            jac[:, 2:] = r[:, 2:3] * dlog_beta
             return logp, jac
 
         return f
@@ -410,14 +409,16 @@ class BetaMixture(Family):
         def f(u):
             w = float(expit(u[0]))
             a1, b1, a2, b2 = np.exp(u[1:])
-            l1 = _log_beta_binomial(k, s, lb, a1, b1) + np.log(w)
-            l2 = _log_beta_binomial(k, s, lb, a2, b2) + np.log1p(-w)
+            log1, dlog1 = _beta_binomial_jet(k, s, lb, a1, b1)
+            log2, dlog2 = _beta_binomial_jet(k, s, lb, a2, b2)
+            l1 = log1 + np.log(w)
+            l2 = log2 + np.log1p(-w)
             logp = np.logaddexp(l1, l2)
             r1 = np.exp(l1 - logp)
             jac = np.empty((len(k), 5))
             jac[:, 0] = r1 - w  # d/d logit of log(w p1 + (1 - w) p2)
-            jac[:, 1:3] = r1[:, None] * _dlog_beta_binomial(k, s, a1, b1)
-            jac[:, 3:5] = (1 - r1)[:, None] * _dlog_beta_binomial(k, s, a2, b2)
+            jac[:, 1:3] = r1[:, None] * dlog1
+            jac[:, 3:5] = (1 - r1)[:, None] * dlog2
             return logp, jac
 
         return f
