@@ -22,11 +22,15 @@ Four parts, one run, single-threaded BLAS:
    (B = ``--bootstrap``), without and with ``pool``, under laws inside and outside the families
    (N = 400, K = 10).
 4. **Time** of one forecast at 1,000 x 10 and 10,000 x 40 (B = 200), without and with ``pool``,
-   and the ratio to the beta-binomial baseline's time on the same data.
+   and the ratio to the beta-binomial baseline's time on the same data. With ``--old REV``: the
+   default forecast's time at both sizes under commit REV (``git archive``) and under this
+   checkout, each in its own process, alternating ``--repeats`` times (best of each), with
+   whether the two give the same intervals.
 
 Usage::
 
     python3 benchmarks/bench_forecast.py [--bootstrap 200] [--replicates 20] [--guard-bootstrap 49] [--pool 6]
+    python3 benchmarks/bench_forecast.py --skip real guard time --old 3859f48 --repeats 3
 """
 
 from __future__ import annotations
@@ -254,6 +258,54 @@ def timing(args) -> None:
               f"pooled {t_pool:6.2f} s ({len(fp.pooled)} more families), ratio {t_pool / t_base:.2f}")
 
 
+#: One tree's default forecast at both sizes of section 4: seconds and intervals, as JSON.
+TIMED = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from certify.forecast import forecast
+from certify.likelihood import cell_counts
+out = []
+for n, k in ((1000, 10), (10000, 40)):
+    rng = np.random.default_rng(7)
+    cells = cell_counts(np.full(n, k), rng.binomial(k, rng.beta(0.6, 1.4, n)))
+    t0 = time.perf_counter()
+    fc = forecast(cells, [9, 21, 101, "inf", "pass@10", "pass@100", "pass@inf"], bootstrap=int(sys.argv[2]))
+    out.append([time.perf_counter() - t0, [[t.estimate, t.lower, t.upper] for t in fc.targets]])
+print(json.dumps(out))
+"""
+
+
+def against_old(args) -> None:
+    import json
+    import subprocess
+    import tarfile
+    import tempfile
+    from io import BytesIO
+
+    print(f"\n== 4b. the default forecast (pooled, B = {args.bootstrap}): commit {args.old} against this checkout, "
+          f"best of {args.repeats} ==")
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.old, "certify"], check=True,
+                                 capture_output=True).stdout
+        tarfile.open(fileobj=BytesIO(archive)).extractall(tmp, filter="data")
+        best: dict[str, list] = {}
+        for _ in range(args.repeats):
+            for name, tree in (("old", tmp), ("new", str(ROOT))):
+                run = subprocess.run([sys.executable, "-c", TIMED, tree, str(args.bootstrap)], check=True,
+                                     capture_output=True, text=True)
+                got = json.loads(run.stdout.splitlines()[-1])
+                if name not in best:
+                    best[name] = got
+                else:
+                    for i, (seconds, _) in enumerate(got):
+                        best[name][i][0] = min(best[name][i][0], seconds)
+    for i, size in enumerate(("1,000 x 10", "10,000 x 40")):
+        (old, old_values), (new, new_values) = best["old"][i], best["new"][i]
+        same = "same intervals" if old_values == new_values else "intervals DIFFER"
+        print(f"  {size}: old {old:6.2f} s, new {new:6.2f} s, old / new {old / new:.2f} ({same})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap", type=int, default=200)
@@ -261,6 +313,8 @@ def main() -> None:
     parser.add_argument("--guard-bootstrap", type=int, default=49)
     parser.add_argument("--pool", type=float, default=6.0)
     parser.add_argument("--skip", nargs="*", default=[], choices=["real", "guard", "time"])
+    parser.add_argument("--old", help="a commit to time the default forecast against (section 4b)")
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if "real" not in args.skip:
         summarize_real(*real_data(args), args.pool)
@@ -268,6 +322,8 @@ def main() -> None:
         guard_study(args)
     if "time" not in args.skip:
         timing(args)
+    if args.old:
+        against_old(args)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,10 @@ group); :meth:`AnalysisReport.to_frame` returns them as a pandas DataFrame.
   where the data reject every family, no forecast, and ``forecast_model`` says so;
 * plurality of k calls: the answer model (:mod:`certify.stats._answer_model`): each call correct,
   the example's strongest wrong answer, or one of L equally likely others. Where its check against the
-  recorded answers rejects it (the model's plurality at the recorded calls outside the model-free
-  interval), there is no forecast, and ``forecast_model`` says that the data reject the model;
-* pass@k: none yet.
+  recorded answers rejects it (its goodness-of-fit guard on the answer patterns, or its interval at
+  the recorded calls not meeting the model-free one), there is no forecast, and ``forecast_model``
+  says that the data reject the model;
+* an objective of degree above the calls: the family forecast, as for the majority.
 
 A forecast's gain is taken against the same model's one-call accuracy (a family: its own E[Q]; the
 answer model: the accuracy of one call from every call), so that the model's own level cancels.
