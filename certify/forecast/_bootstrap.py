@@ -106,16 +106,31 @@ def run_check(
     draws: int,
     seed: int,
     reference: LatentLaw,
+    intervals_if_rejected: bool = True,
 ) -> FamilyCheck:
-    """The bootstrap of one fitted family (module docstring); ``reference`` is the NPMLE of ``cells``."""
+    """The bootstrap of one fitted family (module docstring); ``reference`` is the NPMLE of ``cells``.
+
+    With ``intervals_if_rejected=False`` (:func:`certify.forecast.forecast`, which keeps only the
+    guard of a rejected family) the draws stop once the guard's G draws reject the family, and
+    the check has no targets: the guard is the one the full run gives, since it reads those G
+    draws only, and the B - G refits it saves are half of a rejected family's time at B = 200.
+    """
     family = make_family(fit.family, fit.degree)
     rng = np.random.default_rng([seed, FAMILIES.index(fit.family)])
     u_hat = np.array(fit.working)
     observed = max(0.0, 2.0 * (reference.loglik - fit.loglik))
     calls = data.example_calls()
     tested = guard_draws(draws, alpha)
-    stats, values, failed = [], [], 0
+    stats: list[float] = []
+    values: list[list[float]] = []
+    failed = 0
+    guard: Guard | None = None
     for b in range(draws):
+        if b == tested:
+            guard = _guard(fit, reference, observed, stats, tested, alpha)
+            if guard.rejected and not intervals_if_rejected:
+                _too_many_failed(failed, draws, fit, made=b)
+                return FamilyCheck(fit=fit, guard=guard, targets=())
         sim = cell_counts(calls, rng.binomial(calls, family.sample(u_hat, data.n, rng)))
         try:
             u, loglik, _ = maximize(family, FitData.from_cells(sim), [u_hat])
@@ -127,11 +142,31 @@ def run_check(
         if top is not None:
             stats.append(max(0.0, 2.0 * (top - loglik)))
         values.append([target_value(family, u, t) for t in targets])
-    if failed > MAX_FAILED_SHARE * draws:
-        raise SolverError("forecast bootstrap", "too many failed draws", f"{failed} of {draws} for {fit.label}")
+    _too_many_failed(failed, draws, fit, made=draws)
+    if guard is None:  # G = B
+        guard = _guard(fit, reference, observed, stats, tested, alpha)
     used = len(values)
+    table = np.asarray(values, dtype=float).reshape(used, len(targets))
+    method = method_text(fit, draws)
+    out = []
+    for j, t in enumerate(targets):
+        lo, hi = np.quantile(table[:, j], [alpha / 2, 1 - alpha / 2])
+        out.append(TargetForecast(t.name, target_value(family, u_hat, t), float(lo), float(hi), 1 - alpha, method))
+    return FamilyCheck(fit=fit, guard=guard, targets=tuple(out))
+
+
+def _too_many_failed(failed: int, draws: int, fit: FamilyFit, made: int) -> None:
+    """More than MAX_FAILED_SHARE of the B draws failed (among the ``made`` so far: the full run fails too)."""
+    if failed > MAX_FAILED_SHARE * draws:
+        raise SolverError(
+            "forecast bootstrap", "too many failed draws", f"{failed} of {made} (of B = {draws}) for {fit.label}"
+        )
+
+
+def _guard(fit: FamilyFit, reference: LatentLaw, observed: float, stats: list, tested: int, alpha: float) -> Guard:
+    """The guard from the LR* of the first ``tested`` draws (module docstring)."""
     p = (1 + int(np.sum(np.asarray(stats) >= observed - LR_TIE_TOL))) / (len(stats) + 1)
-    guard = Guard(
+    return Guard(
         family=fit.label,
         statistic=observed,
         p_value=p,
@@ -142,13 +177,6 @@ def run_check(
         npmle_loglik=reference.loglik,
         family_loglik=fit.loglik,
     )
-    table = np.asarray(values, dtype=float).reshape(used, len(targets))
-    method = method_text(fit, draws)
-    out = []
-    for j, t in enumerate(targets):
-        lo, hi = np.quantile(table[:, j], [alpha / 2, 1 - alpha / 2])
-        out.append(TargetForecast(t.name, target_value(family, u_hat, t), float(lo), float(hi), 1 - alpha, method))
-    return FamilyCheck(fit=fit, guard=guard, targets=tuple(out))
 
 
 def check_family(

@@ -152,7 +152,8 @@ def forecast(
     for fit in ranked:
         if chosen is not None and fit.criterion(criterion) - chosen.fit.criterion(criterion) > pool:
             break
-        check = run_check(cells, data, fit, parsed, alpha, draws, seed, reference)
+        # a rejected family's guard is all the forecast keeps of it: its draws stop there
+        check = run_check(cells, data, fit, parsed, alpha, draws, seed, reference, intervals_if_rejected=False)
         if check.guard.rejected:
             rejected.append(check.guard)
         elif chosen is None:

@@ -199,7 +199,8 @@ class FamilyCheck:
     fit : FamilyFit
     guard : Guard
     targets : tuple of TargetForecast
-        Estimates and percentile intervals (computed whether or not the guard rejects).
+        Estimates and percentile intervals (:func:`check_family` computes them whether or not the
+        guard rejects; inside :func:`forecast`, a rejected family's check has none).
     """
 
     fit: FamilyFit

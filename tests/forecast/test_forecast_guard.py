@@ -118,3 +118,28 @@ def test_from_fewer_than_five_calls_pass_at_k_is_withdrawn_and_says_why():
         assert 0 <= by[name].lower <= by[name].estimate <= by[name].upper <= 1
     enough = forecast(_cells(lambda rng, n: rng.beta(1.0, 2.0, n), 300, 5, 21), targets, bootstrap=20)
     assert all(np.isfinite(t.estimate) and t.lower <= t.upper for t in enough.targets)
+
+
+def test_a_rejected_family_stops_at_the_guards_draws_with_the_guard_of_the_full_run(monkeypatch):
+    """Inside forecast() a family the guard rejects keeps only its guard, so its draws stop after the
+    guard's G = 99 of B = 120: the same guard as check_family's full run of the same draws, and
+    G refits instead of B. (Two atoms: no unimodal family holds them; a family the guard accepts
+    draws all B, as the pooling test's intervals show.)"""
+    import certify.forecast._bootstrap as bootstrap
+
+    cells = _cells(lambda rng, n: rng.choice([0.15, 0.85], n), 300, 10, 8)
+    refits: dict[str, int] = {}
+    fit_one = bootstrap.maximize
+
+    def counting(family, data, starts):
+        refits[family.name] = refits.get(family.name, 0) + 1
+        return fit_one(family, data, starts)
+
+    monkeypatch.setattr(bootstrap, "maximize", counting)
+    result = forecast(cells, [21], bootstrap=120, seed=3, families=["beta", "beta01", "ldgp"])
+    assert sorted(g.family for g in result.rejected) == ["beta", "beta01", "ldgp"] and result.family is None
+    assert refits == {"beta": 99, "beta01": 99, "ldgp": 99}
+    monkeypatch.undo()
+    for guard in result.rejected:
+        fit = next(c for c in result.candidates if c.label == guard.family)
+        assert check_family(cells, fit, [21], bootstrap=120, seed=3).guard == guard
