@@ -73,9 +73,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 #: Environment variables that set the BLAS thread pools numpy and scipy load (OpenBLAS, MKL).
 #: The solvers' matrices are small (cells x atoms, at most 2,001 rows): a second BLAS thread
-#: only waits for work, and on a machine another job shares it spins against that job and the
-#: plan's worker processes (benchmarks/RESULTS.md, "One BLAS thread"). Not OpenMP's
-#: OMP_NUM_THREADS: the embedded model's inference (llama.cpp) uses it.
+#: has no work to share, and on a machine another job shares it spins against that job (a
+#: forecast 2.3 to 7.9 times slower beside one or two busy processes, benchmarks/RESULTS.md,
+#: "One BLAS thread"). Not OpenMP's OMP_NUM_THREADS: the embedded model's inference
+#: (llama.cpp) uses it.
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
