@@ -190,8 +190,14 @@ def cell_counts(calls_per_example, successes_per_example) -> CellCounts:
     if len(k) == 0:
         raise InputError("N=0 examples: a likelihood interval needs at least 2 examples")
     _check_calls_successes(k, s, ("calls_per_example", "successes_per_example"))
-    keys, counts = np.unique(np.stack([k, s], axis=1), axis=0, return_counts=True)
-    return CellCounts(keys[:, 0].copy(), keys[:, 1].copy(), counts.astype(np.int64))
+    # sorted by (K, S), each distinct pair once: np.unique(..., axis=0) does the same through a
+    # sort of row bytes, 25 times slower (8.4 ms at 10,000 examples, which a forecast's bootstrap
+    # pays per draw)
+    order = np.lexsort((s, k))
+    k, s = k[order], s[order]
+    first = np.flatnonzero(np.concatenate([[True], (k[1:] != k[:-1]) | (s[1:] != s[:-1])]))
+    counts = np.diff(np.append(first, len(k)))
+    return CellCounts(k[first], s[first], counts.astype(np.int64))
 
 
 def _as_cells(cells) -> CellCounts:

@@ -187,6 +187,24 @@ def test_cell_counts_aggregate_and_from_bits():
     assert npmle(cb).n == 3
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 2000), st.floats(0, 1)), min_size=2, max_size=300))
+def test_cell_counts_are_the_counted_pairs_in_order(examples):
+    """The cells are each distinct (K_i, S_i) once, sorted by K then S, with its number of examples:
+    a Counter over the pairs, sorted, is the reference."""
+    from collections import Counter
+
+    k = [kk for kk, _ in examples]
+    s = [int(f * kk) for kk, f in examples]
+    if max(k) < 2:
+        k[0] = 2
+    reference = sorted(Counter(zip(k, s)).items())
+    cells = cell_counts(k, s)
+    got = list(zip(cells.calls.tolist(), cells.successes.tolist(), cells.multiplicity.tolist()))
+    assert got == [(kk, ss, n) for (kk, ss), n in reference]
+    assert cells.multiplicity.dtype == np.int64 and cells.n == len(k)
+
+
 @pytest.mark.parametrize(
     "calls, successes, match",
     [
