@@ -60,10 +60,11 @@ def latent(law: str, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.where(rng.random(n) < 0.3, 0.03, 0.97)  # near-0-1: most examples nearly always or never solved
 
 
-def datasets():
+def datasets(calls: tuple[int, ...] = CALLS, examples: tuple[int, ...] = EXAMPLES):
+    """(law, K, N, calls, successes) of one data set per cell of the design (fixed seeds)."""
     for i, law in enumerate(LAWS):
-        for k in CALLS:
-            for n in EXAMPLES:
+        for k in calls:
+            for n in examples:
                 rng = np.random.default_rng([2026, i, k, n])
                 yield law, k, n, np.full(n, k), rng.binomial(k, latent(law, n, rng))
 
@@ -106,6 +107,28 @@ def old_tree(folder: Path, commit: str) -> Path:
     return folder / "old"
 
 
+def alternate(folder: Path, commit: str, repeats: int, run) -> tuple[dict, dict]:
+    """``run(tree)`` on the package at ``commit`` (extracted into ``folder``) and on this checkout,
+    alternating ``repeats`` times. Returns the runs of each ("old", "new") and each row's best
+    ``seconds`` over them."""
+    old = old_tree(folder, commit)
+    runs: dict[str, list] = {"old": [], "new": []}
+    for _ in range(repeats):
+        runs["old"].append(run(old))
+        runs["new"].append(run(ROOT))
+    best = {path: np.min([[r["seconds"] for r in one["rows"]] for one in got], axis=0) for path, got in runs.items()}
+    return runs, best
+
+
+def medians_by_calls(rows: list[dict], old_ms: np.ndarray, new_ms: np.ndarray, what: str) -> None:
+    """Print, for each number of calls K among ``rows``, the median old and new times and their ratio."""
+    for k in sorted({r["k"] for r in rows}):
+        sel = [i for i, r in enumerate(rows) if r["k"] == k]
+        o, n = old_ms[sel], new_ms[sel]
+        print(f"\nK = {k}: median {what} old {statistics.median(o):.2f}, new {statistics.median(n):.2f} "
+              f"(largest {n.max():.2f}); median ratio old / new {statistics.median(o / n):.2f}")
+
+
 def cvxpy_end_ms(k: int, n: int) -> tuple[float, float]:
     """One V3 lower end by the cvxpy grid program (its own NPMLE first), in ms, and its value."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -135,12 +158,7 @@ def main() -> None:
     print(f"# cold interval benchmark -- Python {platform.python_version()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at start; old = {args.old}")
     with tempfile.TemporaryDirectory() as tmp:
-        old = old_tree(Path(tmp), args.old)
-        runs = {"old": [], "new": []}
-        for _ in range(args.repeats):
-            runs["old"].append(run_worker(old))
-            runs["new"].append(run_worker(ROOT))
-    best = {path: np.min([[r["seconds"] for r in run["rows"]] for run in got], axis=0) for path, got in runs.items()}
+        runs, best = alternate(Path(tmp), args.old, args.repeats, run_worker)
     rows = runs["new"][0]["rows"]
     diff = [max(abs(a - b) for a, b in zip(r["ends"], o["ends"])) for r, o in zip(rows, runs["old"][0]["rows"])]
     print("\n| law | K | N | votes | old ms / end | new ms / end | old / new | max abs diff of the ends |")
@@ -148,11 +166,7 @@ def main() -> None:
     for i, r in enumerate(rows):
         o_ms, n_ms = 500 * best["old"][i], 500 * best["new"][i]
         print(f"| {r['law']} | {r['k']} | {r['n']} | {r['votes']} | {o_ms:.1f} | {n_ms:.1f} | {o_ms / n_ms:.2f} | {diff[i]:.1e} |")
-    for k in CALLS:
-        sel = [i for i, r in enumerate(rows) if r["k"] == k]
-        o, n = 500 * best["old"][sel], 500 * best["new"][sel]
-        print(f"\nK = {k}: median ms per end old {statistics.median(o):.1f}, new {statistics.median(n):.1f} "
-              f"(largest {n.max():.1f}); median ratio old / new {statistics.median(o / n):.2f}")
+    medians_by_calls(rows, 500 * best["old"], 500 * best["new"], "ms per end")
     total_old, total_new = 500 * best["old"].sum(), 500 * best["new"].sum()
     print(f"\nall {len(rows)} intervals: {2 * total_old / 1e3:.2f} s old, {2 * total_new / 1e3:.2f} s new "
           f"({total_old / total_new:.2f}x); largest difference of an end {max(diff):.1e}")

@@ -29,6 +29,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
+from .._compiled import interrupts_held
 from .._errors import SolverError
 from ._problem import _Screen
 from ._targets import _Law
@@ -241,58 +242,27 @@ def _simplex_qp(qmat: np.ndarray, lin: np.ndarray, w0: np.ndarray, budget: WorkB
     a direction of zero curvature along which the model decreases is followed to the boundary
     of the simplex (the model is linear there); otherwise the Newton step of the face is
     taken with the pseudo-inverse of E, shortened at the first weight that reaches zero.
-    Finite termination as for the usual active-set method; w0 must be feasible.
+    Finite termination as for the usual active-set method; w0 must be feasible. The iterations
+    run compiled (:func:`._cnm_kernels.simplex_qp`), in Jacobi-scaled variables (the columns of
+    A of unit norm), without which a Q spanning dozens of orders of magnitude made the method
+    cycle; ``budget`` pays for each iteration, and an iteration it cannot pay for is not run
+    (:class:`WorkBudget` raises).
     """
-    m = len(lin)
-    w = w0.copy()
-    free = w > 0
-    for _ in range(QP_ITER_PER_ATOM * (m + 1)):
-        if budget is not None:
-            budget.spend(1)
-        fidx = np.flatnonzero(free)
-        f = len(fidx)
-        grad = qmat @ w + lin
-        gf = grad[fidx]
-        if f > 1:
-            z_basis = np.linalg.svd(np.ones((1, f)))[2][1:].T  # f x (f-1), orthonormal, sums to 0
-            mu, vec = np.linalg.eigh(z_basis.T @ qmat[np.ix_(fidx, fidx)] @ z_basis)
-            flat = mu <= QP_NULL_RTOL * max(float(mu[-1]), TINY)
-            rg = z_basis.T @ gf
-            d = -(z_basis @ (vec[:, flat] @ (vec[:, flat].T @ rg)))
-            if float(gf @ d) < -QP_NULL_RTOL * float(np.abs(gf).max()) * float(np.abs(d).sum()):
-                neg = d < 0
-                ratios = w[fidx][neg] / -d[neg]
-                k = int(np.argmin(ratios))
-                w[fidx] = w[fidx] + float(ratios[k]) * d
-                w[fidx[np.flatnonzero(neg)[k]]] = 0.0
-                w[w < 0] = 0.0
-                free = w > 0
-                continue
-            coef = np.where(flat, 0.0, -(vec.T @ rg) / np.where(flat, 1.0, mu))
-            target = w[fidx] + z_basis @ (vec @ coef)
-        else:
-            target = w[fidx].copy()
-        if np.all(target >= 0):
-            w = np.zeros(m)
-            w[fidx] = target
-            qw = qmat @ w
-            grad = qw + lin
-            gamma = float(np.mean(grad[fidx]))  # on the face the gradient is constant
-            mult = grad - gamma
-            mult[fidx] = np.inf
-            j = int(np.argmin(mult))
-            # rounding of each entry, not of the largest: Q spans dozens of orders of magnitude
-            # when some cell probability is tiny
-            if mult[j] >= -QP_MULTIPLIER_RTOL * (abs(lin[j]) + abs(qw[j]) + abs(gamma)):
-                return w
-            free[j] = True
-        else:
-            wf = w[fidx]
-            neg = target < 0
-            ratios = wf[neg] / (wf[neg] - target[neg])
-            k = int(np.argmin(ratios))
-            w[fidx] = wf + float(ratios[k]) * (target - wf)
-            w[fidx[np.flatnonzero(neg)[k]]] = 0.0
-            w[w < 0] = 0.0
-            free = w > 0
+    from ._cnm_kernels import simplex_qp  # numba loads with the first fit of a law
+
+    limit = QP_ITER_PER_ATOM * (len(lin) + 1)
+    if budget is not None:
+        limit = min(limit, max(budget.left, 0) + 1)  # the iteration after the last it can pay for
+    with interrupts_held():
+        w, spent = simplex_qp(
+            np.ascontiguousarray(qmat, dtype=float),
+            np.ascontiguousarray(lin, dtype=float),
+            np.ascontiguousarray(w0, dtype=float),
+            limit,
+            QP_NULL_RTOL,
+            QP_MULTIPLIER_RTOL,
+            TINY,
+        )
+    if budget is not None:
+        budget.spend(spent)
     return w

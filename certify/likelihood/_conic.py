@@ -1,12 +1,8 @@
-"""Starting laws from the conic duals of the NPMLE (L3) and of one end (L7): one small Clarabel solve.
+"""Starting laws from the conic dual of one end (L7): one small Clarabel solve.
 
-The primal programs range over laws on [0, 1]; their Lagrangian duals range over the few
+The primal program ranges over laws on [0, 1]; its Lagrangian dual ranges over the few
 numbers u_c = n_c / p_c of the cells and an inequality on [0, 1]. With frequencies f_c = n_c / N
 and cell polynomials B_c (eq. (L2)):
-
-**NPMLE (L3).** max sum_c f_c log y_c subject to 1 - sum_c y_c B_c(q) >= 0 on [0, 1]. At the
-optimum y_c = f_c / p-hat_c (the gradient condition (L5), divided by N), and the support of
-pi-hat is where the left side vanishes.
 
 **One end (L7).** min E_pi[g] subject to sum_c f_c log p_c(pi) >= L = level / N has the dual
 
@@ -29,7 +25,9 @@ its blocks grow with the degree (51 x 51 for V101); one form serves every object
 the grid points where the inequality is nearly tight, weights by nonnegative least squares
 against the cell probabilities. Newton's method on (L9), the screen and the certificate of
 :mod:`._ends` (or the check (L5) of :mod:`._npmle`) then decide, exactly as for any other
-start; when Clarabel fails or the start is poor, the other routes run as before.
+start; when Clarabel fails or the start is poor, the other routes run as before. (The NPMLE's
+own start, the NPMLE among laws on a grid, is compiled CNM: :func:`._npmle.grid_start`; its
+Clarabel dual took 3-10 ms where the compiled fit takes about 1.)
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ from ._problem import _Problem
 from ._targets import _Law, _Target
 from ._tolerances import CONIC_GRID, CONIC_MAX_CELLS, CONIC_ZERO_TOL, NNLS_ITER_PER_COLUMN
 
-__all__ = ["conic_end_start", "conic_npmle_start"]
+__all__ = ["conic_end_start"]
 
 #: Clarabel statuses whose point is used as a start (it is checked afterwards in any case).
 _USABLE = {"Solved", "AlmostSolved"}
@@ -68,38 +66,31 @@ def _envelope(tgt: _Target, grid: np.ndarray) -> np.ndarray:
     return out
 
 
-def _solve(prob: _Problem, kernel: np.ndarray, rhs: np.ndarray, level: float | None):
-    """One Clarabel solve of a dual above on the grid; returns (y, a, lam) or None.
+def _solve(prob: _Problem, kernel: np.ndarray, rhs: np.ndarray, level: float):
+    """One Clarabel solve of the dual above on the grid; returns (y, a, lam) or None.
 
-    ``kernel``: B_c at the grid points (cells x points); ``rhs``: g there (1 for the NPMLE,
-    ``level`` None).
+    ``kernel``: B_c at the grid points (cells x points); ``rhs``: g there.
     """
     freq = prob.n / prob.N
     cells = len(freq)
-    end = level is not None
-    nv = 2 * cells + (2 if end else 0)  # y, t (, a, lam)
+    nv = 2 * cells + 2  # y, t, a, lam
     y, t, a_col, lam_col = 0, cells, 2 * cells, 2 * cells + 1
     # the inequality at every grid point: sum_c y_c B_c(x) (+ a) + slack = g(x), slack >= 0
     grid_rows = np.zeros((kernel.shape[1], nv))
     grid_rows[:, y : y + cells] = kernel.T
-    if end:
-        grid_rows[:, a_col] = 1.0
+    grid_rows[:, a_col] = 1.0
     cone = np.zeros((3 * cells, nv))
     cone_b = np.zeros(3 * cells)
     for c in range(cells):  # (t_c, lam or 1, y_c) in the exponential cone: t_c <= lam log(y_c / lam)
         cone[3 * c, t + c] = -1.0
-        if end:
-            cone[3 * c + 1, lam_col] = -1.0
-        else:
-            cone_b[3 * c + 1] = 1.0
+        cone[3 * c + 1, lam_col] = -1.0
         cone[3 * c + 2, y + c] = -1.0
     a_mat = sparse.csc_matrix(np.vstack([grid_rows, cone]))
     b = np.concatenate([rhs, cone_b])
     cost = np.zeros(nv)
     cost[t : t + cells] = -freq
-    if level is not None:  # an end
-        cost[a_col] = -1.0
-        cost[lam_col] = -(level / prob.N + 1.0 - float(freq @ np.log(freq)))
+    cost[a_col] = -1.0
+    cost[lam_col] = -(level / prob.N + 1.0 - float(freq @ np.log(freq)))
     cones = [clarabel.NonnegativeConeT(kernel.shape[1])] + [clarabel.ExponentialConeT()] * cells
     settings = clarabel.DefaultSettings()
     settings.verbose = False
@@ -109,7 +100,7 @@ def _solve(prob: _Problem, kernel: np.ndarray, rhs: np.ndarray, level: float | N
     x = np.asarray(sol.x)
     if not np.all(np.isfinite(x)) or not np.all(x[y : y + cells] > 0):
         return None
-    return x[y : y + cells], (float(x[a_col]) if end else 0.0), (float(x[lam_col]) if end else 1.0)
+    return x[y : y + cells], float(x[a_col]), float(x[lam_col])
 
 
 def _law_from(prob: _Problem, values: np.ndarray, grid: np.ndarray, p_target: np.ndarray, scale: float) -> _Law | None:
@@ -152,29 +143,6 @@ def _joined(idx: np.ndarray, atoms: np.ndarray, weights: np.ndarray) -> tuple[np
     run = np.concatenate([[0], np.cumsum(np.diff(idx) > 1)])  # run number of each atom
     total = np.bincount(run, weights=weights)
     return np.bincount(run, weights=weights * atoms) / total, total
-
-
-def conic_npmle_start(prob: _Problem) -> _Law | None:
-    """A start for the NPMLE (module docstring), or None where the dual is not used, fails or is flat.
-
-    Flat: D = 0 on all of [0, 1] (the frequencies are a point inside the moment space, the
-    saturated NPMLE). Every law with those cell probabilities is then an NPMLE, and which one is
-    reported matters downstream: a study plan simulates more calls than the pilot's from it, so
-    its higher moments set the plan's numbers. :mod:`._npmle` chooses it (the law on the grid
-    {S/K} where it exists, else CNM's), not this start's least-squares law (measured: that law
-    moved a plan's probabilities by 0.02 and its widths by 0.002 where K exceeds the pilot's calls).
-    """
-    if not _applies(prob):
-        return None
-    grid, kernel = _grid_kernel(prob)
-    got = _solve(prob, kernel, np.ones(CONIC_GRID), None)
-    if got is None:
-        return None
-    yv, _, _ = got
-    values = 1.0 - yv @ kernel
-    if float(values.max()) <= CONIC_ZERO_TOL:
-        return None
-    return _law_from(prob, values, grid, (prob.n / prob.N) / yv, 1.0)
 
 
 def conic_end_start(prob: _Problem, tgt: _Target, level: float) -> tuple[_Law, float, bool] | None:

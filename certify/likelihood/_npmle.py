@@ -16,17 +16,17 @@ the set C of (L6) (slightly) larger: conservative.
 D is a polynomial of degree K_max; its maximum over [0, 1] is found by the screen of
 :mod:`._problem` (psi = -h for g = 0, lambda = 1). pi-hat is computed on a continuous support,
 not a grid: Newton's method on the optimality equations (L9) (:mod:`._newton`) moves atoms and
-weights together to machine precision, from the law the conic dual gives (:mod:`._conic`: one
-small Clarabel solve on a grid) or, where that does not apply (D = 0 everywhere, the saturated
-case), from the constrained Newton method (CNM, Wang 2007; :mod:`._cnm`), which adds the local
+weights together to machine precision, from the NPMLE among laws on a grid of 129 points
+(:func:`grid_start`: CNM compiled, about 1 ms at K = 10) or, where that law is flat (D = 0
+everywhere, the saturated case), from the constrained Newton method (CNM, Wang 2007; :mod:`._cnm`), which adds the local
 maxima of D as atoms and re-weights by a Newton step of l in the weights (a quadratic program
 over the simplex, (L8)) with an Armijo line search. Atoms may sit at
 0 or 1 exactly: all calls correct gives pi-hat = delta_1, all wrong delta_0.
 
 A start from a similar data set (:class:`._warm.WarmStarts`) goes first; where Newton's rounds
-from it fail, the conic start follows, and CNM only after both (measured on a study plan's
+from it fail, the grid start follows, and CNM only after both (measured on a study plan's
 K = 10 designs, where an atom of small weight appears or leaves between studies: CNM took
-25-40 ms, the conic start and Newton a few).
+25-40 ms, a start and Newton a few).
 
 **The saturated case.** Where the frequencies n_S / N are cell probabilities of some law
 (inside the moment space), every such law is an NPMLE, and which one is reported is a choice:
@@ -43,23 +43,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compiled import interrupts_held
 from .._errors import InputError, SolverError
 from ._cells import _as_cells
 from ._cnm import _exchange, cnm, duality_gap
-from ._conic import conic_npmle_start
+from ._conic import _joined
 from ._newton import merge, newton
 from ._problem import _Problem
 from ._results import LatentLaw
 from ._targets import _Law, _zero_target
 from ._tolerances import (
+    ARMIJO,
+    CNM_MIN_STEP,
     CNM_RESTARTS,
+    CNM_ZERO_WEIGHT,
     FAST_ROUNDS,
     INNER_LOOSE_GAP,
     NPMLE_ACCEPT_GAP,
     NPMLE_GRADIENT_RTOL,
     NPMLE_GRADIENT_TOL,
+    NPMLE_START_FLAT,
+    NPMLE_START_GAP,
+    NPMLE_START_GRID,
+    NPMLE_START_MAX_ITER,
+    QP_ITER_PER_ATOM,
+    QP_MULTIPLIER_RTOL,
+    QP_NULL_RTOL,
+    QP_SCALE_LIMIT,
     SAME_SUPPORT_TOL,
     SATURATED_ZERO_WEIGHT,
+    TINY,
     WARM_FLOOR,
     WARM_MIX,
 )
@@ -73,6 +86,50 @@ def _initial_law(prob: _Problem) -> _Law:
     atoms, inv = np.unique(x, return_inverse=True)
     w = np.bincount(inv, weights=prob.n) / prob.N
     return _Law.unassigned(atoms, w)
+
+
+def grid_start(prob: _Problem) -> _Law | None:
+    """A start for Newton's method: the NPMLE among laws on NPMLE_START_GRID equispaced points.
+
+    Compiled CNM on the grid (:func:`._cnm_kernels.grid_npmle`) from the empirical law snapped
+    to the grid (an observed 0 < S < K kept off the ends, so that every observed cell has a
+    positive probability). Its atoms are within half a grid step of the NPMLE's, from where
+    Newton converges in a few steps; atoms at neighbouring grid points are joined into one
+    (:func:`._conic._joined`). None where the grid law is flat, h >= N (1 - NPMLE_START_FLAT)
+    at every grid point: the frequencies are then (nearly) saturated, every law with those cell
+    probabilities is an NPMLE, and which one is reported is :func:`_npmle`'s choice, not the
+    grid's (a study plan simulates more calls from it).
+    """
+    from ._cnm_kernels import grid_npmle  # numba loads with the first fit of a law
+
+    points = np.linspace(0.0, 1.0, NPMLE_START_GRID)
+    kernel = np.ascontiguousarray(prob.kernel(points))
+    x = prob.S / prob.K
+    idx = np.rint(x * (NPMLE_START_GRID - 1)).astype(np.int64)
+    inner = (prob.S > 0) & (prob.S < prob.K)
+    idx[inner] = np.clip(idx[inner], 1, NPMLE_START_GRID - 2)
+    w0 = np.bincount(idx, weights=prob.n, minlength=NPMLE_START_GRID) / prob.N
+    with interrupts_held():
+        w, _ = grid_npmle(
+            kernel,
+            np.ascontiguousarray(prob.n, dtype=float),
+            w0,
+            NPMLE_START_GAP * prob.N,
+            NPMLE_START_MAX_ITER,
+            QP_ITER_PER_ATOM,
+            QP_NULL_RTOL,
+            QP_MULTIPLIER_RTOL,
+            TINY,
+            QP_SCALE_LIMIT,
+            ARMIJO,
+            CNM_MIN_STEP,
+            CNM_ZERO_WEIGHT,
+        )
+    h = (prob.n / (kernel @ w)) @ kernel
+    if float(h.min()) >= prob.N * (1.0 - NPMLE_START_FLAT):
+        return None
+    keep = np.flatnonzero(w > 0)
+    return _Law.unassigned(*_joined(keep, points[keep], w[keep] / w[keep].sum()))
 
 
 def _warm_law(prob: _Problem, start: _Law) -> _Law:
@@ -160,7 +217,7 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
     """NPMLE law, max D and argmax D.
 
     ``start``: a law near the answer (the NPMLE of a similar data set); Newton then starts from
-    it, and where that fails from the conic start, as without it. The answer is checked the
+    it, and where that fails from the grid start, as without it. The answer is checked the
     same way (eq. (L5)).
     """
     zero = _zero_target()
@@ -173,18 +230,18 @@ def _npmle(prob: _Problem, start: _Law | None = None) -> tuple[_Law, float, floa
     if got is None and start is not None:
         start = _warm_law(prob, start)
         got = _newton_rounds(prob, zero, start)
-    conic = None
+    gridded = None
     if got is None:
-        conic = conic_npmle_start(prob)  # one small conic program; None where it does not apply
-        if conic is not None:
-            got = _newton_rounds(prob, zero, conic)
+        gridded = grid_start(prob)  # None where the frequencies are (nearly) saturated
+        if gridded is not None:
+            got = _newton_rounds(prob, zero, gridded)
     law: _Law | None
     if got is not None:
         law, scr = got
     else:
         # CNM from the best start at hand; Newton on its atoms, first free, then fixed (the
         # saturated, flat case); CNM to the tolerance finishes what is left
-        law = start if start is not None else conic
+        law = start if start is not None else gridded
         if law is None:
             law, gap, _ = cnm(prob, zero, 1.0, _initial_law(prob), INNER_LOOSE_GAP * prob.N)
             got = _newton_rounds(prob, zero, law)

@@ -257,6 +257,21 @@ FINITE_BRACKET_STEPS = 40
 FINITE_BISECTIONS = 40
 FINITE_END_TOL = 1e-5
 
+# -- the NPMLE's start on a grid (:func:`._npmle.grid_start`) -----------------------------------
+
+#: Equispaced points of the grid on which the NPMLE's start is fitted: its atoms are then within
+#: 1/256 of the NPMLE's, from where Newton converges in a few steps (as the conic starts' grid).
+NPMLE_START_GRID = 129
+#: Gap (relative to N) to which the grid law is solved: the start needs its atoms in the right
+#: cells of the grid, not its weights to rounding; Newton's method sets both.
+NPMLE_START_GAP = 1e-9
+#: CNM iterations of the grid fit at most (each adds the grid maxima of h; tens suffice).
+NPMLE_START_MAX_ITER = 200
+#: The grid law is flat (the frequencies nearly saturated, no start) where h >= N (1 - this) on
+#: the whole grid: the rule of the conic starts' CONIC_ZERO_TOL, where the dual polynomial is
+#: 1 - h / N.
+NPMLE_START_FLAT = 1e-3
+
 # -- starts from the conic duals (:mod:`._conic`) ----------------------------------------------
 
 #: Grid points at which the duals' inequality on [0, 1] is imposed: atoms of the start are

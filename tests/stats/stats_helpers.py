@@ -76,3 +76,22 @@ def plurality_by_subsets(codes, k) -> float:
                 score += Fraction(1, sum(v == top for v in votes.values()))
         total += score / len(subsets)
     return float(total / len(codes))
+
+
+def likelihood_cells(k: int, n: int, law: str, seed: int):
+    """Cell counts of n examples x k calls from one of three latent laws: "beta" (Beta(2, 1)),
+    "two-point" (0.15 and 0.8) or "near-0-1" (0.03 and 0.97: nearly never or always solved)."""
+    from certify.likelihood import cell_counts
+
+    rng = np.random.default_rng(seed)
+    if law == "beta":
+        q = rng.beta(2.0, 1.0, n)
+    elif law == "two-point":
+        q = np.where(rng.random(n) < 0.3, 0.15, 0.8)
+    else:
+        q = np.where(rng.random(n) < 0.3, 0.03, 0.97)
+    return cell_counts(np.full(n, k), rng.binomial(k, q))
+
+
+#: (K, N, law) of the likelihood starts' tests.
+LIKELIHOOD_CASES = [(k, n, law) for k in (3, 5, 10) for n in (200, 4000) for law in ("beta", "two-point", "near-0-1")]

@@ -1,4 +1,4 @@
-"""The conic duals' starts (`certify.likelihood._conic`): close to the optima they start, and never the answer.
+"""The ends' starts from the conic dual (`certify.likelihood._conic`): near the optima, never the answer.
 
 The duals are derived in the module docstring; a wrong sign or scaling (lambda of (L7) is the
 dual's lam / N, p*_c = lam f_c / y_c) would put the start far from the solved end, which these
@@ -10,44 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from stats_helpers import LIKELIHOOD_CASES as CASES
+from stats_helpers import likelihood_cells as _cells
 
 import certify.likelihood._ends as ends_module
 import certify.likelihood._npmle as npmle_module
 from certify.likelihood import cell_counts, likelihood_interval, npmle
 from certify.likelihood._calibration import _Context
-from certify.likelihood._conic import conic_end_start, conic_npmle_start
+from certify.likelihood._conic import conic_end_start
 from certify.likelihood._problem import _Problem
 from certify.likelihood._targets import _objective, _target
-
-
-def _cells(k: int, n: int, law: str, seed: int):
-    rng = np.random.default_rng(seed)
-    if law == "beta":
-        q = rng.beta(2.0, 1.0, n)
-    elif law == "two-point":
-        q = np.where(rng.random(n) < 0.3, 0.15, 0.8)
-    else:  # near 0 and 1
-        q = np.where(rng.random(n) < 0.3, 0.03, 0.97)
-    return cell_counts(np.full(n, k), rng.binomial(k, q))
-
-
-CASES = [(k, n, law) for k in (3, 5, 10) for n in (200, 4000) for law in ("beta", "two-point", "near-0-1")]
-
-
-@pytest.mark.parametrize(("k", "n", "law"), CASES)
-def test_npmle_start_has_the_npmle_cell_probabilities(k, n, law):
-    cells = _cells(k, n, law, seed=k + n)
-    prob = _Problem(cells)
-    start = conic_npmle_start(prob)
-    ref = npmle(cells)
-    p_hat = prob.kernel(np.asarray(ref.atoms)) @ np.asarray(ref.weights)
-    # no start where D = 0 everywhere: the frequencies themselves are the NPMLE's cell
-    # probabilities, and CNM picks which law of them is reported (module docstring)
-    saturated = bool(np.allclose(p_hat, prob.n / prob.N, rtol=0, atol=1e-7))
-    assert (start is None) == saturated
-    if start is not None:
-        p_start = prob.kernel(start.atoms) @ start.weights
-        assert np.max(np.abs(p_start - p_hat)) < 1e-3
 
 
 @pytest.mark.parametrize(("k", "n", "law"), CASES)
@@ -79,7 +51,7 @@ def test_answers_do_not_depend_on_the_starts(monkeypatch, k, n, law):
     cells = _cells(k, n, law, seed=7 * k + n)
     with_starts = [likelihood_interval(cells, v) for v in (3, 101)]
     monkeypatch.setattr(ends_module, "conic_end_start", lambda *a: None)
-    monkeypatch.setattr(npmle_module, "conic_npmle_start", lambda *a: None)
+    monkeypatch.setattr(npmle_module, "grid_start", lambda *a: None)
     without = [likelihood_interval(cells, v) for v in (3, 101)]
     assert with_starts[0].reference.loglik == pytest.approx(without[0].reference.loglik, abs=1e-9 * n)
     for a, b in zip(with_starts, without):
@@ -95,7 +67,8 @@ def test_no_start_beyond_the_cell_limit():
     cells = cell_counts(calls, successes)
     prob = _Problem(cells)
     assert prob.cells.size > CONIC_MAX_CELLS
-    assert conic_npmle_start(prob) is None
+    end = conic_end_start(prob, _target(_objective(3), "lower"), 10.0)
+    assert end is None
 
 
 @pytest.mark.parametrize(("k", "n", "law"), CASES)
