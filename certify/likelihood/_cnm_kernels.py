@@ -61,6 +61,40 @@ def _face_basis(c: np.ndarray) -> np.ndarray:
 
 
 @compiled
+def _quadratic_form(z: np.ndarray, q: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Z' Q[idx, idx] Z (loops: the matrices are a few dozen wide, and loops compile fast)."""
+    f, r = z.shape
+    qz = np.zeros((f, r))
+    for a in range(f):
+        for k in range(r):
+            acc = 0.0
+            for b in range(f):
+                acc += q[idx[a], idx[b]] * z[b, k]
+            qz[a, k] = acc
+    e = np.zeros((r, r))
+    for k in range(r):
+        for m in range(r):
+            acc = 0.0
+            for a in range(f):
+                acc += z[a, k] * qz[a, m]
+            e[k, m] = acc
+    return e
+
+
+@compiled
+def _gradient(q: np.ndarray, v: np.ndarray, lin: np.ndarray) -> np.ndarray:
+    """Q v + lin."""
+    m = lin.shape[0]
+    g = np.empty(m)
+    for a in range(m):
+        acc = lin[a]
+        for b in range(m):
+            acc += q[a, b] * v[b]
+        g[a] = acc
+    return g
+
+
+@compiled
 def simplex_qp(
     qmat: np.ndarray,
     lin: np.ndarray,
@@ -76,7 +110,9 @@ def simplex_qp(
     with D_j = Q_jj^(-1/2) (Jacobi scaling): the columns of A in Q = A'A then have unit norm,
     the constraint is c'v = 1 with c = D, and a face's directions {c_F'd = 0} have the basis of
     :func:`_face_basis`. Returns (w, the active-set iterations spent); after ``max_iter``
-    iterations the current feasible point is returned.
+    iterations the current feasible point is returned. Written in loops but for the
+    eigendecomposition: the arrays are small, and numba compiles loops far faster than
+    array expressions (seconds of the first call with an empty cache).
     """
     m = lin.shape[0]
     c = np.ones(m)
@@ -84,83 +120,119 @@ def simplex_qp(
         if qmat[a, a] > 0:
             c[a] = 1.0 / math.sqrt(qmat[a, a])
     qs = np.empty((m, m))
+    ls = np.empty(m)
+    v = np.empty(m)
     for a in range(m):
+        ls[a] = c[a] * lin[a]
+        v[a] = w0[a] / c[a]
         for b in range(m):
             qs[a, b] = c[a] * qmat[a, b] * c[b]
-    ls = c * lin
-    v = w0 / c
-    free = v > 0
+    fidx = np.empty(m, dtype=np.int64)
+    isfree = np.empty(m, dtype=np.bool_)
+    for a in range(m):
+        isfree[a] = v[a] > 0
     spent = max_iter
     for it in range(max_iter):
-        fidx = np.flatnonzero(free)
-        f = fidx.shape[0]
-        grad = qs @ v + ls
-        gf = grad[fidx]
-        vf = v[fidx]
+        f = 0
+        for a in range(m):
+            if isfree[a]:
+                fidx[f] = a
+                f += 1
+        free = fidx[:f]
+        grad = _gradient(qs, v, ls)
+        target = np.empty(f)
         if f > 1:
-            z = _face_basis(c[fidx])
-            qff = np.empty((f, f))
+            cf = np.empty(f)
             for a in range(f):
-                for b in range(f):
-                    qff[a, b] = qs[fidx[a], fidx[b]]
-            mu, vec = np.linalg.eigh(z.T @ qff @ z)
-            flat = mu <= null_rtol * max(mu[-1], tiny)
-            rg = z.T @ gf
-            vflat = np.ascontiguousarray(vec[:, flat])
-            d = -(z @ (vflat @ (vflat.T @ rg)))
-            if gf @ d < -null_rtol * np.abs(gf).max() * np.abs(d).sum():
+                cf[a] = c[free[a]]
+            z = _face_basis(cf)
+            mu, vec = np.linalg.eigh(_quadratic_form(z, qs, free))
+            r = f - 1
+            top = max(mu[r - 1], tiny)
+            # the face gradient in the basis, rg = Z' g_F, and in the eigenvectors, vg = V' rg
+            rg = np.zeros(r)
+            for k in range(r):
+                for a in range(f):
+                    rg[k] += z[a, k] * grad[free[a]]
+            vg = np.zeros(r)
+            for k in range(r):
+                for j in range(r):
+                    vg[k] += vec[j, k] * rg[j]
+            # a descent direction of zero curvature: d = -Z V_flat V_flat' Z' g_F
+            y = np.zeros(r)
+            for k in range(r):
+                if mu[k] <= null_rtol * top:
+                    for j in range(r):
+                        y[j] -= vec[j, k] * vg[k]
+            d = np.zeros(f)
+            for a in range(f):
+                for j in range(r):
+                    d[a] += z[a, j] * y[j]
+            slope, gmax, dsum = 0.0, 0.0, 0.0
+            for a in range(f):
+                slope += grad[free[a]] * d[a]
+                gmax = max(gmax, abs(grad[free[a]]))
+                dsum += abs(d[a])
+            if slope < -null_rtol * gmax * dsum:
                 k, best = -1, math.inf
                 for a in range(f):
-                    if d[a] < 0:
-                        r = vf[a] / -d[a]
-                        if r < best:
-                            k, best = a, r
+                    if d[a] < 0 and v[free[a]] / -d[a] < best:
+                        k, best = a, v[free[a]] / -d[a]
                 for a in range(f):
-                    v[fidx[a]] = vf[a] + best * d[a]
-                v[fidx[k]] = 0.0
+                    v[free[a]] = max(v[free[a]] + best * d[a], 0.0)
+                v[free[k]] = 0.0
                 for a in range(m):
-                    if v[a] < 0:
-                        v[a] = 0.0
-                free = v > 0
+                    isfree[a] = v[a] > 0
                 continue
-            coef = np.empty(f - 1)
-            vg = vec.T @ rg
-            for a in range(f - 1):
-                coef[a] = 0.0 if flat[a] else -vg[a] / mu[a]
-            target = vf + z @ (vec @ coef)
+            # the Newton step of the face with the pseudo-inverse of Z'Q_FF Z
+            y[:] = 0.0
+            for k in range(r):
+                if mu[k] > null_rtol * top:
+                    for j in range(r):
+                        y[j] -= vec[j, k] * vg[k] / mu[k]
+            for a in range(f):
+                target[a] = v[free[a]]
+                for j in range(r):
+                    target[a] += z[a, j] * y[j]
         else:
-            target = vf.copy()
-        if np.all(target >= 0):
-            v = np.zeros(m)
-            v[fidx] = target
-            qv = qs @ v
-            grad = qv + ls
-            cf = c[fidx]
-            gamma = (cf @ grad[fidx]) / (cf @ cf)  # on the face the gradient is gamma c
+            for a in range(f):
+                target[a] = v[free[a]]
+        inside = True
+        for a in range(f):
+            if target[a] < 0:
+                inside = False
+        if inside:
+            v[:] = 0.0
+            for a in range(f):
+                v[free[a]] = target[a]
+            grad = _gradient(qs, v, ls)
+            num, den = 0.0, 0.0
+            for a in range(f):
+                num += c[free[a]] * grad[free[a]]
+                den += c[free[a]] * c[free[a]]
+            gamma = num / den  # on the face the gradient is gamma c
             j, low = -1, math.inf
             for a in range(m):
-                if not free[a] and grad[a] - gamma * c[a] < low:
+                if not isfree[a] and grad[a] - gamma * c[a] < low:
                     j, low = a, grad[a] - gamma * c[a]
             # rounding of each entry, not of the largest: Q spans dozens of orders of magnitude
             # when some cell probability is tiny
-            if j < 0 or low >= -multiplier_rtol * (abs(ls[j]) + abs(qv[j]) + abs(gamma * c[j])):
+            if j < 0 or low >= -multiplier_rtol * (abs(ls[j]) + abs(grad[j] - ls[j]) + abs(gamma * c[j])):
                 spent = it + 1
                 break
-            free[j] = True
+            isfree[j] = True  # on the face with weight 0 until the next step moves it
         else:
             k, best = -1, math.inf
             for a in range(f):
                 if target[a] < 0:
-                    r = vf[a] / (vf[a] - target[a])
-                    if r < best:
-                        k, best = a, r
+                    ratio = v[free[a]] / (v[free[a]] - target[a])
+                    if ratio < best:
+                        k, best = a, ratio
             for a in range(f):
-                v[fidx[a]] = vf[a] + best * (target[a] - vf[a])
-            v[fidx[k]] = 0.0
+                v[free[a]] = max(v[free[a]] + best * (target[a] - v[free[a]]), 0.0)
+            v[free[k]] = 0.0
             for a in range(m):
-                if v[a] < 0:
-                    v[a] = 0.0
-            free = v > 0
+                isfree[a] = v[a] > 0
     w = c * v
     return w / w.sum(), spent  # back onto the simplex: c'v = 1 holds only to the rounding of c
 
@@ -194,18 +266,35 @@ def grid_npmle(
     """
     cells, points = kernel.shape
     w = w0.copy()
-    total = n.sum()
-    sqrt_n = np.sqrt(n)
+    total = 0.0
+    for c in range(cells):
+        total += n[c]
+    p = np.empty(cells)
+    u = np.empty(cells)
+    h = np.empty(points)
+    support = np.empty(points, dtype=np.int64)
     gap = math.inf
     for _ in range(max_iter):
-        p = kernel @ w
-        u = n / p
-        h = u @ kernel
-        top = int(np.argmax(h))
+        # cell probabilities p = B w, u = n / p, h = u'B and the log-likelihood at w
+        f0 = 0.0
+        for c in range(cells):
+            acc = 0.0
+            for j in range(points):
+                acc += kernel[c, j] * w[j]
+            p[c] = acc
+            u[c] = n[c] / acc
+            f0 -= n[c] * math.log(acc)
+        top = 0
+        for j in range(points):
+            acc = 0.0
+            for c in range(cells):
+                acc += u[c] * kernel[c, j]
+            h[j] = acc
+            if acc > h[top]:
+                top = j
         gap = h[top] - total
         if gap <= gap_tol:
             break
-        support = np.empty(points, dtype=np.int64)
         s = 0
         for j in range(points):
             left = h[j - 1] if j > 0 else -math.inf
@@ -213,39 +302,55 @@ def grid_npmle(
             if w[j] > 0 or (h[j] > total and h[j] >= left and h[j] >= right):
                 support[s] = j
                 s += 1
-        support = support[:s]
-        b = np.empty((cells, s))
+        # the model (L8) of F = -l around the current weights, g = 0: A_ck = sqrt(n_c) B_ck / p_c
         a = np.empty((cells, s))
+        big = 0.0
         for c in range(cells):
             for k in range(s):
-                b[c, k] = kernel[c, support[k]]
-                a[c, k] = sqrt_n[c] / p[c] * b[c, k]
-        hs = h[support]
-        lin = -2.0 * hs  # the model (L8) of F = -l around the current weights, g = 0
-        big = np.abs(a).max()
-        if big > scale_limit:  # the same model divided by big^2: A'A cannot overflow
-            a = a / big
-            lin = lin / big / big
-        ws = w[support]
-        wq, _ = simplex_qp(a.T @ a, lin, ws, qp_iter_per_atom * (s + 1), null_rtol, multiplier_rtol, tiny)
+                a[c, k] = math.sqrt(n[c]) / p[c] * kernel[c, support[k]]
+                big = max(big, abs(a[c, k]))
+        shrink = big if big > scale_limit else 1.0  # the same model divided by big^2: A'A cannot overflow
+        qmat = np.empty((s, s))
+        for k in range(s):
+            for m in range(k, s):
+                acc = 0.0
+                for c in range(cells):
+                    acc += (a[c, k] / shrink) * (a[c, m] / shrink)
+                qmat[k, m] = acc
+                qmat[m, k] = acc
+        lin = np.empty(s)
+        ws = np.empty(s)
+        for k in range(s):
+            lin[k] = -2.0 * h[support[k]] / shrink / shrink
+            ws[k] = w[support[k]]
+        wq, _ = simplex_qp(qmat, lin, ws, qp_iter_per_atom * (s + 1), null_rtol, multiplier_rtol, tiny)
         d = wq - ws
-        slope = -(hs @ d)
+        slope = 0.0
+        for k in range(s):
+            slope -= h[support[k]] * d[k]
         if not slope < 0:  # the vertex direction towards the maximum of h: slope -gap < 0
-            d = -ws
+            slope = 0.0
             for k in range(s):
-                if support[k] == top:
-                    d[k] += 1.0
-            slope = -(hs @ d)
-        f0 = -(n @ np.log(p))
+                d[k] = (1.0 if support[k] == top else 0.0) - ws[k]
+                slope -= h[support[k]] * d[k]
         step = 1.0
         moved = False
+        wn = np.empty(s)
         while step > min_step:
-            wn = ws + step * d
-            pn = b @ wn
-            if np.all(pn > 0):
-                if -(n @ np.log(pn)) <= f0 + armijo * step * slope:
-                    moved = True
+            for k in range(s):
+                wn[k] = ws[k] + step * d[k]
+            fn = 0.0
+            for c in range(cells):
+                acc = 0.0
+                for k in range(s):
+                    acc += kernel[c, support[k]] * wn[k]
+                if not acc > 0:
+                    fn = math.inf
                     break
+                fn -= n[c] * math.log(acc)
+            if fn <= f0 + armijo * step * slope:
+                moved = True
+                break
             step *= 0.5
         if not moved:
             break
@@ -254,5 +359,6 @@ def grid_npmle(
             v = wn[k] if abs(wn[k]) > zero_weight and wn[k] > 0 else 0.0
             w[support[k]] = v
             mass += v
-        w /= mass
+        for j in range(points):
+            w[j] /= mass
     return w, gap
