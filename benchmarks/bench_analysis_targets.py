@@ -13,9 +13,14 @@ Both share one set of cells and one NPMLE per group (what ``analyze`` builds onc
 ``all / majority`` is what the other aggregates cost on top. Each time is the best of
 ``--repeats`` runs, both measured in the same process, alternating.
 
+With ``--cli-against REV``, the command a user runs instead: ``certify analyze FILE --aggregate
+plurality pass`` on a 10,000 x 40 answer file (long form, the same simulated answers), wall time
+of a whole process (start-up and reading included), the package at commit REV and this checkout
+alternating, best of ``--repeats``; the outputs' texts are compared.
+
 Usage::
 
-    python3 benchmarks/bench_analysis_targets.py [--repeats 2]
+    python3 benchmarks/bench_analysis_targets.py [--repeats 2] [--cli-against a6e0b06]
 """
 
 from __future__ import annotations
@@ -59,10 +64,62 @@ def _best(fn, repeats: int) -> tuple[float, object]:
     return best, out
 
 
+#: Runs ``certify analyze`` from the tree in argv[1] on the file in argv[2] (both trees' CLI has ``main``).
+CLI = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from certify.cli.main import main
+raise SystemExit(main(["analyze", sys.argv[2], "--aggregate", "plurality", "pass"]))
+"""
+
+
+def _answer_file(folder: Path, n: int, k: int) -> Path:
+    data = _data(n, k)
+    codes = np.asarray(data.answers)
+    path = folder / f"answers_{n}x{k}.csv"
+    with open(path, "w") as out:
+        out.write("example_id,call,answer,target\n")
+        for i in range(n):
+            out.writelines(f"e{i},{j + 1},a{codes[i, j]},a0\n" for j in range(k))
+    return path
+
+
+def cli_against(commit: str, repeats: int) -> None:
+    import subprocess
+    import tarfile
+    import tempfile
+    from io import BytesIO
+
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "certify"], check=True,
+                                 capture_output=True).stdout
+        old = Path(tmp) / "old"
+        tarfile.open(fileobj=BytesIO(archive)).extractall(old, filter="data")
+        path = _answer_file(Path(tmp), 10_000, 40)
+        best = {"old": float("inf"), "new": float("inf")}
+        text = {}
+        for _ in range(repeats):
+            for name, tree in (("old", old), ("new", ROOT)):
+                t = time.perf_counter()
+                run = subprocess.run([sys.executable, "-c", CLI, str(tree), str(path)], capture_output=True, text=True)
+                best[name] = min(best[name], time.perf_counter() - t)
+                if run.returncode != 0:
+                    sys.exit(f"certify analyze from {tree} failed: {run.stderr.strip()[-400:]}")
+                text[name] = run.stdout
+    same = "same output" if text["old"] == text["new"] else "outputs differ"
+    ratio = best["old"] / best["new"]
+    print(f"\ncertify analyze 10,000 x 40 --aggregate plurality pass, wall, best of {repeats}: "
+          f"{commit} {best['old']:.2f} s, this checkout {best['new']:.2f} s, old / new {ratio:.2f} ({same})")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--cli-against", metavar="REV", help="also time the command against the package at REV")
     args = parser.parse_args(argv)
+    if args.cli_against:
+        cli_against(args.cli_against, args.repeats)
+        return 0
     print(f"{'data':>12}  {'majority (s)':>12}  {'all (s)':>8}  {'ratio':>6}  {'max |diff| majority rows':>24}")
     for n, k in ((1000, 10), (10_000, 40)):
         data = _data(n, k)
