@@ -162,3 +162,20 @@ def test_the_simplex_program_converges_when_the_columns_span_many_orders(cells, 
         return 0.5 * x @ qmat @ x + x @ lin
 
     assert value(w) <= value(w0) + 1e-12 * abs(value(w0))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_npmle_does_not_depend_on_the_grid_start_with_ragged_calls(monkeypatch, seed):
+    # K_i from 1 to 12 per example: cells of several K, which the snapped empirical start and
+    # the grid's kernel must treat per cell
+    import certify.likelihood._npmle as npmle_module
+
+    rng = np.random.default_rng(seed)
+    calls = rng.integers(1, 13, 300)
+    cells = cell_counts(calls, rng.binomial(calls, rng.beta(0.8, 0.6, 300)))
+    with_start = npmle(cells)
+    monkeypatch.setattr(npmle_module, "grid_start", lambda prob: None)
+    without = npmle(cells)
+    gap = 1e-9 * (1 + 300)
+    assert with_start.loglik == pytest.approx(without.loglik, abs=2 * gap)
+    assert with_start.max_gradient <= gap and without.max_gradient <= gap
