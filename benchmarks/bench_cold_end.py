@@ -16,10 +16,17 @@ The error column is the largest |new - old| of the two ends. Beside them, the cv
 program of ``bench_likelihood.py`` (2001 atoms, exponential cone, Clarabel; its own grid
 NPMLE) for one end of V3 at two cells.
 
+With ``--warm``, what a study plan pays per data set instead: a sequence of WARM_SETS data sets
+from one law (beta) per K in {2, 3, 5, 10} at N = 8192, each solved with the previous one's
+NPMLE and ends as starts (:class:`certify.likelihood.WarmStarts`, as ``certify plan`` does), V3
+only; a data set's time per end is half its interval's (NPMLE included), the median over the
+sequence after its first (cold) data set, best of the repeats.
+
 Usage::
 
     python benchmarks/bench_cold_end.py                 # full run (about 3 minutes)
     python benchmarks/bench_cold_end.py --repeats 1     # quicker
+    python benchmarks/bench_cold_end.py --warm --old 5a52693
 """
 
 from __future__ import annotations
@@ -84,9 +91,33 @@ def worker() -> None:
     print(json.dumps({"file": sys.modules["certify"].__file__, "rows": out}))
 
 
-def run_worker(tree: Path) -> dict:
+#: Data sets of one warm sequence (``--warm``).
+WARM_SETS = 40
+
+
+def warm_worker() -> None:
+    """Time warm-started intervals in this process (the package first on sys.path) and print JSON."""
+    from certify.likelihood import WarmStarts, cell_counts, likelihood_intervals
+
+    out = []
+    for k in CALLS:
+        warm = WarmStarts()
+        times, ends = [], []
+        for i in range(WARM_SETS):
+            rng = np.random.default_rng([2027, k, i])
+            cells = cell_counts(np.full(8192, k), rng.binomial(k, latent("beta", 8192, rng)))
+            t = time.perf_counter()
+            (iv,) = likelihood_intervals(cells, [3], warm=warm)
+            times.append(time.perf_counter() - t)
+            ends.append([iv.lower.value, iv.upper.value])
+        out.append({"law": "beta", "k": k, "n": 8192, "votes": 3, "seconds": statistics.median(times[1:]),
+                    "ends": ends})
+    print(json.dumps({"file": sys.modules["certify"].__file__, "rows": out}))
+
+
+def run_worker(tree: Path, mode: str = "--worker") -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    run = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker"], env=env, cwd=tree,
+    run = subprocess.run([sys.executable, str(Path(__file__).resolve()), mode], env=env, cwd=tree,
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"the worker in {tree} failed:\n{run.stderr}")
@@ -146,14 +177,36 @@ def cvxpy_end_ms(k: int, n: int) -> tuple[float, float]:
     return 1e3 * (time.perf_counter() - t), value
 
 
+def warm_main(args) -> None:
+    print(f"# warm interval benchmark -- Python {platform.python_version()}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at start; old = {args.old}; {WARM_SETS} data sets per K")
+    with tempfile.TemporaryDirectory() as tmp:
+        runs, best = alternate(Path(tmp), args.old, args.repeats, lambda tree: run_worker(tree, "--warm-worker"))
+    print("\n| K | N | old ms / end | new ms / end | old / new | max abs diff of the ends |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for i, r in enumerate(runs["new"][0]["rows"]):
+        o = runs["old"][0]["rows"][i]
+        diff = max(abs(a - b) for x, y in zip(r["ends"], o["ends"]) for a, b in zip(x, y))
+        o_ms, n_ms = 500 * best["old"][i], 500 * best["new"][i]
+        print(f"| {r['k']} | {r['n']} | {o_ms:.2f} | {n_ms:.2f} | {o_ms / n_ms:.2f} | {diff:.1e} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", default=OLD_COMMIT, help=f"commit of the old path (default {OLD_COMMIT})")
     ap.add_argument("--repeats", type=int, default=3, help="alternating runs of each path (default 3)")
+    ap.add_argument("--warm", action="store_true", help="time warm-started sequences instead (module docstring)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--warm-worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker()
+        return
+    if args.warm_worker:
+        warm_worker()
+        return
+    if args.warm:
+        warm_main(args)
         return
     print(f"# cold interval benchmark -- Python {platform.python_version()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at start; old = {args.old}")
