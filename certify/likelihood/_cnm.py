@@ -248,12 +248,12 @@ def _simplex_qp(qmat: np.ndarray, lin: np.ndarray, w0: np.ndarray, budget: WorkB
     cycle; ``budget`` pays for each iteration, and an iteration it cannot pay for is not run
     (:class:`WorkBudget` raises).
     """
-    from ._cnm_kernels import simplex_qp  # numba loads with the first fit of a law
-
     limit = QP_ITER_PER_ATOM * (len(lin) + 1)
     if budget is not None:
         limit = min(limit, max(budget.left, 0) + 1)  # the iteration after the last it can pay for
-    with interrupts_held():
+    with interrupts_held():  # numba's import and cache load run ctypes callbacks, too
+        from ._cnm_kernels import simplex_qp  # numba loads with the first fit of a law
+
         w, spent = simplex_qp(
             np.ascontiguousarray(qmat, dtype=float),
             np.ascontiguousarray(lin, dtype=float),

@@ -108,8 +108,6 @@ def grid_start(prob: _Problem) -> _Law | None:
     probabilities is an NPMLE, and which one is reported is :func:`_npmle`'s choice, not the
     grid's (a study plan simulates more calls from it).
     """
-    from ._cnm_kernels import grid_npmle  # numba loads with the first fit of a law
-
     points = np.linspace(0.0, 1.0, NPMLE_START_GRID)
     kernel = np.ascontiguousarray(prob.kernel(points))
     x = prob.S / prob.K
@@ -117,7 +115,9 @@ def grid_start(prob: _Problem) -> _Law | None:
     inner = (prob.S > 0) & (prob.S < prob.K)
     idx[inner] = np.clip(idx[inner], 1, NPMLE_START_GRID - 2)
     w0 = np.bincount(idx, weights=prob.n, minlength=NPMLE_START_GRID) / prob.N
-    with interrupts_held():
+    with interrupts_held():  # numba's import and cache load run ctypes callbacks, too
+        from ._cnm_kernels import grid_npmle  # numba loads with the first fit of a law
+
         w, _ = grid_npmle(
             kernel,
             np.ascontiguousarray(prob.n, dtype=float),
