@@ -151,6 +151,18 @@ def alternate(folder: Path, commit: str, repeats: int, run) -> tuple[dict, dict]
     return runs, best
 
 
+def comparison_table(rows: list[dict], keys: tuple[str, ...], old_ms, new_ms, diff, unit: str, what: str,
+                     digits: int = 2) -> None:
+    """Print a markdown table: each row's ``keys``, its old and new times in ms (``unit`` in the
+    heading), their ratio, and ``diff`` (the largest difference of the results, ``what``)."""
+    align = ["---" if k == "law" else "---:" for k in keys]
+    print(f"\n| {' | '.join(keys)} | old {unit} | new {unit} | old / new | {what} |")
+    print(f"|{'|'.join(align)}|---:|---:|---:|---:|")
+    for r, o, n, d in zip(rows, old_ms, new_ms, diff):
+        lead = " | ".join(str(r[k.lower()]) for k in keys)
+        print(f"| {lead} | {o:.{digits}f} | {n:.{digits}f} | {o / n:.2f} | {d:.1e} |")
+
+
 def medians_by_calls(rows: list[dict], old_ms: np.ndarray, new_ms: np.ndarray, what: str) -> None:
     """Print, for each number of calls K among ``rows``, the median old and new times and their ratio."""
     for k in sorted({r["k"] for r in rows}):
@@ -182,13 +194,11 @@ def warm_main(args) -> None:
           f"load average {os.getloadavg()[0]:.1f} at start; old = {args.old}; {WARM_SETS} data sets per K")
     with tempfile.TemporaryDirectory() as tmp:
         runs, best = alternate(Path(tmp), args.old, args.repeats, lambda tree: run_worker(tree, "--warm-worker"))
-    print("\n| K | N | old ms / end | new ms / end | old / new | max abs diff of the ends |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for i, r in enumerate(runs["new"][0]["rows"]):
-        o = runs["old"][0]["rows"][i]
-        diff = max(abs(a - b) for x, y in zip(r["ends"], o["ends"]) for a, b in zip(x, y))
-        o_ms, n_ms = 500 * best["old"][i], 500 * best["new"][i]
-        print(f"| {r['k']} | {r['n']} | {o_ms:.2f} | {n_ms:.2f} | {o_ms / n_ms:.2f} | {diff:.1e} |")
+    rows = runs["new"][0]["rows"]
+    diff = [max(abs(a - b) for x, y in zip(r["ends"], o["ends"]) for a, b in zip(x, y))
+            for r, o in zip(rows, runs["old"][0]["rows"])]
+    comparison_table(rows, ("K", "N"), 500 * best["old"], 500 * best["new"], diff, "ms / end",
+                     "max abs diff of the ends")
 
 
 def main() -> None:
@@ -214,11 +224,8 @@ def main() -> None:
         runs, best = alternate(Path(tmp), args.old, args.repeats, run_worker)
     rows = runs["new"][0]["rows"]
     diff = [max(abs(a - b) for a, b in zip(r["ends"], o["ends"])) for r, o in zip(rows, runs["old"][0]["rows"])]
-    print("\n| law | K | N | votes | old ms / end | new ms / end | old / new | max abs diff of the ends |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for i, r in enumerate(rows):
-        o_ms, n_ms = 500 * best["old"][i], 500 * best["new"][i]
-        print(f"| {r['law']} | {r['k']} | {r['n']} | {r['votes']} | {o_ms:.1f} | {n_ms:.1f} | {o_ms / n_ms:.2f} | {diff[i]:.1e} |")
+    comparison_table(rows, ("law", "K", "N", "votes"), 500 * best["old"], 500 * best["new"], diff, "ms / end",
+                     "max abs diff of the ends", digits=1)
     medians_by_calls(rows, 500 * best["old"], 500 * best["new"], "ms per end")
     total_old, total_new = 500 * best["old"].sum(), 500 * best["new"].sum()
     print(f"\nall {len(rows)} intervals: {2 * total_old / 1e3:.2f} s old, {2 * total_new / 1e3:.2f} s new "

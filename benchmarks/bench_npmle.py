@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_cold_end import alternate, datasets, medians_by_calls  # noqa: E402
+from bench_cold_end import alternate, comparison_table, datasets, medians_by_calls  # noqa: E402
 
 #: main before the compiled quadratic program and the grid start.
 OLD_COMMIT = "5a52693"
@@ -115,11 +115,8 @@ def main() -> None:
         warm = run(ROOT, "--first-call", env={"NUMBA_CACHE_DIR": str(cache)})
     rows = runs["new"][0]["rows"]
     diff = [abs(r["loglik"] - o["loglik"]) for r, o in zip(rows, runs["old"][0]["rows"])]
-    print("\n| law | K | N | old ms | new ms | old / new | abs diff of l(pi-hat) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for i, r in enumerate(rows):
-        o_ms, n_ms = 1e3 * best["old"][i], 1e3 * best["new"][i]
-        print(f"| {r['law']} | {r['k']} | {r['n']} | {o_ms:.2f} | {n_ms:.2f} | {o_ms / n_ms:.2f} | {diff[i]:.1e} |")
+    comparison_table(rows, ("law", "K", "N"), 1e3 * best["old"], 1e3 * best["new"], diff, "ms",
+                     "abs diff of l(pi-hat)")
     medians_by_calls(rows, 1e3 * best["old"], 1e3 * best["new"], "ms")
     print(f"\nall {len(rows)} fits: {best['old'].sum():.3f} s old, {best['new'].sum():.3f} s new "
           f"({best['old'].sum() / best['new'].sum():.2f}x); largest difference of l(pi-hat) {max(diff):.1e}")
