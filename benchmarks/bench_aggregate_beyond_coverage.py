@@ -135,9 +135,9 @@ def run_model_cell(task) -> dict:
     for _ in range(reps):
         codes = simulate(law, n, calls, rng)
         for k, est in plurality_model(codes, ks, alpha).items():
-            hits[k] += est.lower - INSIDE <= truth[k] <= est.upper + INSIDE
-            width[k] += est.upper - est.lower
-            bias[k] += est.estimate - truth[k]
+            hits[k] += est.interval.lower - INSIDE <= truth[k] <= est.interval.upper + INSIDE
+            width[k] += est.interval.width
+            bias[k] += est.interval.estimate - truth[k]
     return {"law": name, "K": calls, "N": n, "reps": reps, "alpha": alpha,
             "cells": [{"aggregate": "plurality (model)", "k": str(k), "truth": truth[k], "coverage": hits[k] / reps,
                        "width": width[k] / reps, "bias": bias[k] / reps} for k in ks],

@@ -117,7 +117,7 @@ def worker(root: str, folder: str) -> None:
             result = plurality_model(codes, budgets)
             best = min(best, time.perf_counter() - start)
         assert result is not None
-        rows = {str(k) if isinstance(k, int) else "inf": [e.estimate, e.lower, e.upper, e.check]
+        rows = {str(k) if isinstance(k, int) else "inf": [e.interval.estimate, e.interval.lower, e.interval.upper, e.check]
                 for k, e in result.items()}
         out.append({"seconds": best, "rows": rows})
     (Path(folder) / "out.json").write_text(json.dumps(out))

@@ -24,6 +24,9 @@ subpackage (:mod:`certify.readers`, :mod:`certify.likelihood`, :mod:`certify.sta
   intervals), :func:`maxent_completion`, :func:`ldgp_completion`;
 * the K-call likelihood (:mod:`certify.likelihood`): :func:`cell_counts`, :func:`npmle`,
   :func:`likelihood_intervals`;
+* results: :class:`Interval`, the one interval type every result row carries (its ends, level,
+  route -- identified by the calls, beyond them, or model-based --, calibration, and whether
+  exact certificates prove it);
 * errors: :class:`CertifyError` and its subclasses :class:`InputError` (also a
   ``ValueError``), :class:`InfeasibleMomentsError`, :class:`ObjectiveError`,
   :class:`DataError`, :class:`SolverError`.
@@ -54,6 +57,7 @@ _LAZY = {
         for name in ("V_INF", "Objective", "VoteLimit", "parse_objective", "parse_vote_budget", "vote_accuracy")
     },
     **{name: ("certify._results", name) for name in ("Bound", "Law", "SharpBounds")},
+    "Interval": ("certify._interval", "Interval"),
     "certify_bound": ("certify.certificates", "certify_bound"),
     "certify_many": ("certify.certificates", "certify_many"),
     "dump_certificate": ("certify.certificates", "dump"),

@@ -29,7 +29,7 @@ from .fuzz_inputs import GENUINE_LIKELIHOOD
 
 SCHEMAS = {p.name: json.loads(p.read_text()) for p in sorted(SCHEMA_DIR.glob("*.json"))}
 REGISTRY = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in SCHEMAS.values())
-OUTPUTS = ("bounds-v1.json", "region-v1.json", "complete-v1.json", "analyze-v2.json", "report-v1.json", "plan-v3.json")
+OUTPUTS = ("bounds-v1.json", "region-v1.json", "complete-v1.json", "analyze-v3.json", "report-v2.json", "plan-v3.json")
 
 
 def _reject_constant(token: str):
@@ -225,20 +225,26 @@ def analyze_likelihood(files):
 
 def test_analyze_json_likelihood_validates(analyze_likelihood):
     doc = analyze_likelihood
-    assert_valid(doc, "analyze-v2.json")
+    assert_valid(doc, "analyze-v3.json")
     report = doc["reports"][0]
     assert report["method"] == "likelihood" and report["all_calls"]["order"] == 5
-    budgets = {b["votes"]: b for b in report["budgets"]}
-    assert {v: b["interval"]["calls"] for v, b in budgets.items()} == {3: 5, 5: 5, 9: 5, "inf": 5}
-    # the empirical estimate exists for budgets up to K = 5 calls only
-    assert budgets[5]["empirical"]["votes"] == 5 and budgets[9]["empirical"] is None and budgets["inf"]["empirical"] is None
+    rows = {r["target"]["votes"]: r for r in report["rows"] if r["target"]["aggregate"] == "majority"}
+    assert {v: r["interval"]["calls"] for v, r in rows.items()} == {3: 5, 5: 5, 9: 5, "inf": 5}
+    routes = {v: r["interval"]["route"] for v, r in rows.items()}
+    assert routes == {3: "identified", 5: "identified", 9: "beyond the calls", "inf": "beyond the calls"}
+    # the empirical estimate exists for budgets up to K = 5 calls only, and is the identified interval's
+    details = {b["votes"]: b for b in report["details"]}
+    assert details[5]["empirical"]["votes"] == 5 and details[9]["empirical"] is None and details["inf"]["empirical"] is None
+    assert rows[5]["interval"]["estimate"] == details[5]["empirical"]["value"] and rows[9]["interval"]["estimate"] is None
     assert doc["policy_comparisons"] and doc["columns"]["form"] == "wide"
 
 
 def test_analyze_json_two_call_validates(files):
     _, doc = cli_json("analyze", files / "two.csv", "--group", "ds/p2", "--votes", "3", "--method", "two-call")
-    assert_valid(doc, "analyze-v2.json")
-    assert [b["interval"]["method"] for b in doc["reports"][0]["budgets"]] == ["two-call"]
+    assert_valid(doc, "analyze-v3.json")
+    (row,) = doc["reports"][0]["rows"]
+    assert row["interval"]["method"] == row["verdict"]["gain"]["method"] == "two-call"
+    assert row["interval"]["calls"] == 2 and row["interval"]["route"] == "beyond the calls"  # V3 from two calls
 
 
 def test_analyze_json_nulls_are_exactly_the_nonfinite_numbers(files):
@@ -247,10 +253,10 @@ def test_analyze_json_nulls_are_exactly_the_nonfinite_numbers(files):
     from certify.readers import read_bits
 
     text, doc = cli_json("analyze", files / "ones.csv", "--votes", "3", "inf")
-    assert_valid(doc, "analyze-v2.json")
+    assert_valid(doc, "analyze-v3.json")
     api = analyze(read_bits(files / "ones.csv"), votes=(3, "inf")).to_dict()
     bad = nonfinite_paths(api)
-    assert {("two_call", "rho"), ("two_call", "se_rho"), ("budgets", 0, "projected", "lower_gap")} <= bad
+    assert {("two_call", "rho"), ("two_call", "se_rho"), ("details", 0, "projected", "lower_gap")} <= bad
     assert any(p[:1] == ("completions",) for p in bad)
     report = doc["reports"][0]
     for p in bad:
@@ -263,10 +269,10 @@ def test_analyze_json_without_a_wald_region_validates(tmp_path):
     and the two-call fields are null."""
     write_calls(tmp_path / "alt.csv", [("ds", "alt", np.tile([True, False, True], (30, 1)))])
     _, doc = cli_json("analyze", tmp_path / "alt.csv", "--votes", "3", "inf")
-    assert_valid(doc, "analyze-v2.json")
+    assert_valid(doc, "analyze-v3.json")
     report = doc["reports"][0]
-    assert report["region"] is None and all(b["projected"] is None for b in report["budgets"])
-    assert all(b["interval"]["method"] == "likelihood" for b in report["budgets"])
+    assert report["region"] is None and all(b["projected"] is None for b in report["details"])
+    assert all(r["interval"]["method"] == "likelihood" for r in report["rows"])
 
 
 # ---- report.json -----------------------------------------------------------------------------
@@ -283,12 +289,12 @@ def report_doc(files):
 def test_report_json_validates_with_nulls_for_nonfinite(report_doc):
     results, text = report_doc
     doc = strict_loads(text)
-    assert_valid(doc, "report-v1.json")
+    assert_valid(doc, "report-v2.json")
     assert list(doc) == sorted(doc) and doc["store"] == "two.csv" and set(doc["reports"]) == {"ds/p1", "ds/p2"}
     assert doc["mixtures"] and doc["optima"]
     for group, rep in results["reports"].items():
         bad = nonfinite_paths(rep.to_dict())
-        assert ("budgets", 0, "projected", "lower_gap") in bad  # two-call analyses do not compute gaps
+        assert ("details", 0, "projected", "lower_gap") in bad  # two-call analyses do not compute gaps
         for p in bad:
             assert at(doc["reports"][group], p) is None, p
 
@@ -318,8 +324,8 @@ def documents(analyze_likelihood, report_doc, plan_doc):
         "bounds-v1.json": cli_json("bounds", "--mu", "0.7", "--rho", "0.2", "--votes", "3", "inf")[1],
         "region-v1.json": cli_json("region", "--mu-hat", "0.7", "--rho-hat", "0.2", "--n", "100", "--votes", "3")[1],
         "complete-v1.json": cli_json("complete", "--mu", "0.7", "--rho", "0.2")[1],
-        "analyze-v2.json": analyze_likelihood,
-        "report-v1.json": strict_loads(report_doc[1]),
+        "analyze-v3.json": analyze_likelihood,
+        "report-v2.json": strict_loads(report_doc[1]),
     }
 
 
@@ -331,13 +337,13 @@ MUTATION_SITES = [
     ("region-v1.json", ("region", "radius2")),
     ("complete-v1.json", ("results", 0, "value")),
     ("complete-v1.json", ("mu",)),
-    ("analyze-v2.json", ("reports", 0, "budgets", 0, "interval", "lower")),
-    ("analyze-v2.json", ("reports", 0, "budgets", 1, "empirical", "value")),
-    ("analyze-v2.json", ("reports", 0, "two_call", "mu")),
-    ("analyze-v2.json", ("reports", 0, "verdicts", 0, "gain_lower")),
-    ("report-v1.json", ("reports", "ds/p1", "budgets", 0, "sharp_lower")),
-    ("report-v1.json", ("mixtures", 0, "best", 0, "mixture", "mu")),
-    ("report-v1.json", ("optima", 0, "lower")),
+    ("analyze-v3.json", ("reports", 0, "details", 0, "sharp_lower")),
+    ("analyze-v3.json", ("reports", 0, "details", 1, "empirical", "value")),
+    ("analyze-v3.json", ("reports", 0, "two_call", "mu")),
+    ("analyze-v3.json", ("reports", 0, "rows", 0, "verdict", "votes")),
+    ("report-v2.json", ("reports", "ds/p1", "details", 0, "sharp_lower")),
+    ("report-v2.json", ("mixtures", 0, "best", 0, "mixture", "mu")),
+    ("report-v2.json", ("optima", 0, "lower")),
     ("plan-v3.json", ("pilot_calls",)),
     ("plan-v3.json", ("rows", 1, "p_certified")),
     ("plan-v3.json", ("scenarios", "npmle", "gain")),

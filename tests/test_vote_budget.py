@@ -106,7 +106,9 @@ def test_every_function_reads_every_spelling(spelling, bits):
     got, typed = (project(_region(), v, certify=False) for v in (spelling, V_INF))
     assert (got.objective, got.lower, got.upper) == (typed.objective, typed.lower, typed.upper) == ("inf", typed.lower, typed.upper)
     rep = analyze(bits, votes=(3, spelling), method="two-call")
-    assert [b.votes for b in rep.budgets] == [3, V_INF] and rep.to_dict()["budgets"][1]["votes"] == "inf"
+    doc = rep.to_dict()
+    assert [b.votes for b in rep.budgets] == [3, V_INF] and [r.target.votes for r in rep.rows()] == [3, V_INF]
+    assert doc["rows"][1]["target"]["votes"] == "inf" and doc["details"][1]["votes"] == "inf"
     assert certify_bound(spelling, "upper", mu="0.7", rho="0.2").objective_name == "Vinf"
 
 

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from .._json import to_json
+from .._text import table_lines
 
 #: Escapes of the control characters that have a short one, as Python writes them.
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -58,18 +59,8 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]], out=No
     ``align="left"``, left-aligned (words first, as the verdict table's cells).
     """
     out = out or sys.stdout
-    headers = [printable(h) for h in headers]
-    texts = [[printable(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in texts)) if texts else len(h) for i, h in enumerate(headers)]
-
-    def line(cells):
-        parts = [c.ljust(widths[i]) if i == 0 or align == "left" else c.rjust(widths[i]) for i, c in enumerate(cells)]
-        return "  ".join(parts).rstrip()
-
-    print(line(headers), file=out)
-    print("  ".join("-" * w for w in widths), file=out)
-    for r in texts:
-        print(line(r), file=out)
+    for line in table_lines([printable(h) for h in headers], [[printable(c) for c in r] for r in rows], align):
+        print(line, file=out)
 
 
 def format_law(atoms: Sequence[float], weights: Sequence[float], digits: int = 4) -> str:

@@ -20,31 +20,19 @@ from .._errors import InputError
 from .._files import file_sha256
 from .._json import schema_id
 from .._numbers import percentage_points, pp_interval
-from .._objective import V_INF, parse_objective, parse_vote_budgets, vote_accuracy
-from ..certificates import (
-    INDEX_FILE,
-    MAX_CALLS,
-    MAX_CELLS,
-    MAX_DEGREE,
-    MAX_LAGRANGIAN_COST,
-    DataSource,
-    LikelihoodCertificate,
-    check_certificate_folder,
-    lagrangian_cost,
-    write_certificate_set,
-)
-from ..likelihood import CellCounts, certify_interval
+from .._objective import V_INF, parse_objective, parse_vote_budgets
+from ..certificates import INDEX_FILE, check_certificate_folder
 from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
 from ..stats import (
     METHODS,
     REPORT_SCHEMA_VERSION,
-    AnalysisReport,
     analyze,
+    check_certifiable,
     compare_policies,
     parse_aggregate,
     votes_label,
+    write_report_certificates,
 )
-from ._analysis_text import print_details, print_summary
 from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_line
 
@@ -264,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
             f"columns that split the file with --group-cols"
         )
     if args.certificates is not None:
-        _check_certifiable(groups, votes, objectives, args.calls)
+        check_certifiable(groups, votes, objectives, args.calls)
     reports = [
         analyze(
             bits,
@@ -284,7 +272,14 @@ def run(args: argparse.Namespace) -> int:
     ]
     comparisons = _policy_comparisons(groups, args.baseline, votes, args.alpha) if args.baseline is not None else []
     if args.certificates is not None:
-        _write_certificates(reports, args)
+        reports, names = write_report_certificates(
+            reports, args.certificates, digest=file_sha256(args.file), force=args.force
+        )
+        print_line(
+            f"wrote {len(names)} certificates and {INDEX_FILE} to {args.certificates}; check them with: "
+            f"certify verify {args.certificates}",
+            file=sys.stderr,
+        )
     if args.json:
         out: dict[str, object] = {
             "$schema": schema_id("analyze", REPORT_SCHEMA_VERSION),
@@ -305,14 +300,15 @@ def run(args: argparse.Namespace) -> int:
     for i, r in enumerate(reports):
         if i:
             print_line()
-        (print_details if args.details else print_summary)(r)
+        for line in r.text_lines(details=args.details):
+            print_line(line)
     if comparisons:
         print_line()
         print_line(f"Paired comparisons with {args.baseline} (same examples, {100 * (1 - args.alpha):g}% CI):")
         for c in comparisons:
             print_line(
                 f"  {c.label_b} - {c.label_a}: {percentage_points(c.difference)} pp "
-                f"{pp_interval(c.lower, c.upper)} (n = {c.n})"
+                f"{pp_interval(*c.interval.ends)} (n = {c.n})"
             )
     return 0
 
@@ -326,58 +322,6 @@ def _some_groups(groups) -> str:
         ", ".join(names)
         if len(names) <= SHOWN_GROUPS
         else f"{', '.join(names[:SHOWN_GROUPS])}, ... ({len(names)} in all)"
-    )
-
-
-def _check_certifiable(groups: dict, votes, objectives, calls) -> None:
-    """Refuse, before solving, data whose certificates the checker would refuse (its work budget)."""
-    top = max([vote_accuracy(v).degree for v in votes if v is not V_INF] + [o.degree for o in objectives], default=0)
-    if top > MAX_DEGREE:
-        raise InputError(
-            f"--certificates: an objective of degree {top} exceeds the checker's work limit of {MAX_DEGREE} "
-            f"(V{MAX_DEGREE}); certify verify would refuse its certificates"
-        )
-    for group, bits in groups.items():
-        cells = CellCounts.from_bits(bits, calls)
-        where = f" (group {group!r})" if group else ""
-        if cells.max_calls > MAX_CALLS:
-            raise InputError(
-                f"--certificates: {cells.max_calls} calls per example{where} exceed the checker's work limit of "
-                f"{MAX_CALLS}; use --calls {MAX_CALLS}"
-            )
-        if len(cells.calls) > MAX_CELLS:
-            raise InputError(
-                f"--certificates: {len(cells.calls)} distinct (calls, correct) cells{where} exceed the checker's "
-                f"work limit of {MAX_CELLS}"
-            )
-        cost = lagrangian_cost(int(k) for k in cells.calls)
-        if cost > MAX_LAGRANGIAN_COST:
-            raise InputError(
-                f"--certificates: the Lagrangian's cost estimate {cost:.3g} of {len(cells.calls)} cells of up to "
-                f"{cells.max_calls} calls{where} exceeds the checker's work limit of {MAX_LAGRANGIAN_COST:.3g}; "
-                f"use fewer calls (--calls)"
-            )
-
-
-def _write_certificates(reports: list[AnalysisReport], args) -> None:
-    """One exact certificate per end of every interval (budgets, V_inf, gains, ``--objective``) and their index,
-    as the folder ``--certificates``.
-
-    The intervals are the ones the analysis solved (``AnalysisReport.likelihood``): only the
-    certificates are built here. Each records its group and the data file's SHA-256.
-    """
-    digest = file_sha256(args.file)
-    certificates: list[LikelihoodCertificate] = []
-    for report in reports:
-        solved, source = report.likelihood, DataSource(report.group, digest)
-        assert solved is not None  # --certificates takes --method likelihood, whose reports keep what they solved
-        for objective, interval in zip(solved.objectives, solved.intervals):
-            certificates += certify_interval(solved.cells, objective, interval, source=source)
-    names = write_certificate_set(args.certificates, certificates, force=args.force)
-    print_line(
-        f"wrote {len(names)} certificates and {INDEX_FILE} to {args.certificates}; check them with: "
-        f"certify verify {args.certificates}",
-        file=sys.stderr,
     )
 
 

@@ -246,8 +246,9 @@ def likelihood_intervals(
             calibration=e["calibration"][0],
             reference=ctx.reference,
             small_count=e.get("small_count", False),
+            identified=_is_polynomial(obj) and obj.degree <= cells.max_calls,
         )
-        for e in ends
+        for obj, e in zip(parsed, ends)
     ]
 
 
@@ -344,4 +345,5 @@ def likelihood_envelope(
         simultaneous=ctx.simultaneous,
         calibration=ctx.calibration,
         reference=ctx.reference,
+        identified=all(_is_polynomial(o) and o.degree <= cells.max_calls for o in (lo_obj, up_obj)),
     )

@@ -8,9 +8,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .._aggregate_bounds import PASS_INF
+from .._interval import Interval
 from .._results import Law
 
 __all__ = ["LatentLaw", "LikelihoodEnd", "LikelihoodInterval", "PASS_INF_NOTE"]
@@ -154,6 +156,9 @@ class LikelihoodInterval:
     small_count : bool
         Whether c was raised above the chi-square value by the small-count calibration
         (:mod:`certify.likelihood._calibration`): the estimate rests on cells with few examples.
+    identified : bool
+        Whether the recorded calls identify the objective (a polynomial of degree at most the most
+        calls of an example), whatever the calibration; the steps V_inf and pass@inf never are.
     """
 
     objective: str
@@ -166,6 +171,7 @@ class LikelihoodInterval:
     calibration: str
     reference: LatentLaw
     small_count: bool = False
+    identified: bool = False
 
     @property
     def width(self) -> float:
@@ -178,6 +184,21 @@ class LikelihoodInterval:
     def note(self) -> str:
         """:data:`PASS_INF_NOTE` for pass@inf (``objective == "pass_inf"``), else ``""``."""
         return PASS_INF_NOTE if self.objective == PASS_INF.name else ""
+
+    def interval(self, calls: int) -> Interval:
+        """The interval as every result row carries it (:class:`certify._interval.Interval`), made from
+        ``calls`` calls per example (the most of an example); its ends are not certified until
+        :func:`~certify.likelihood.certify_interval` proves them."""
+        return Interval(
+            self.lower.value,
+            self.upper.value,
+            math.nan if self.alpha is None else float(self.alpha),
+            "likelihood",
+            self.calibration_text(),
+            int(calls),
+            route="identified" if self.identified else "beyond the calls",
+            note=self.note,
+        )
 
     def calibration_text(self) -> str:
         """One line saying how c was chosen, e.g. ``asymptotic, profile likelihood ratio, chi2(1, 0.95) ...``."""

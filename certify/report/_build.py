@@ -84,8 +84,8 @@ _CURVE_VOTES = (1, 3, 5, 7, 9, 11, 15, 21, 31, 51, 101)
 #: budget beyond the recorded calls costs likelihood solves, so a few, not the whole curve.
 _AGGREGATE_VOTES = (3, 5, 9, 21)
 
-#: Layout version of ``report.json`` (schema ``certify/schemas/report-v1.json``).
-REPORT_JSON_SCHEMA_VERSION = "1"
+#: Layout version of ``report.json`` (schema ``certify/schemas/report-v2.json``).
+REPORT_JSON_SCHEMA_VERSION = "2"
 
 #: The flag that names the report's folder, for messages (``certify experiment report`` and ``certify demo``).
 _OUT_OPTION = "--out"
@@ -392,7 +392,7 @@ def _tables(results: dict) -> list:
 def _gain_of(rep, aggregate: str, votes: int) -> dict | None:
     """The verdict of one aggregate at one budget as {lower, upper, status}; None without one."""
     v = next((v for v in rep.verdicts if v.aggregate == aggregate and v.votes == votes), None)
-    return None if v is None else {"lower": v.gain_lower, "upper": v.gain_upper, "status": v.status}
+    return None if v is None else {"lower": v.gain.lower, "upper": v.gain.upper, "status": v.status}
 
 
 def _summary(results: dict) -> list[dict]:
@@ -414,8 +414,8 @@ def _summary(results: dict) -> list[dict]:
                 "calls": rep.max_calls,
                 "v3_empirical": None if b3.empirical is None else b3.empirical.value,
                 "verdict": None if v3 is None else v3.status,
-                "gain_lower": None if v3 is None else v3.gain_lower,
-                "gain_upper": None if v3 is None else v3.gain_upper,
+                "gain_lower": None if v3 is None else v3.gain.lower,
+                "gain_upper": None if v3 is None else v3.gain.upper,
                 # the same 3 calls used otherwise: their plurality vote over answers, and any of them correct
                 **{f"{a}_3": _gain_of(rep, a, 3) for a in ("plurality", "pass@k")},
             }
@@ -431,12 +431,16 @@ def _forecast_lines(rep) -> list[str]:
     if fc.family is None:
         tried = ", ".join(f"{g.family} (p = {g.p_value:.3f})" for g in fc.rejected)
         return [f"No forecast beyond the recorded calls: the data reject every family ({tried}).", ""]
-    ahead = [r for r in rep.rows() if r.aggregate in ("majority", "pass@k") and r.forecast is not None]
+    ahead = [
+        (r.target, r.interval, r.forecast.accuracy)
+        for r in rep.rows()
+        if r.target.aggregate in ("majority", "pass@k") and r.forecast is not None and r.forecast.accuracy is not None
+    ]
     shown = "; ".join(
-        f"{'majority' if r.aggregate == 'majority' else 'pass@k'} of {budget_json(r.votes)} calls: certain "
-        f"[{r.lower:.3f}, {r.upper:.3f}], forecast {r.forecast:.3f} [{r.forecast_lower:.3f}, {r.forecast_upper:.3f}]"
-        for r in ahead
-        if r.lower is not None and r.upper is not None
+        f"{t.aggregate} of {budget_json(t.votes)} calls: certain [{iv.lower:.3f}, {iv.upper:.3f}], "
+        f"forecast {fc.estimate:.3f} [{fc.lower:.3f}, {fc.upper:.3f}]"
+        for t, iv, fc in ahead
+        if iv is not None and iv.lower is not None and iv.upper is not None
     )
     return [
         f"Beyond the recorded calls, what is certain ({100 * (1 - rep.alpha):g}%, every latent law the calls "
@@ -493,8 +497,8 @@ def _markdown(store_path, results: dict, tables: list, figures: list[Path], inde
         elif modelled:
             # the answer model's accuracy (not a gain, not a verdict): what the wrong answers suggest
             shown = "; ".join(
-                f"{budget_json(a.votes)} calls {a.model.estimate:.3f} [{a.model.lower:.3f}, {a.model.upper:.3f}]"
-                for a in modelled
+                f"{budget_json(a.votes)} calls {iv.estimate:.3f} [{iv.lower:.3f}, {iv.upper:.3f}]"
+                for a, iv in ((a, a.model.interval) for a in modelled)
             )
             lines += [
                 f"Plurality accuracy beyond the recorded calls from the answer model (model-based, **not "

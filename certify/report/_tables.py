@@ -134,7 +134,7 @@ def more_calls_table(curves: dict) -> Table:
         ds, pol = _split(group)
         alpha = rep.alpha
         better = [v for v in rep.verdicts if v.status == "better" and v.aggregate == "majority"]
-        best = max(better, key=lambda v: v.gain_lower, default=None)
+        best = max(better, key=lambda v: v.gain.lower, default=None)
         upper_inf = next(b for b in rep.budgets if b.votes is V_INF).interval.upper
         k_odd = rep.max_calls if rep.max_calls % 2 else rep.max_calls - 1
         row_k, row_101 = _budget(rep, k_odd), _budget(rep, 101)
@@ -144,7 +144,7 @@ def more_calls_table(curves: dict) -> Table:
                 pol,
                 rep.max_calls,
                 "none" if best is None else votes_text(best.votes),
-                None if best is None else _pct(best.gain_lower),
+                None if best is None else _pct(best.gain.lower),
                 None if row_k is None else _pct(upper_inf - row_k.interval.lower),
                 None if row_101 is None else _pct(upper_inf - row_101.interval.lower),
             )
@@ -206,11 +206,13 @@ def forecast_table(curves: dict) -> Table | None:
             continue
         ds, pol = _split(group)
         alpha = rep.alpha
-        ahead = {r.votes: r for r in rep.rows() if r.aggregate == "majority" and r.forecast_gain is not None}
+        ahead = {
+            r.target.votes: r.forecast.gain
+            for r in rep.rows()
+            if r.target.aggregate == "majority" and r.forecast is not None and r.forecast.gain is not None
+        }
         gains = [
-            None
-            if k not in ahead
-            else (_pct(ahead[k].forecast_gain), _pct(ahead[k].forecast_gain_lower), _pct(ahead[k].forecast_gain_upper))
+            None if k not in ahead else (_pct(ahead[k].estimate), _pct(ahead[k].lower), _pct(ahead[k].upper))
             for k in _FORECAST_VOTES
         ]
         rows.append((ds, pol, rep.max_calls, _forecast_model(rep.forecast), *gains))
@@ -529,9 +531,9 @@ def overtaking_table(items, limit: int | None = None) -> Table:
     votes = items[0].votes if items else (1, 3, 5)
     rows = []
     for o in items:
-        cells = {v: tuple(100 * x for x in (d.difference, d.lower, d.upper)) for v, d in zip(o.votes, o.differences)}
+        cells = {v: tuple(100 * x for x in (d.difference, *d.interval.ends)) for v, d in zip(o.votes, o.differences)}
         rows.append((o.dataset, o.policy_a, o.policy_b, *(cells.get(v) for v in votes), o.significant))
-    alpha = items[0].differences[0].alpha if items else None
+    alpha = items[0].differences[0].interval.alpha if items else None
     cols = (
         _DATASET,
         Column("Policy A", verbatim=True),
@@ -557,12 +559,12 @@ def negative_table(items) -> Table:
             m.dataset,
             m.policy,
             f"{m.comparison.label_a} -> {m.comparison.label_b}",
-            tuple(100 * x for x in (m.comparison.difference, m.comparison.lower, m.comparison.upper)),
+            tuple(100 * x for x in (m.comparison.difference, *m.comparison.interval.ends)),
             m.significant,
         )
         for m in items
     ]
-    alpha = items[0].comparison.alpha if items else None
+    alpha = items[0].comparison.interval.alpha if items else None
     cols = (
         _DATASET,
         _POLICY,
@@ -613,7 +615,7 @@ def verdict_table(report, votes) -> str:
         cells = []
         for k in votes:
             v = found.get((aggregate, k))
-            cells.append("-" if v is None else f"{pp_interval(v.gain_lower, v.gain_upper)} {words[v.status]}")
+            cells.append("-" if v is None else f"{pp_interval(v.gain.lower, v.gain.upper)} {words[v.status]}")
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
     head = "| gain over one call (pp) | " + " | ".join(f"{k} calls" for k in votes) + " |"
     return "\n".join([head, "|---" * (len(votes) + 1) + "|", *rows])

@@ -4,7 +4,7 @@ The data are answer codes (:mod:`certify.stats._plurality`): example i's K_i cal
 draws from its answer distribution, with correct-answer probability q_i ~ pi (paper eq.
 (hierarchy-main)); the correctness bits alone (K_i, S_i) give the likelihood of pi, and
 :mod:`certify.likelihood` bounds E_pi[g] over the set C = {pi : l(pi) >= l(pi-hat) - c}. Each
-interval says in ``calibration`` which route made it:
+interval's ``route`` says which way it was made (identified by the calls, or beyond them):
 
 pass@k = E[1 - (1-Q)^k], k finite
     E_pi[g] of the polynomial g = 1 - (1-q)^k (:func:`~certify._aggregate_bounds.pass_at_k_objective`):
@@ -42,6 +42,7 @@ Coverage of these asymptotic calibrations is measured by simulation
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -85,15 +86,13 @@ _ENVELOPE_COVERAGE = {
 }
 
 
-def _likelihood_row(aggregate: str, votes, iv, method: str, alpha: float, n: int, estimate=None) -> AggregateEstimate:
-    """An AggregateEstimate from a likelihood interval (``calibration`` says the route)."""
-    identified = "identified by the calls" if iv.calibration == "profile" else "beyond the recorded calls"
-    calibration = f"{identified}; {iv.calibration_text()}"
+def _likelihood_row(aggregate: str, votes, iv, method: str, cells, estimate=None) -> AggregateEstimate:
+    """An AggregateEstimate from a likelihood interval of ``cells`` (its route: whether the calls identify it)."""
+    calibration = iv.calibration_text()
     if aggregate == "plurality":
         calibration += f"; {_ENVELOPE_COVERAGE[iv.calibration]}"
-    return AggregateEstimate(
-        aggregate, votes, None, estimate, None, iv.lower.value, iv.upper.value, method, calibration, float(alpha), n
-    )
+    interval = replace(iv.interval(cells.max_calls), method=method, calibration=calibration, estimate=estimate)
+    return AggregateEstimate(aggregate, votes, None, interval, None, cells.n)
 
 
 def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, certify: bool, reference) -> dict:
@@ -121,7 +120,7 @@ def _plurality_rows(codes, budgets, cells, abstentions: bool, alpha: float, cert
         else:
             iv, lo, up = likelihood_envelope(cells, lower, upper, alpha=alpha, reference=reference), None, None
         method = _PLURALITY_METHOD.format(lower=names[0], upper=names[1])
-        out[k] = (_likelihood_row("plurality", k, iv, method, alpha, cells.n), lo, up)
+        out[k] = (_likelihood_row("plurality", k, iv, method, cells), lo, up)
     return out
 
 
@@ -142,7 +141,7 @@ def _pass_rows(budgets, cells, alpha: float, certify: bool, reference) -> dict:
             estimate = float(np.asarray(objective.evaluate(np.asarray(ref.atoms))) @ np.asarray(ref.weights))
             estimate = min(max(estimate, iv.lower.value), iv.upper.value)
         method = _PASS_INF_METHOD if k is V_INF else _PASS_METHOD.format(k=k)
-        out[k] = (_likelihood_row("pass@k", k, iv, method, alpha, cells.n, estimate), lo, up)
+        out[k] = (_likelihood_row("pass@k", k, iv, method, cells, estimate), lo, up)
     return out
 
 
@@ -215,8 +214,8 @@ def aggregate_intervals(
     Returns
     -------
     tuple of AggregateEstimate
-        One per budget, in the order given; ``calibration`` names the route (identified or
-        beyond the recorded calls) and how the level is reached; ``estimate`` is None where
+        One per budget, in the order given; each ``interval`` names its route (identified or
+        beyond the recorded calls) and how the level is reached; its ``estimate`` is None where
         the calls do not determine the value.
 
     Raises
@@ -235,8 +234,16 @@ def certified_aggregate_intervals(codes, votes, *, aggregate: str = "plurality",
     Returns
     -------
     tuple of (AggregateEstimate, LikelihoodCertificate or None, LikelihoodCertificate or None)
-        The certificates of the lower and upper end (``certify verify`` re-proves them); None
-        for the U-statistic route (plurality of k <= min_i K_i calls), whose interval is an
-        asymptotic statement about a mean over examples with nothing exact to certify.
+        The certificates of the lower and upper end (``certify verify`` re-proves them); a row with
+        certificates reports their proven bounds, rounded outward, and is marked certified
+        (:meth:`certify.Interval.proven`). None for the U-statistic route (plurality of
+        k <= min_i K_i calls), whose interval is an asymptotic statement about a mean over
+        examples with nothing exact to certify.
     """
-    return _rows(codes, votes, aggregate, alpha, certify=True)
+    out = []
+    for row, lower, upper in _rows(codes, votes, aggregate, alpha, certify=True):
+        if lower is not None and upper is not None:
+            note = "ends proven by the exact certificates returned beside it (certify verify re-checks them)"
+            row = replace(row, interval=row.interval.proven(lower.bound, upper.bound, note))
+        out.append((row, lower, upper))
+    return tuple(out)

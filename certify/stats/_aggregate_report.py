@@ -30,8 +30,7 @@ valid interval only.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -39,12 +38,13 @@ import numpy as np
 from .._aggregate_bounds import pass_at_k_objective, plurality_bounds
 from .._calls import CORRECT, NO_CALL, CallBits
 from .._errors import InputError
+from .._interval import Interval
 from .._objective import V_INF, Objective, budget_json, parse_vote_budget, parse_vote_budgets
+from .._records import Record
 from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals, npmle
 from ._aggregate_intervals import aggregate_intervals
 from ._aggregates import AGGREGATES, aggregate_estimates
 from ._answer_model import ModelEstimate, plurality_model
-from ._interval import IntervalEstimate
 
 __all__ = [
     "AGGREGATE_NAMES",
@@ -70,13 +70,9 @@ def parse_aggregate(value) -> str:
     return name
 
 
-def _none_or_float(value):
-    return None if value is None or not math.isfinite(value) else float(value)
-
-
 @dataclass(frozen=True)
-class AggregateBudget:
-    """The interval of one aggregate at one budget (a row of ``AnalysisReport.budgets``).
+class AggregateBudget(Record):
+    """The interval of one aggregate at one budget (a row of ``AnalysisReport.aggregates``).
 
     Attributes
     ----------
@@ -84,59 +80,18 @@ class AggregateBudget:
         ``"plurality"`` or ``"pass@k"``.
     votes : int or VoteLimit
         k calls, or :data:`certify.V_INF`.
-    lower, upper : float
-        The 1 - alpha interval.
-    method, calibration : str
-        What was estimated and how the level is reached (identified or beyond the calls).
-    alpha : float
-    calls : int
-        Most calls of an example (K_max): what the interval is made from.
-    empirical : float or None
-        The estimate from the recorded calls (k <= K); None beyond them.
+    interval : Interval
+        The 1 - alpha interval, made from the most calls of an example (K_max); its ``estimate`` is
+        the estimate from the recorded calls (k <= K), None beyond them.
     model : ModelEstimate or None
         Plurality beyond the recorded calls: the answer model's estimate and interval
         (:mod:`certify.stats._answer_model`), not certified; None otherwise.
     """
 
     aggregate: str
-    votes: object
-    lower: float
-    upper: float
-    method: str
-    calibration: str
-    alpha: float
-    calls: int
-    empirical: float | None = None
+    votes: object = field(metadata={"write": budget_json, "read": parse_vote_budget})
+    interval: Interval
     model: ModelEstimate | None = None
-
-    def interval(self) -> IntervalEstimate:
-        """The interval as the bit majority's rows carry it (written and read by one pair of methods)."""
-        return IntervalEstimate(self.lower, self.upper, self.method, self.calibration, self.alpha, self.calls)
-
-    def to_dict(self) -> dict:
-        return {
-            "aggregate": self.aggregate,
-            "votes": budget_json(self.votes),
-            "interval": self.interval().to_dict(),
-            "empirical": _none_or_float(self.empirical),
-            "model": None if self.model is None else self.model.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> AggregateBudget:
-        iv = IntervalEstimate.from_dict(d["interval"])
-        return cls(
-            str(d["aggregate"]),
-            parse_vote_budget(d["votes"]),
-            iv.lower,
-            iv.upper,
-            iv.method,
-            iv.calibration,
-            iv.alpha,
-            iv.calls,
-            None if d.get("empirical") is None else float(d["empirical"]),
-            None if d.get("model") is None else ModelEstimate.from_dict(d["model"]),
-        )
 
 
 def answer_codes_of(data: CallBits, aggregate: str) -> np.ndarray:
@@ -158,13 +113,6 @@ def answer_codes_of(data: CallBits, aggregate: str) -> np.ndarray:
     return np.where(np.isnan(bits), NO_CALL, np.where(bits == 1, CORRECT, 1)).astype(np.int32)
 
 
-def _end(value: float | None) -> float:
-    """An interval end of a row from at least two examples (:func:`certify.stats.analyze` requires
-    them), which is never None."""
-    assert value is not None
-    return float(value)
-
-
 def aggregate_budgets(
     data: CallBits, aggregate: str, votes, alpha: float, cells=None, reference=None
 ) -> tuple[AggregateBudget, ...]:
@@ -176,18 +124,7 @@ def aggregate_budgets(
     beyond = [v for v in votes if v is V_INF or v > data.calls] if aggregate == "plurality" else []
     model = plurality_model(codes, beyond, alpha) if beyond else {}
     return tuple(
-        AggregateBudget(
-            aggregate,
-            v,
-            _end(r.lower),
-            _end(r.upper),
-            r.method,
-            r.calibration,
-            float(alpha),
-            data.max_calls,
-            None if r.estimate is None else float(r.estimate),
-            model.get(v),
-        )
+        AggregateBudget(aggregate, v, replace(r.interval, calls=data.max_calls), model.get(v))
         for v, r in zip(votes, rows)
     )
 
@@ -201,8 +138,8 @@ def _minus_q(objective: Objective, name: str) -> Objective:
 
 def aggregate_verdict_intervals(
     data: CallBits, aggregate: str, budgets, alpha: float, cells=None, reference=None
-) -> list[tuple[int, float, float, str]]:
-    """(k, gain_lower, gain_upper, method) per finite budget k > 1 (module docstring); ``cells`` and
+) -> list[tuple[int, Interval]]:
+    """(k, the gain's interval) per finite budget k > 1 (module docstring); ``cells`` and
     ``reference`` as in :func:`aggregate_budgets`."""
     codes = answer_codes_of(data, aggregate)
     fewest = int(data.calls)
@@ -213,7 +150,7 @@ def aggregate_verdict_intervals(
         for r in rows:
             if r.baseline == 1:
                 assert isinstance(r.votes, int)  # a finite budget of ``identified``
-                out.append((r.votes, _end(r.lower), _end(r.upper), "paired U-statistic differences over examples"))
+                out.append((r.votes, r.interval))
     beyond = [k for k in budgets if k > fewest]
     if beyond:
         if cells is None:
@@ -223,7 +160,7 @@ def aggregate_verdict_intervals(
         if aggregate == "pass@k":
             gains = [_minus_q(pass_at_k_objective(k), f"pass@{k} - pass@1") for k in beyond]
             for k, iv in zip(beyond, likelihood_intervals(cells, gains, alpha=alpha, reference=reference)):
-                out.append((k, iv.lower.value, iv.upper.value, f"likelihood ratio, {iv.calibration_text()}"))
+                out.append((k, iv.interval(cells.max_calls)))
         else:
             abstain = bool(data.abstentions)
             for k in beyond:
@@ -235,6 +172,6 @@ def aggregate_verdict_intervals(
                     alpha=alpha,
                     reference=reference,
                 )
-                out.append((k, iv.lower.value, iv.upper.value, f"likelihood ratio, {iv.calibration_text()}"))
+                out.append((k, iv.interval(cells.max_calls)))
     order = {k: i for i, k in enumerate(budgets)}
     return sorted(out, key=lambda t: order[t[0]])

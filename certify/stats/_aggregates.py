@@ -35,13 +35,15 @@ asymptotic except for 0/1 values; ``benchmarks/bench_aggregate_coverage.py`` mea
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._distributions import beta_quantile, normal_quantile, t_quantile
 from .._errors import InputError
+from .._interval import Interval
 from .._objective import V_INF, budget_json, parse_vote_budget
+from .._records import Record
 from .._validation import check_alpha
 from ._plurality import budget_tuple, miss_probabilities, per_example_pass_at_k, per_example_plurality
 
@@ -61,12 +63,8 @@ CALIBRATION = (
 )
 
 
-def _finite_or_none(value):
-    return None if value is None or not math.isfinite(value) else float(value)
-
-
 @dataclass(frozen=True)
-class AggregateEstimate:
+class AggregateEstimate(Record):
     """An aggregate's accuracy of k calls, or its gain over ``baseline`` calls, with an interval.
 
     Attributes
@@ -78,30 +76,22 @@ class AggregateEstimate:
         limit of infinitely many calls (:mod:`certify.stats._aggregate_intervals`).
     baseline : int or None
         ``None`` for the accuracy of k calls; j for the paired gain (k calls minus j calls).
-    estimate : float or None
-        Mean over examples of the per-example U-statistic (or of its paired difference); for
-        an interval from the likelihood set, the NPMLE's value when the calls identify it, else None.
+    interval : Interval
+        The 1 - alpha interval (module docstring; its ends None with fewer than 2 examples), its
+        route (identified by the calls, or beyond them) and calibration; its ``estimate`` is the mean
+        over examples of the per-example U-statistic (or of its paired difference), or for an
+        interval from the likelihood set the NPMLE's value when the calls identify it, else None.
     se : float or None
-        sd / sqrt(n); ``None`` with fewer than 2 examples.
-    lower, upper : float or None
-        The 1 - alpha interval (module docstring); ``None`` with fewer than 2 examples.
-    method, calibration : str
-        What was estimated and how the interval is calibrated.
-    alpha : float
+        sd / sqrt(n); ``None`` with fewer than 2 examples or from the likelihood set.
     n : int
         Examples.
     """
 
     aggregate: str
-    votes: object
+    votes: object = field(metadata={"write": budget_json, "read": parse_vote_budget})
     baseline: int | None
-    estimate: float | None
+    interval: Interval
     se: float | None
-    lower: float | None
-    upper: float | None
-    method: str
-    calibration: str
-    alpha: float
     n: int
 
     @property
@@ -113,41 +103,6 @@ class AggregateEstimate:
         if self.baseline is None:
             return f"{self.aggregate} of {calls}"
         return f"{self.aggregate} gain, {calls} over {self.baseline}"
-
-    def to_dict(self) -> dict:
-        """JSON-ready fields (no NaN: an undefined number is ``None``)."""
-        return {
-            "aggregate": self.aggregate,
-            "votes": budget_json(self.votes),
-            "baseline": self.baseline,
-            "estimate": _finite_or_none(self.estimate),
-            "se": _finite_or_none(self.se),
-            "lower": _finite_or_none(self.lower),
-            "upper": _finite_or_none(self.upper),
-            "method": self.method,
-            "calibration": self.calibration,
-            "alpha": self.alpha,
-            "n": self.n,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> AggregateEstimate:
-        def number(key):
-            return None if d[key] is None else float(d[key])
-
-        return cls(
-            str(d["aggregate"]),
-            parse_vote_budget(d["votes"]),
-            None if d["baseline"] is None else int(d["baseline"]),
-            number("estimate"),
-            number("se"),
-            number("lower"),
-            number("upper"),
-            str(d["method"]),
-            str(d["calibration"]),
-            float(d["alpha"]),
-            int(d["n"]),
-        )
 
 
 def _mean_interval(
@@ -264,14 +219,13 @@ def estimate_rows(
     rows = []
     for k in votes:
         rows.append(
-            AggregateEstimate(
+            _row(
                 aggregate,
                 k,
                 None,
-                *_mean_interval(per_example[k], alpha, 0.0, 1.0, guard=True),
-                _METHOD[aggregate],
-                CALIBRATION,
-                float(alpha),
+                _mean_interval(per_example[k], alpha, 0.0, 1.0, guard=True),
+                alpha,
+                calls,
                 len(per_example[k]),
             )
         )
@@ -285,19 +239,13 @@ def estimate_rows(
                 # pass@k never falls below pass@baseline (every example's unbiased estimate grows
                 # with k): cutting the interval at 0 keeps every value the parameter can take
                 lower = max(lower, 0.0)
-            rows.append(
-                AggregateEstimate(
-                    aggregate,
-                    k,
-                    baseline,
-                    mean,
-                    se,
-                    lower,
-                    upper,
-                    _METHOD[aggregate] + ", paired difference per example",
-                    CALIBRATION,
-                    float(alpha),
-                    len(gain),
-                )
-            )
+            rows.append(_row(aggregate, k, baseline, (mean, se, lower, upper), alpha, calls, len(gain)))
     return tuple(rows)
+
+
+def _row(aggregate: str, k: int, baseline: int | None, mean_interval, alpha: float, calls, n: int) -> AggregateEstimate:
+    """A row of U-statistic means over ``n`` examples (identified by the calls: each example has at least k)."""
+    mean, se, lower, upper = mean_interval
+    method = _METHOD[aggregate] + ("" if baseline is None else ", paired difference per example")
+    interval = Interval(lower, upper, float(alpha), method, CALIBRATION, max(calls), mean)
+    return AggregateEstimate(aggregate, k, baseline, interval, se, n)

@@ -65,7 +65,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError
+from .._interval import Interval
 from .._objective import MAX_EXPANDED_DEGREE, V_INF, parse_vote_budgets
+from .._records import Record
 from .._validation import check_alpha
 from ..likelihood import FiniteModel, critical_value, finite_interval
 from ._aggregates import aggregate_estimates
@@ -89,60 +91,28 @@ INCONSISTENT = "INCONSISTENT"
 
 
 @dataclass(frozen=True)
-class ModelEstimate:
+class ModelEstimate(Record):
     """The answer model's plurality accuracy of k calls (module docstring): not certified.
 
     Attributes
     ----------
-    estimate : float
-        g_k under the model's maximum-likelihood law on the grid.
-    lower, upper : float
-        The likelihood-ratio interval at the projection level (valid if the model holds).
-    method, calibration : str
-    alpha : float
+    interval : Interval
+        Route ``"model-based"``: the estimate g_k under the model's maximum-likelihood law on the
+        grid, and the likelihood-ratio interval at the projection level (valid if the model holds).
     check : str
         The model's plurality accuracy of k0 = min_i K_i calls beside the U-statistic's interval
         and the goodness-of-fit guard on the answer patterns; ends in ": consistent" when neither
-        rejects the model, else says "INCONSISTENT" and by how much (then the numbers above are the
+        rejects the model, else says "INCONSISTENT" and by how much (then the interval is the
         rejected model's, not a forecast); empty with one call per example.
     """
 
-    estimate: float
-    lower: float
-    upper: float
-    method: str
-    calibration: str
-    alpha: float
+    interval: Interval
     check: str = ""
 
     @property
     def rejected(self) -> bool:
         """True when the recorded answers reject the model: its numbers are then no forecast."""
         return INCONSISTENT in self.check
-
-    def to_dict(self) -> dict:
-        return {
-            "estimate": self.estimate,
-            "lower": self.lower,
-            "upper": self.upper,
-            "method": self.method,
-            "calibration": self.calibration,
-            "alpha": self.alpha,
-            "check": self.check,
-            "certified": False,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ModelEstimate:
-        return cls(
-            float(d["estimate"]),
-            float(d["lower"]),
-            float(d["upper"]),
-            str(d["method"]),
-            str(d["calibration"]),
-            float(d["alpha"]),
-            str(d.get("check", "")),
-        )
 
 
 def calls_read(calls: np.ndarray) -> int:
@@ -197,7 +167,13 @@ def plurality_model(codes, budgets, alpha: float = 0.05) -> dict:
     out = {}
     for k in budgets:
         estimate, lower, upper = finite_interval(model, model_plurality(k, q, m, bins), drop, hat)
-        out[k] = ModelEstimate(estimate, lower, upper, method, calibration, float(alpha), check)
+        note = (
+            "no forecast: the recorded answers reject the answer model"
+            if INCONSISTENT in check
+            else "model-based: valid only if the answer model holds"
+        )
+        interval = Interval(lower, upper, float(alpha), method, calibration, used, estimate, "model-based", False, note)
+        out[k] = ModelEstimate(interval, check)
     return out
 
 
@@ -207,7 +183,9 @@ def _check(
     """The model's interval for plurality of ``fewest`` calls (identified) beside the U-statistic's, and the guard."""
     parts, reasons = [], []
     if fewest >= 2:
-        (row,) = aggregate_estimates(codes, [fewest], aggregate="plurality", alpha=alpha, baseline=None)
+        (row,) = (
+            r.interval for r in aggregate_estimates(codes, [fewest], aggregate="plurality", alpha=alpha, baseline=None)
+        )
         if row.lower is not None and row.upper is not None:  # both None together (fewer than 2 examples)
             q, m, bins, _ = grid
             value, lower, upper = finite_interval(model, model_plurality(fewest, q, m, bins), drop, hat)

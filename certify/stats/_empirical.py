@@ -28,7 +28,9 @@ import numpy as np
 from .._calls import CallBits
 from .._distributions import hypergeometric_pmf, normal_quantile
 from .._errors import InputError
+from .._interval import Interval
 from .._objective import votes_label
+from .._records import Record
 from .._validation import check_alpha, check_votes
 
 __all__ = [
@@ -73,48 +75,38 @@ class EmpiricalVote:
 
 
 @dataclass(frozen=True)
-class PairedComparison:
+class PairedComparison(Record):
     """Mean of paired per-example differences (b - a) with a normal confidence interval.
 
     Attributes
     ----------
     label_a, label_b : str
         What is compared, e.g. ``"1 vote"`` and ``"5 votes"``, or two policies' labels.
-    difference : float
-        Mean of (b_i - a_i).
+    interval : Interval
+        Its ``estimate`` is the mean of (b_i - a_i), its ends the mean -/+ z_{1-alpha/2} se
+        (asymptotic, over examples); identified by the calls it was computed from.
     se : float
         sd(b_i - a_i) / sqrt(n).
-    lower, upper : float
-        difference -/+ z_{1-alpha/2} se.
-    alpha : float
     n : int
         Paired examples.
     """
 
     label_a: str
     label_b: str
-    difference: float
+    interval: Interval
     se: float
-    lower: float
-    upper: float
-    alpha: float
     n: int
 
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
+    @property
+    def difference(self) -> float:
+        """The mean paired difference (the interval's estimate)."""
+        assert self.interval.estimate is not None  # every comparison has its mean
+        return self.interval.estimate
 
-    @classmethod
-    def from_dict(cls, d: dict) -> PairedComparison:
-        return cls(
-            d["label_a"],
-            d["label_b"],
-            float(d["difference"]),
-            float(d["se"]),
-            float(d["lower"]),
-            float(d["upper"]),
-            float(d["alpha"]),
-            int(d["n"]),
-        )
+
+#: How a paired comparison's interval is made and calibrated.
+PAIRED_METHOD = "mean of paired per-example differences"
+PAIRED_CALIBRATION = "asymptotic: normal interval over examples (central limit theorem)"
 
 
 def _check_votes(votes, data: CallBits) -> int:
@@ -162,7 +154,10 @@ def paired_comparison(
     se = float(np.std(d, ddof=1) / np.sqrt(n))
     z = normal_quantile(1 - alpha / 2)
     mean = float(d.mean())
-    return PairedComparison(label_a, label_b, mean, se, mean - z * se, mean + z * se, float(alpha), n)
+    interval = Interval(
+        mean - z * se, mean + z * se, float(alpha), PAIRED_METHOD, PAIRED_CALIBRATION, None, mean, "identified"
+    )
+    return PairedComparison(label_a, label_b, interval, se, n)
 
 
 def compare_budgets(data: CallBits, votes_a: int, votes_b: int, alpha: float = 0.05) -> PairedComparison:

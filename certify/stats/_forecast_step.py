@@ -62,13 +62,15 @@ def outside_notes(rows, result: Forecast | None) -> list[str]:
         return []
     notes = []
     for row in rows:
-        if row.forecast_lower is None or row.lower is None or row.upper is None:
+        fc = None if row.forecast is None else row.forecast.accuracy
+        iv = row.interval
+        if fc is None or fc.lower is None or fc.upper is None or iv is None or iv.lower is None or iv.upper is None:
             continue
         # a little slack: both ends are computed in floating point
-        if row.forecast_lower < row.lower - 1e-9 or row.forecast_upper > row.upper + 1e-9:
+        if fc.lower < iv.lower - 1e-9 or fc.upper > iv.upper + 1e-9:
             notes.append(
-                f"the {result.family} forecast of {row.aggregate} at {row.votes} calls "
-                f"[{row.forecast_lower:.4f}, {row.forecast_upper:.4f}] leaves the distribution-free interval "
-                f"[{row.lower:.4f}, {row.upper:.4f}]: evidence against the {result.family} family"
+                f"the {result.family} forecast of {row.target.label} "
+                f"[{fc.lower:.4f}, {fc.upper:.4f}] leaves the distribution-free interval "
+                f"[{iv.lower:.4f}, {iv.upper:.4f}]: evidence against the {result.family} family"
             )
     return notes

@@ -80,8 +80,8 @@ class Overtaking:
     @property
     def significant(self) -> bool:
         """The one-call deficit and a later advantage both have intervals excluding zero."""
-        first = self.differences[0].upper < 0
-        later = any(d.lower > 0 for v, d in zip(self.votes, self.differences) if v in self.overtakes_at)
+        first = self.differences[0].interval.ends[1] < 0
+        later = any(d.interval.ends[0] > 0 for v, d in zip(self.votes, self.differences) if v in self.overtakes_at)
         return first and later
 
     def to_dict(self) -> dict:
@@ -151,7 +151,7 @@ class NegativeMovement:
     @property
     def significant(self) -> bool:
         """The interval excludes zero."""
-        return self.comparison.upper < 0
+        return self.comparison.interval.ends[1] < 0
 
     def to_dict(self) -> dict:
         return {

@@ -28,42 +28,36 @@ certified to change the accuracy by less than that), else "undetermined".
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 from .._bounds import sharp_bounds
 from .._calls import CallBits
 from .._endpoint import endpoint_bounds
 from .._errors import CertifyError, InputError, SolverError
-from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget, parse_vote_budgets, vote_gain
+from .._interval import Interval
+from .._objective import (
+    V_INF,
+    budget_json,
+    parse_objective,
+    parse_vote_budgets,
+    vote_accuracy,
+    vote_gain,
+)
 from .._validation import check_alpha
-from ..forecast import Forecast
-from ..likelihood import CellCounts, LikelihoodInterval, likelihood_intervals, npmle
+from ..likelihood import CellCounts, likelihood_intervals, npmle
 from ..readers import read_bits
 from ..solvers import Faces
 from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
-from ._completions import Completion, complete
-from ._empirical import EmpiricalVote, PairedComparison, compare_budgets, empirical_vote_accuracy, votes_label
-from ._estimators import AllCallEstimates, TwoCallEstimates, all_call_estimates, two_call_estimates
+from ._analysis_report import AnalysisReport, BudgetRow, ObjectiveInterval, SolvedIntervals
+from ._completions import complete
+from ._empirical import compare_budgets, empirical_vote_accuracy, votes_label
+from ._estimators import all_call_estimates, two_call_estimates
 from ._forecast_step import forecast_request, outside_notes, run_forecast
-from ._interval import IntervalEstimate
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
-from ._summary import TargetRow, report_frame, target_rows
-from ._verdict import Verdict, _verdicts, verdict_budgets, verdict_status
-from ._vote_curve import curve_data, vote_curve_figure
+from ._verdict import _verdicts, gain_verdict, verdict_budgets
 
-__all__ = [
-    "METHODS",
-    "REPORT_SCHEMA_VERSION",
-    "BudgetRow",
-    "SolvedIntervals",
-    "AnalysisReport",
-    "analyze",
-    "parse_votes",
-    "two_call_view",
-]
+__all__ = ["METHODS", "analyze", "parse_votes", "two_call_view"]
 
-REPORT_SCHEMA_VERSION = "2"
 
 #: Interval methods of :func:`analyze` (module docstring).
 METHODS = ("likelihood", "two-call")
@@ -73,262 +67,6 @@ def parse_votes(tokens) -> tuple:
     """Vote budgets from ints / strings: positive counts (any parity) or V_inf in any spelling
     (:data:`certify.V_INF`, ``"inf"``, ...), at least one (:func:`certify.parse_vote_budget`)."""
     return parse_vote_budgets(tokens)
-
-
-def _opt(cls, d):
-    return None if d is None else cls.from_dict(d)
-
-
-@dataclass(frozen=True)
-class BudgetRow:
-    """Everything reported for one vote budget.
-
-    Attributes
-    ----------
-    votes : int or VoteLimit
-        A count of calls or :data:`certify.V_INF` (``"inf"`` in JSON).
-    sharp_lower, sharp_upper : float
-        [L, U] at the point estimate (mu-hat, nu-hat) (eq. (LnUn-main); Theorem 4.3 for inf).
-    projected : ProjectedInterval or None
-        The 1 - alpha interval hull of eq. (projected-set-main) (two calls); None when the
-        Wald region is empty and the likelihood method reports without it (a note says so).
-    interval : IntervalEstimate
-        The reported 1 - alpha interval, by the analysis' method.
-    maxent, ldgp : float or None
-        Completed curve values (Sec. 4); None if the completion failed.
-    empirical : EmpiricalVote or None
-        Hypergeometric estimate from all calls, when every example has >= votes calls.
-    moment_lower, moment_upper : float or None
-        Sharp interval at the U-statistic moments (m_1, ..., m_K) when K >= 3 and
-        those moments are feasible: a point-estimate interval with no sampling
-        uncertainty (kept in JSON; not a confidence interval).
-    """
-
-    votes: object
-    sharp_lower: float
-    sharp_upper: float
-    projected: ProjectedInterval | None
-    maxent: float | None = None
-    ldgp: float | None = None
-    empirical: EmpiricalVote | None = None
-    moment_lower: float | None = None
-    moment_upper: float | None = None
-    interval: IntervalEstimate | None = None
-
-    def to_dict(self) -> dict:
-        return {
-            "votes": budget_json(self.votes),
-            "sharp_lower": self.sharp_lower,
-            "sharp_upper": self.sharp_upper,
-            "projected": None if self.projected is None else self.projected.to_dict(),
-            "maxent": self.maxent,
-            "ldgp": self.ldgp,
-            "empirical": None if self.empirical is None else self.empirical.to_dict(),
-            "moment_lower": self.moment_lower,
-            "moment_upper": self.moment_upper,
-            "interval": None if self.interval is None else self.interval.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> BudgetRow:
-        return cls(
-            parse_vote_budget(d["votes"]),
-            float(d["sharp_lower"]),
-            float(d["sharp_upper"]),
-            _opt(ProjectedInterval, d["projected"]),
-            d["maxent"],
-            d["ldgp"],
-            _opt(EmpiricalVote, d["empirical"]),
-            d["moment_lower"],
-            d["moment_upper"],
-            _opt(IntervalEstimate, d.get("interval")),
-        )
-
-
-@dataclass(frozen=True)
-class SolvedIntervals:
-    """The likelihood-ratio intervals an analysis solved, kept for their exact certificates (not in JSON).
-
-    Each interval's ends carry the extremal laws and multipliers that
-    :func:`certify.likelihood.certify_interval` turns into certificates, so writing them
-    solves nothing again.
-
-    Attributes
-    ----------
-    cells : CellCounts
-        The data the intervals were computed from (the first ``calls`` calls of each example).
-    objectives : tuple
-        The objectives as given to the solver: the budgets, then the gains ``"V<k> - V1"`` of the
-        verdicts, then the polynomial objectives asked for (``AnalysisReport.objectives``).
-    intervals : tuple of LikelihoodInterval
-        One per objective.
-    """
-
-    cells: CellCounts
-    objectives: tuple
-    intervals: tuple[LikelihoodInterval, ...]
-
-
-@dataclass(frozen=True)
-class AnalysisReport:
-    """Result of :func:`analyze` (``to_dict``/``from_dict`` round-trip; ``schema_version`` for consumers).
-
-    Attributes
-    ----------
-    source, group : str
-    n, calls, max_calls : int
-        Examples, min K_i and max K_i.
-    alpha : float
-    two_call : TwoCallEstimates
-    all_calls : AllCallEstimates or None
-        When K >= 3 (U-statistics from every call).
-    region : dict or None
-        How the Wald region was formed (eigenvalue floor applied, degenerate); None when it is
-        empty and the likelihood method reports without it.
-    budgets : tuple of BudgetRow
-    verdicts : tuple of Verdict
-    completions : tuple of Completion
-    comparisons : tuple of PairedComparison
-        Empirical paired differences m-vote minus one call, when K allows.
-    notes : tuple of str
-    method : str
-        How the budgets' ``interval`` and the verdicts were made (:data:`METHODS`).
-    aggregates : tuple of AggregateBudget
-        Plurality and pass@k rows (:mod:`certify.stats._aggregate_report`), after the majority
-        rows in ``budgets`` of the JSON; each JSON budget entry names its ``aggregate``.
-    objectives : tuple of ObjectiveInterval
-        Intervals of the polynomial objectives asked for (``--objective``).
-    likelihood : SolvedIntervals or None
-        The solved likelihood intervals behind ``interval`` and the verdicts (method
-        ``"likelihood"``; None otherwise and after :meth:`from_dict`); not part of the JSON
-        and not compared.
-    projected_gains : tuple of ProjectedInterval
-        The two-call projected interval of each verdict's gain V_k - V_1, in the verdicts'
-        order, whatever the method (:func:`two_call_view`; None each when the Wald region is
-        empty); not part of the JSON, not compared.
-    forecast : Forecast or None
-        With ``forecast=True``: the family forecast of the targets beyond the recorded calls
-        (:mod:`certify.forecast`; model-based, not certified), else None. In the JSON as
-        ``forecast`` (schema ``forecast-v1``); not read back by :meth:`from_dict`, not compared.
-    details_only_notes : tuple of str
-        The notes that concern only numbers of the detailed tables (the two-call column under the
-        likelihood method, the sharp range at the all-call moments): ``certify analyze`` shows
-        them under ``--details`` only. Every note is in ``notes``; not part of the JSON (after
-        :meth:`from_dict` every note shows), not compared.
-    """
-
-    source: str
-    group: str
-    n: int
-    calls: int
-    max_calls: int
-    alpha: float
-    two_call: TwoCallEstimates
-    all_calls: AllCallEstimates | None
-    region: dict | None
-    budgets: tuple[BudgetRow, ...]
-    verdicts: tuple[Verdict, ...]
-    completions: tuple[Completion, ...]
-    comparisons: tuple[PairedComparison, ...] = ()
-    notes: tuple[str, ...] = ()
-    method: str = "likelihood"
-    aggregates: tuple[AggregateBudget, ...] = ()
-    objectives: tuple[ObjectiveInterval, ...] = ()
-    schema_version: str = field(default=REPORT_SCHEMA_VERSION)
-    likelihood: SolvedIntervals | None = field(default=None, compare=False, repr=False)
-    projected_gains: tuple[ProjectedInterval | None, ...] = field(default=(), compare=False, repr=False)
-    details_only_notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
-    forecast: Forecast | None = field(default=None, compare=False, repr=False)
-
-    def to_dict(self) -> dict:
-        return {
-            "schema_version": self.schema_version,
-            "source": self.source,
-            "group": self.group,
-            "n": self.n,
-            "calls": self.calls,
-            "max_calls": self.max_calls,
-            "alpha": self.alpha,
-            "two_call": self.two_call.to_dict(),
-            "all_calls": None if self.all_calls is None else self.all_calls.to_dict(),
-            "region": None if self.region is None else dict(self.region),
-            "budgets": [{"aggregate": "majority", **b.to_dict()} for b in self.budgets]
-            + [a.to_dict() for a in self.aggregates],
-            "verdicts": [v.to_dict() for v in self.verdicts],
-            "objectives": [o.to_dict() for o in self.objectives],
-            "completions": [c.to_dict() for c in self.completions],
-            "comparisons": [c.to_dict() for c in self.comparisons],
-            "notes": list(self.notes),
-            "method": self.method,
-            "forecast": None if self.forecast is None else self.forecast.to_dict(),
-        }
-
-    def rows(self) -> tuple[TargetRow, ...]:
-        """One :class:`~certify.stats.TargetRow` per target (aggregate at a budget, or objective), with its
-        interval, the verdict on its gain over one call and, beyond the recorded calls, the forecast."""
-        return target_rows(self)
-
-    def to_frame(self) -> Any:
-        """The analysis as a tidy pandas DataFrame: one row per target, columns the fields of
-        :class:`~certify.stats.TargetRow` (needs pandas: ``pip install 'certify[report]'``)."""
-        return report_frame([self])
-
-    def plot(self, title: str | None = None) -> Any:
-        """The vote-curve figure of this analysis (:func:`~certify.stats.vote_curve_figure`): the interval
-        of every majority budget, V_inf, the empirical points, plurality and pass@k; a
-        ``matplotlib.figure.Figure`` (needs matplotlib: ``pip install 'certify[report]'``)."""
-        return vote_curve_figure([curve_data(self, title=title)])
-
-    @classmethod
-    def from_dict(cls, d: dict) -> AnalysisReport:
-        if str(d.get("schema_version")) != REPORT_SCHEMA_VERSION:
-            raise InputError(
-                f"schema_version={d.get('schema_version')!r}: this version reads {REPORT_SCHEMA_VERSION!r}"
-            )
-        return cls(
-            d["source"],
-            d["group"],
-            int(d["n"]),
-            int(d["calls"]),
-            int(d["max_calls"]),
-            float(d["alpha"]),
-            TwoCallEstimates.from_dict(d["two_call"]),
-            _opt(AllCallEstimates, d["all_calls"]),
-            None if d["region"] is None else dict(d["region"]),
-            tuple(BudgetRow.from_dict(b) for b in d["budgets"] if b.get("aggregate", "majority") == "majority"),
-            tuple(Verdict.from_dict(v) for v in d["verdicts"]),
-            tuple(Completion.from_dict(c) for c in d["completions"]),
-            tuple(PairedComparison.from_dict(c) for c in d["comparisons"]),
-            tuple(d["notes"]),
-            str(d["method"]),
-            tuple(AggregateBudget.from_dict(b) for b in d["budgets"] if b.get("aggregate", "majority") != "majority"),
-            tuple(ObjectiveInterval.from_dict(o) for o in d.get("objectives", ())),
-        )
-
-
-@dataclass(frozen=True)
-class ObjectiveInterval:
-    """The 1 - alpha interval of a polynomial objective in q (``--objective "1 - (1-q)**8"``).
-
-    Attributes
-    ----------
-    objective : str
-        Its name as parsed (:func:`certify.parse_objective`).
-    interval : IntervalEstimate
-        By the analysis' method: the likelihood interval (profile calibration when the
-        objective's degree is at most the calls recorded, projection beyond), or the
-        projected two-call interval.
-    """
-
-    objective: str
-    interval: IntervalEstimate
-
-    def to_dict(self) -> dict:
-        return {"objective": self.objective, "interval": self.interval.to_dict()}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ObjectiveInterval:
-        return cls(str(d["objective"]), IntervalEstimate.from_dict(d["interval"]))
 
 
 def _sharp_at(votes, mu: float, nu: float, faces: Faces) -> tuple[float, float]:
@@ -363,7 +101,7 @@ def _aggregate_results(
     except SolverError:
         pass
     rows: list[AggregateBudget] = []
-    gains: list[tuple[int, float, float, str]] = []
+    gains: list[tuple[int, Interval]] = []
     for v in votes:
         try:
             rows += aggregate_budgets(data, aggregate, (v,), alpha, *shared)
@@ -523,18 +261,20 @@ def analyze(
                     f"moment_upper in the JSON) was not solved ({exc}); no interval shown depends on it"
                 )
                 details_only.append(notes[-1])
+        if emp is not None and iv.route == "identified":  # the estimate the interval surrounds
+            # the estimate from the calls the interval uses (calls=): the empirical column keeps every call
+            iv = replace(iv, estimate=(emp if used is data else empirical_vote_accuracy(used, v)).value)
         rows.append(
             BudgetRow(v, lo, up, proj, _curve(curves, "maxent", v), _curve(curves, "ldgp", v), emp, mlo, mup, iv)
         )
     gains = slice(len(votes), len(votes) + len(gain_budgets))
-    verdicts = list(_verdicts(data, gain_budgets, intervals[gains], method))
+    verdicts = list(_verdicts(data, gain_budgets, intervals[gains]))
     objective_rows = tuple(ObjectiveInterval(o.name, iv) for o, iv in zip(wanted, intervals[gains.stop :]))
     aggregate_rows = []
     for aggregate in extra:
         rows_of, gains_of = _aggregate_results(used, aggregate, aggregate_votes, alpha, notes, (cells, reference))
         aggregate_rows += rows_of
-        for v, lo, up, how in gains_of:
-            verdicts.append(Verdict(v, lo, up, verdict_status(lo, up), how, "", aggregate))
+        verdicts += [gain_verdict(v, gain, aggregate=aggregate) for v, gain in gains_of]
     comparisons = tuple(compare_budgets(data, 1, v, alpha) for v in gain_budgets if v <= data.calls)
     predicted = None
     if forecast:
@@ -605,9 +345,9 @@ def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -
     missing = [votes_label(v) for v in votes if v not in rows] + [f"V{v} - V1" for v in gain_budgets if v not in gains]
     if missing:
         raise InputError(f"the analysis holds no two-call interval of {', '.join(missing)}")
-    budgets = tuple(replace(rows[v], interval=_two_call_interval(rows[v].projected, report.alpha)) for v in votes)
+    budgets = tuple(replace(rows[v], interval=_two_call_interval(rows[v].projected, report.alpha, v)) for v in votes)
     verdicts = _verdicts(
-        data, gain_budgets, [_two_call_interval(gains[v], report.alpha) for v in gain_budgets], "two-call"
+        data, gain_budgets, [_two_call_interval(gains[v], report.alpha, vote_gain(v)) for v in gain_budgets]
     )
     compared = dict(zip([v for v in majority if v <= report.calls], report.comparisons))
     return replace(
@@ -623,31 +363,37 @@ def two_call_view(report: AnalysisReport, data: CallBits, votes=(3, 5, V_INF)) -
     )
 
 
-def _two_call_interval(projected: ProjectedInterval | None, alpha: float) -> IntervalEstimate:
+def _two_call_interval(projected: ProjectedInterval | None, alpha: float, target) -> Interval:
     """The reported interval of the two-call method: the projected Wald region (Section 4.4)."""
     # None only without a Wald region, where the two-call method raises before asking for intervals
     assert projected is not None
-    return IntervalEstimate(
-        projected.lower, projected.upper, "two-call", "asymptotic, projected Wald region chi2(2)", float(alpha), 2
+    return Interval(
+        projected.lower,
+        projected.upper,
+        float(alpha),
+        "two-call",
+        "asymptotic, projected Wald region chi2(2)",
+        2,
+        route="identified" if _degree(target) <= 2 else "beyond the calls",
     )
+
+
+def _degree(target) -> float:
+    """The degree of a target (a budget, a gain or an objective); infinite for the step V_inf."""
+    if target is V_INF:
+        return math.inf
+    return (vote_accuracy(target) if isinstance(target, int) else target).degree
 
 
 def _intervals(
     cells: CellCounts, reference, objectives: list, projected, alpha: float, method: str, simultaneous: bool
-) -> tuple[list[IntervalEstimate], SolvedIntervals | None]:
+) -> tuple[list[Interval], SolvedIntervals | None]:
     """The reported 1 - alpha interval of each objective by ``method`` (module docstring), and the solved
     likelihood intervals behind them (None for the two-call method)."""
     if method == "two-call":
-        return [_two_call_interval(p, alpha) for p in projected], None
+        return [_two_call_interval(p, alpha, o) for p, o in zip(projected, objectives)], None
     ivs = likelihood_intervals(cells, objectives, alpha=alpha, simultaneous=simultaneous, reference=reference)
-    used = cells.max_calls
-    return (
-        [
-            IntervalEstimate(iv.lower.value, iv.upper.value, "likelihood", iv.calibration_text(), float(alpha), used)
-            for iv in ivs
-        ],
-        SolvedIntervals(cells, tuple(objectives), tuple(ivs)),
-    )
+    return [iv.interval(cells.max_calls) for iv in ivs], SolvedIntervals(cells, tuple(objectives), tuple(ivs))
 
 
 def _curve(curves: dict, method: str, votes) -> float | None:

@@ -3,10 +3,12 @@
 An :class:`~certify.stats.AnalysisReport` keeps each aggregate where it was computed: the bit
 majority's budgets (``budgets``), plurality and pass@k (``aggregates``), the gains over one call
 (``verdicts``) and ``--objective`` (``objectives``). :func:`target_rows` joins them into one
-:class:`TargetRow` per target -- an aggregate at a budget, or an objective -- with its interval,
-the verdict on its gain over one call and, beyond the recorded calls, the model-based forecast
-beside it. ``certify analyze`` prints these rows as its default answer (one verdict table per
-group); :meth:`AnalysisReport.to_frame` returns them as a pandas DataFrame.
+:class:`TargetRow` per target -- an aggregate at a budget, or an objective (an :class:`AnalysisTarget`) --
+with its :class:`~certify.Interval`, the verdict on its gain over one call and, beyond the
+recorded calls, the model-based forecast beside it (a :class:`RowForecast`). The rows are the
+JSON's (``analyze-v3``: ``rows``), ``certify analyze`` prints them as its default answer (one
+verdict table per group), and :meth:`AnalysisReport.to_frame` returns them as a pandas DataFrame
+whose columns are the JSON row's keys, flattened (``interval.lower``).
 
 **Forecasts.** Beyond the recorded calls the interval covers every latent law the calls allow
 (certain, at its level) and is wide. A forecast is what is likely under a model, never certified:
@@ -29,14 +31,17 @@ answer model: the accuracy of one call from every call), so that the model's own
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .._extras import require
-from .._objective import budget_json, is_vote_limit
+from .._interval import Interval
+from .._objective import budget_json, parse_vote_budget, votes_label
+from .._records import Record, flat_columns, flat_record
 from ._forecast_step import forecast_names
+from ._verdict import Verdict
 
-__all__ = ["TargetRow", "target_rows", "report_frame", "FORECAST_MODELS"]
+__all__ = ["FORECAST_MODELS", "RowForecast", "AnalysisTarget", "TargetRow", "report_frame", "target_rows"]
 
 #: What each aggregate's forecast beyond the recorded calls comes from (module docstring); a
 #: family forecast names its family, how many more families its intervals join (the forecast's
@@ -47,74 +52,107 @@ FORECAST_MODELS = {
 }
 #: How the answer model's check ends when the recorded answers do not reject it (:mod:`._answer_model`).
 _CONSISTENT = ": consistent"
+#: The aggregates a target names; an objective is ``"objective"``.
+AGGREGATE_TARGETS = ("majority", "plurality", "pass@k", "objective")
+
+
+def _budget_or_none(value):
+    return None if value is None else parse_vote_budget(value)
 
 
 @dataclass(frozen=True)
-class TargetRow:
-    """One target of one group: an aggregate at a budget, or an objective (module docstring).
+class AnalysisTarget(Record):
+    """What a row estimates: an aggregate of k calls, or a polynomial objective in q.
+
+    Attributes
+    ----------
+    aggregate : str
+        ``"majority"`` (the paper's bit majority), ``"plurality"``, ``"pass@k"`` or ``"objective"``.
+    votes : int or VoteLimit or None
+        The budget k (:data:`certify.V_INF` for infinitely many calls; ``"inf"`` in JSON); None for
+        an objective.
+    objective : str or None
+        The objective's expression (``--objective``); None for an aggregate.
+    """
+
+    aggregate: str
+    votes: object = field(default=None, metadata={"write": budget_json, "read": _budget_or_none})
+    objective: str | None = None
+
+    @property
+    def key(self) -> tuple:
+        """(aggregate, votes), or ("objective", its expression): what a row is looked up by."""
+        return (self.aggregate, self.objective if self.aggregate == "objective" else self.votes)
+
+    @property
+    def label(self) -> str:
+        """``"majority of 5 votes"``, ``"pass@k of infinitely many votes"``, ``"1 - (1-q)**8"``."""
+        if self.aggregate == "objective":
+            return str(self.objective)
+        return f"{self.aggregate} of {votes_label(self.votes)}"
+
+
+@dataclass(frozen=True)
+class RowForecast(Record):
+    """A target's model-based forecast beyond the recorded calls, or why there is none: never certified.
+
+    Attributes
+    ----------
+    model : str
+        The model behind it (:data:`FORECAST_MODELS`), or why there is no forecast.
+    family : str or None
+        The family of the latent law (a family forecast), ``"answer model"`` (plurality), or None
+        where the data reject every model tried.
+    gof_p : float or None
+        The goodness-of-fit guard's p-value of that family (None for the answer model: its check
+        is in ``model``).
+    rejected : bool
+        True when the data reject the model: then no interval.
+    accuracy : Interval or None
+        Route ``"model-based"``: the forecast point (``estimate``) and interval of the accuracy.
+    gain : Interval or None
+        The same for the gain over one call, taken against the model's own one-call accuracy.
+    """
+
+    model: str
+    family: str | None = None
+    gof_p: float | None = None
+    rejected: bool = False
+    accuracy: Interval | None = None
+    gain: Interval | None = None
+
+
+@dataclass(frozen=True)
+class TargetRow(Record):
+    """One target of one group (module docstring): a row of ``analyze-v3``'s ``rows``.
 
     Attributes
     ----------
     group : str
-    aggregate : str
-        ``"majority"`` (the bit majority), ``"plurality"``, ``"pass@k"`` or ``"objective"``.
-    votes : int or VoteLimit or None
-        The budget k (:data:`certify.V_INF` for infinitely many calls; ``"inf"`` in :meth:`to_dict`);
-        None for an objective.
-    objective : str or None
-        The objective's expression (``--objective``); None for an aggregate.
-    route : str
-        ``"identified"`` (k at most the recorded calls: the calls identify the target) or
-        ``"beyond the calls"``; an objective's is ``"objective"``.
-    lower, upper : float or None
-        The 1 - alpha interval of the target's accuracy; None where its solve failed (a note says why).
-    method, calibration : str
-        How the interval was made and how its level is reached (asymptotic or exact).
-    alpha : float
-    calls : int or None
-        Calls per example the interval uses.
-    estimate : float or None
-        The estimate from the recorded calls (identified targets).
-    gain_lower, gain_upper : float or None
-        The 1 - alpha interval of the gain over one call (accuracy of k calls minus that of one).
-    verdict : str or None
-        ``"better"``, ``"worse"``, ``"negligible"`` or ``"undetermined"`` (:class:`Verdict`).
-    forecast, forecast_gain : float or None
-        Beyond the recorded calls: the model-based point of the accuracy and of the gain; not certified.
-    forecast_lower, forecast_upper, forecast_gain_lower, forecast_gain_upper : float or None
-        Their 1 - alpha intervals under the model (a family's parametric bootstrap, the answer
-        model's likelihood ratio; the gain's of the answer model: None).
-    forecast_model : str or None
-        The model behind ``forecast`` (:data:`FORECAST_MODELS`), or why there is none (the data
-        reject the model).
+    target : AnalysisTarget
+    interval : Interval or None
+        The 1 - alpha interval of the target's accuracy, with its route (identified by the calls,
+        or beyond them: every latent law the calls allow), calibration and, where identified, the
+        estimate from the recorded calls; None where it was not solved or not asked for (``note``).
+    verdict : Verdict or None
+        The verdict on the gain over one call, with the gain's interval (finite budgets above one).
+    forecast : RowForecast or None
+        Beyond the recorded calls, with a forecast asked for: the model-based forecast beside the
+        certain interval, or why there is none.
+    note : str
+        Why ``interval`` is missing, or anything else about this row; empty when nothing.
     """
 
     group: str
-    aggregate: str
-    votes: object
-    objective: str | None
-    route: str
-    lower: float | None
-    upper: float | None
-    method: str
-    calibration: str
-    alpha: float
-    calls: int | None
-    estimate: float | None = None
-    gain_lower: float | None = None
-    gain_upper: float | None = None
-    verdict: str | None = None
-    forecast: float | None = None
-    forecast_lower: float | None = None
-    forecast_upper: float | None = None
-    forecast_gain: float | None = None
-    forecast_gain_lower: float | None = None
-    forecast_gain_upper: float | None = None
-    forecast_model: str | None = None
+    target: AnalysisTarget
+    interval: Interval | None
+    verdict: Verdict | None = None
+    forecast: RowForecast | None = None
+    note: str = ""
 
-    def to_dict(self) -> dict:
-        """The row as a flat dict (the DataFrame's columns, in field order); ``votes`` as JSON writes it."""
-        return {**asdict(self), "votes": None if self.votes is None else budget_json(self.votes)}
+    def flat(self) -> dict:
+        """The row flattened to the DataFrame's columns (``interval.lower``; absent parts None)."""
+        return flat_record(self)
 
 
 def _one_call(report: Any) -> float:
@@ -122,20 +160,14 @@ def _one_call(report: Any) -> float:
     return report.all_calls.mu if report.all_calls is not None else report.two_call.mu
 
 
-def _route(votes, calls: int) -> str:
-    return "beyond the calls" if is_vote_limit(votes) or votes > calls else "identified"
+def _beyond_calls(interval: Interval | None) -> bool:
+    """Whether a target lies beyond the calls its interval used (where a forecast is shown)."""
+    return interval is not None and interval.route == "beyond the calls"
 
 
-class _Model(NamedTuple):
-    """A forecast of one target: accuracy and gain with their intervals, and what it comes from."""
-
-    point: float | None = None
-    lower: float | None = None
-    upper: float | None = None
-    gain: float | None = None
-    gain_lower: float | None = None
-    gain_upper: float | None = None
-    model: str | None = None
+def _model_interval(estimate, lower, upper, alpha: float, how: str, calls: int) -> Interval:
+    """A family forecast's interval: a parametric bootstrap, model-based (``how`` says which families)."""
+    return Interval(lower, upper, alpha, "parametric bootstrap", how, calls, estimate, "model-based")
 
 
 def _family_text(result: Any) -> str:
@@ -144,34 +176,29 @@ def _family_text(result: Any) -> str:
     return FORECAST_MODELS["family"].format(family=result.family, more=more, p=result.guard.p_value)
 
 
-def _family_model(report: Any, aggregate: str, votes) -> _Model | None:
-    """The family forecast of a majority or pass@k target beyond the calls (None where none was asked)."""
+def _family_forecast(report: Any, names) -> RowForecast | None:
+    """The family forecast of a target beyond the calls (None where none was asked or made)."""
     result = getattr(report, "forecast", None)
-    names = forecast_names(aggregate, votes)
     if result is None or names is None:
         return None
     if result.family is None:
         tried = ", ".join(f"{g.family} p = {g.p_value:.3f}" for g in result.rejected)
-        return _Model(model=f"no forecast: the data reject every family ({tried})")
+        return RowForecast(model=f"no forecast: the data reject every family ({tried})", rejected=True)
     found = {t.target: t for t in result.targets}
     if names[0] not in found:
         return None
-    acc, gain = found[names[0]], found.get(names[1])
+    acc, gain = found[names[0]], found.get(names[1]) if len(names) > 1 else None
     if math.isnan(acc.estimate):  # withdrawn (too few calls for this target): its method says why
-        return _Model(model=acc.method)
-    model = _family_text(result)
-    return _Model(
-        acc.estimate,
-        acc.lower,
-        acc.upper,
-        None if gain is None else gain.estimate,
-        None if gain is None else gain.lower,
-        None if gain is None else gain.upper,
-        model,
-    )
+        return RowForecast(model=acc.method, family=result.family, gof_p=result.guard.p_value)
+    calls = report.likelihood.cells.max_calls if report.likelihood is not None else report.max_calls
+
+    def interval(t):
+        return None if t is None else _model_interval(t.estimate, t.lower, t.upper, report.alpha, t.method, calls)
+
+    return RowForecast(_family_text(result), result.family, result.guard.p_value, False, interval(acc), interval(gain))
 
 
-def _answer_model(a: Any, one_call: float) -> _Model | None:
+def _answer_forecast(a: Any, one_call: float) -> RowForecast | None:
     """The answer model's plurality forecast beyond the calls, or why there is none."""
     model = a.model
     if model is None:
@@ -181,8 +208,13 @@ def _answer_model(a: Any, one_call: float) -> _Model | None:
     elif not model.check:  # too few calls or examples to check it: said, not hidden
         text = "answer model, not checked (too few calls or examples for its check)"
     else:  # the recorded answers reject the model: it forecasts nothing
-        return _Model(model="no forecast: the recorded answers reject the answer model")
-    return _Model(model.estimate, model.lower, model.upper, model.estimate - one_call, None, None, text)
+        return RowForecast(
+            model="no forecast: the recorded answers reject the answer model", family="answer model", rejected=True
+        )
+    iv = model.interval
+    assert iv.estimate is not None  # the model's point at every budget
+    gain = replace(iv, lower=None, upper=None, estimate=iv.estimate - one_call, note="no interval for the gain")
+    return RowForecast(text, "answer model", None, False, iv, gain)
 
 
 def target_rows(report: Any) -> tuple[TargetRow, ...]:
@@ -190,103 +222,48 @@ def target_rows(report: Any) -> tuple[TargetRow, ...]:
 
     Majority rows first (every budget), then plurality and pass@k (as ``analyze`` ordered them),
     then the objectives. A gain and its verdict are attached to the row of the same aggregate and
-    budget; a forecast only to rows beyond the recorded calls.
+    budget; a verdict on a budget whose accuracy was not asked for (the gain of 3 calls, when no
+    finite budget above 2 was) gets a row of its own without an interval. A forecast is attached
+    only to rows beyond the recorded calls.
     """
     gains = {(v.aggregate, v.votes): v for v in report.verdicts}
     one_call = _one_call(report)
-    rows = []
+    rows: list[TargetRow] = []
     for b in report.budgets:
-        route = _route(b.votes, report.calls)
-        model = _family_model(report, "majority", b.votes) if route != "identified" else None
-        estimate = None if b.empirical is None else b.empirical.value
-        rows.append(
-            _row(report, "majority", b.votes, route, b.interval, estimate, gains.get(("majority", b.votes)), model)
-        )
+        forecast = _family_forecast(report, forecast_names("majority", b.votes)) if _beyond_calls(b.interval) else None
+        rows.append(_row(report, "majority", b.votes, b.interval, gains.pop(("majority", b.votes), None), forecast))
     for a in report.aggregates:
-        route = _route(a.votes, a.calls)
-        model = None
-        if route != "identified":
-            model = (
-                _answer_model(a, one_call)
+        forecast = None
+        if _beyond_calls(a.interval):
+            forecast = (
+                _answer_forecast(a, one_call)
                 if a.aggregate == "plurality"
-                else _family_model(report, a.aggregate, a.votes)
+                else _family_forecast(report, forecast_names(a.aggregate, a.votes))
             )
+        rows.append(_row(report, a.aggregate, a.votes, a.interval, gains.pop((a.aggregate, a.votes), None), forecast))
+    for (aggregate, votes), verdict in gains.items():  # verdicts of budgets not asked for
         rows.append(
-            _row(
-                report, a.aggregate, a.votes, route, a.interval(), a.empirical, gains.get((a.aggregate, a.votes)), model
-            )
+            _row(report, aggregate, votes, None, verdict, None, note="the accuracy of this budget was not asked for")
         )
     for o in report.objectives:
-        iv = o.interval
-        m = _objective_model(report, o.objective) or _Model()
-        rows.append(
-            TargetRow(
-                group=report.group,
-                aggregate="objective",
-                votes=None,
-                objective=o.objective,
-                route="objective",
-                lower=iv.lower,
-                upper=iv.upper,
-                method=iv.method,
-                calibration=iv.calibration,
-                alpha=iv.alpha,
-                calls=iv.calls,
-                forecast=m.point,
-                forecast_lower=m.lower,
-                forecast_upper=m.upper,
-                forecast_model=m.model,
-            )
-        )
+        forecast = _family_forecast(report, (o.objective,)) if _beyond_calls(o.interval) else None
+        rows.append(TargetRow(report.group, AnalysisTarget("objective", None, o.objective), o.interval, None, forecast))
     return tuple(rows)
 
 
-def _objective_model(report: Any, name: str) -> _Model | None:
-    """The family forecast of an objective beyond the calls (its degree above them), if one was made."""
-    result = getattr(report, "forecast", None)
-    if result is None or result.family is None:
-        return None
-    found = {t.target: t for t in result.targets}.get(name)
-    if found is None:
-        return None
-    model = _family_text(result)
-    return _Model(found.estimate, found.lower, found.upper, model=model)
-
-
-def _row(report, aggregate, votes, route, iv, estimate, gain, model: _Model | None) -> TargetRow:
-    m = model or _Model()
-    return TargetRow(
-        group=report.group,
-        aggregate=aggregate,
-        votes=votes,
-        objective=None,
-        route=route,
-        lower=None if iv is None else iv.lower,
-        upper=None if iv is None else iv.upper,
-        method="" if iv is None else iv.method,
-        calibration="" if iv is None else iv.calibration,
-        alpha=report.alpha,
-        calls=None if iv is None else iv.calls,
-        estimate=estimate,
-        gain_lower=None if gain is None else gain.gain_lower,
-        gain_upper=None if gain is None else gain.gain_upper,
-        verdict=None if gain is None else gain.status,
-        forecast=m.point,
-        forecast_lower=m.lower,
-        forecast_upper=m.upper,
-        forecast_gain=m.gain,
-        forecast_gain_lower=m.gain_lower,
-        forecast_gain_upper=m.gain_upper,
-        forecast_model=m.model,
-    )
+def _row(report, aggregate, votes, interval, verdict, forecast, note: str = "") -> TargetRow:
+    if interval is None and not note:
+        note = "no interval: the likelihood solver failed (the report's notes say why)"
+    return TargetRow(report.group, AnalysisTarget(aggregate, votes), interval, verdict, forecast, note)
 
 
 def report_frame(reports) -> Any:
     """The target rows of one or several reports as a tidy pandas DataFrame (one row per group x target).
 
-    Columns are the fields of :class:`TargetRow`, in order; a budget of infinitely many calls is
-    ``"inf"`` in ``votes``, as in the JSON. Needs pandas (``pip install 'certify[report]'``).
+    Columns are the keys of a JSON row (:meth:`TargetRow.to_dict`), flattened with dots
+    (``target.votes``, ``interval.lower``, ``verdict.gain.upper``, ``forecast.accuracy.estimate``);
+    a budget of infinitely many calls is ``"inf"`` in ``target.votes``, as in the JSON. Needs
+    pandas (``pip install 'certify[report]'``).
     """
     pandas = require("pandas", "a DataFrame of the analysis")
-    columns = list(TargetRow.__dataclass_fields__)
-    return pandas.DataFrame([row.to_dict() for r in reports for row in target_rows(r)], columns=columns)
+    return pandas.DataFrame([row.flat() for r in reports for row in target_rows(r)], columns=flat_columns(TargetRow))

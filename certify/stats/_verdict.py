@@ -15,11 +15,13 @@ import numpy as np
 
 from .._bounds import sharp_bounds
 from .._calls import CallBits
+from .._interval import Interval
 from .._numbers import percentage_points, pp_interval
 from .._objective import V_INF, vote_gain
+from .._records import Record
 from ._tolerances import RANGE_TOL
 
-__all__ = ["NEGLIGIBLE_GAIN", "Verdict", "verdict_budgets", "verdict_reason", "verdict_status"]
+__all__ = ["NEGLIGIBLE_GAIN", "Verdict", "gain_verdict", "verdict_budgets", "verdict_reason", "verdict_status"]
 
 
 #: A gain interval inside +-NEGLIGIBLE_GAIN (1 percentage point) that holds 0 certifies that
@@ -78,19 +80,17 @@ def verdict_budgets(votes) -> list[int]:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Verdict(Record):
     """Certified improvement of ``votes`` calls over one call at level 1 - alpha.
 
     Attributes
     ----------
     votes : int
-    gain_lower, gain_upper : float
-        The 1 - alpha interval of V_votes - V_1 by the analysis' method.
+    gain : Interval
+        The 1 - alpha interval of V_votes - V_1 (or of the aggregate's gain) by the analysis' method.
     status : str
-        ``"better"`` (gain_lower > 0), ``"worse"`` (gain_upper < 0), ``"negligible"`` (the
+        ``"better"`` (its lower end > 0), ``"worse"`` (its upper end < 0), ``"negligible"`` (the
         interval holds 0 within +-:data:`NEGLIGIBLE_GAIN`) or ``"undetermined"`` (:func:`verdict_status`).
-    method : str
-        The interval method (:data:`METHODS`).
     reason : str
         Why, in plain words (:func:`verdict_reason`); empty when not computed.
     aggregate : str
@@ -108,16 +108,15 @@ class Verdict:
     }
 
     votes: int
-    gain_lower: float
-    gain_upper: float
+    gain: Interval
     status: str
-    method: str = "two-call"
     reason: str = ""
     aggregate: str = "majority"
 
     @property
     def text(self) -> str:
-        pp = f"gain in {pp_interval(self.gain_lower, self.gain_upper)} pp"
+        assert self.gain.lower is not None and self.gain.upper is not None  # a verdict's gain is solved
+        pp = f"gain in {pp_interval(self.gain.lower, self.gain.upper)} pp"
         why = f"; {self.reason}" if self.reason else ""
         what = {
             "majority": f"{self.votes} votes",
@@ -132,43 +131,18 @@ class Verdict:
             return f"{what}: CERTIFIED to change little ({pp}){why}"
         return f"{what}: improvement NOT certified ({pp}){why}"
 
-    def to_dict(self) -> dict:
-        return {
-            "aggregate": self.aggregate,
-            "votes": self.votes,
-            "gain_lower": self.gain_lower,
-            "gain_upper": self.gain_upper,
-            "status": self.status,
-            "method": self.method,
-            "reason": self.reason,
-            "text": self.text,
-        }
 
-    @classmethod
-    def from_dict(cls, d: dict) -> Verdict:
-        return cls(
-            int(d["votes"]),
-            float(d["gain_lower"]),
-            float(d["gain_upper"]),
-            d["status"],
-            str(d["method"]),
-            str(d.get("reason", "")),
-            str(d.get("aggregate", "majority")),
-        )
+def gain_verdict(votes: int, gain: Interval, reason: str = "", aggregate: str = "majority") -> Verdict:
+    """The verdict of a gain interval (its status by :func:`verdict_status`)."""
+    assert gain.lower is not None and gain.upper is not None  # a gain interval that was solved
+    return Verdict(votes, gain, verdict_status(gain.lower, gain.upper), reason, aggregate)
 
 
-def _verdicts(data: CallBits, gain_budgets: list[int], intervals, method: str) -> tuple[Verdict, ...]:
+def _verdicts(data: CallBits, gain_budgets: list[int], intervals) -> tuple[Verdict, ...]:
     """The verdict on each gain V_k - V_1 from its interval (module docstring)."""
     one_call = float(data.successes.sum() / data.counts.sum())  # accuracy of one call, from every call
     calls_agree = bool(np.all((data.successes == 0) | (data.successes == data.counts)))
     return tuple(
-        Verdict(
-            v,
-            iv.lower,
-            iv.upper,
-            verdict_status(iv.lower, iv.upper),
-            method,
-            verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree),
-        )
+        gain_verdict(v, iv, verdict_reason(v, iv.lower, iv.upper, one_call, calls_agree))
         for v, iv in zip(gain_budgets, intervals)
     )

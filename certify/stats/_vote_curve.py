@@ -42,7 +42,11 @@ def curve_data(report: Any, title: str | None = None, truth: dict | None = None)
 
     # The forecast beyond the recorded calls (analyze(..., forecast=True)): model-based, drawn apart
     # from the certified band so that it never reads as part of it.
-    ahead = {r.votes: r for r in target_rows(report) if r.aggregate == "majority" and r.forecast is not None}
+    ahead = {
+        r.target.votes: r.forecast.accuracy
+        for r in target_rows(report)
+        if r.target.aggregate == "majority" and r.forecast is not None and r.forecast.accuracy is not None
+    }
     fc = getattr(report, "forecast", None)
     more = "" if fc is None or not fc.pooled else f" and {len(fc.pooled)} more"
     model = None if fc is None or fc.family is None else f"{fc.family} family{more}, guard p = {fc.guard.p_value:.2f}"
@@ -58,12 +62,12 @@ def curve_data(report: Any, title: str | None = None, truth: dict | None = None)
         "empirical": {b.votes: (b.empirical.value, b.empirical.se) for b in finite if b.empirical is not None},
         "truth": truth,
         "alpha": report.alpha,
-        "forecast_lower": [ahead[b.votes].forecast_lower if b.votes in ahead else None for b in finite],
-        "forecast_upper": [ahead[b.votes].forecast_upper if b.votes in ahead else None for b in finite],
-        "forecast_inf": (ahead[V_INF].forecast_lower, ahead[V_INF].forecast_upper) if V_INF in ahead else None,
+        "forecast_lower": [ahead[b.votes].lower if b.votes in ahead else None for b in finite],
+        "forecast_upper": [ahead[b.votes].upper if b.votes in ahead else None for b in finite],
+        "forecast_inf": (ahead[V_INF].lower, ahead[V_INF].upper) if V_INF in ahead else None,
         "forecast_model": model,
         "aggregates": {
-            a: [(b.votes, b.lower, b.upper) for b in report.aggregates if b.aggregate == a]
+            a: [(b.votes, b.interval.lower, b.interval.upper) for b in report.aggregates if b.aggregate == a]
             for a in dict.fromkeys(b.aggregate for b in report.aggregates)
         },
     }

@@ -1,13 +1,13 @@
 """The ``schema-fields`` directive: one JSON Schema of ``certify/schemas/`` as a table of fields.
 
-    ```{schema-fields} analyze-v2
+    ```{schema-fields} analyze-v3
     ```
 
 renders the schema's title, ``$id`` and description, then one row per field reachable from
 the root (``results[].lower_law.atoms``: ``[]`` is an array's items), with its JSON type,
 whether it is required, and its ``description`` from the schema, which is where every field
 is documented. ``$ref`` to the schema's ``$defs`` is followed once per path; a reference to
-another schema (``report-v1`` refers to ``analyze-v2``) is named, not expanded.
+another schema (``report-v2`` refers to ``analyze-v3``) is named, not expanded.
 """
 
 from __future__ import annotations

@@ -51,8 +51,8 @@ def test_overtaking_pairs_and_their_paired_intervals(groups):
         diff = _independent(groups["random"], v) - _independent(groups["stable"], v)
         se = diff.std(ddof=1) / np.sqrt(N)
         assert d.difference == pytest.approx(diff.mean(), abs=1e-12)
-        assert d.lower == pytest.approx(diff.mean() - 1.959963984540054 * se, abs=1e-10)
-        assert d.upper == pytest.approx(diff.mean() + 1.959963984540054 * se, abs=1e-10)
+        assert d.interval.lower == pytest.approx(diff.mean() - 1.959963984540054 * se, abs=1e-10)
+        assert d.interval.upper == pytest.approx(diff.mean() + 1.959963984540054 * se, abs=1e-10)
     # every reported pair really is an overtaking
     for o in found:
         assert o.differences[0].difference < 0 and any(d.difference > 0 for d in o.differences[1:])
@@ -63,7 +63,7 @@ def test_negative_movements(groups):
     neg = find_negative_movements(data, [unit_mixture(data, n) for n in data.names])
     below = [m for m in neg if m.policy == "below"]
     assert [m.comparison.label_b for m in below] == ["3 votes", "5 votes"]
-    assert below[0].significant and below[0].comparison.upper < 0
+    assert below[0].significant and below[0].comparison.interval.upper < 0
     d = _independent(groups["below"], 3) - _independent(groups["below"], 1)
     assert below[0].comparison.difference == pytest.approx(d.mean(), abs=1e-12)
     assert not any(m.policy == "random" for m in neg)

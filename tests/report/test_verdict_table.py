@@ -2,13 +2,15 @@
 
 from types import SimpleNamespace
 
+from certify._interval import Interval
 from certify.report._tables import verdict_table
 from certify.stats import Verdict
 
 
 def _verdict(aggregate, votes, lo, up):
     status = "better" if lo > 0 else "worse" if up < 0 else "undetermined"
-    return Verdict(votes, lo, up, status, "likelihood", "", aggregate)
+    gain = Interval(lo, up, 0.05, "likelihood", "asymptotic, profile likelihood ratio", 5)
+    return Verdict(votes, gain, status, "", aggregate)
 
 
 def test_rows_follow_the_aggregates_and_cells_the_verdicts():

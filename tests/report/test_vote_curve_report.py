@@ -65,7 +65,7 @@ def test_each_group_is_analysed_once(results):
                 same.projected.lower,
                 same.projected.upper,
             )
-        assert [v.votes for v in rep.verdicts] == [3, 5] and all(v.method == "two-call" for v in rep.verdicts)
+        assert [v.votes for v in rep.verdicts] == [3, 5] and all(v.gain.method == "two-call" for v in rep.verdicts)
 
 
 def test_curves_use_every_call_and_hold_the_true_values(results):
@@ -79,7 +79,9 @@ def test_curves_use_every_call_and_hold_the_true_values(results):
             iv = row.interval
             assert iv.calls == K and iv.lower <= iv.upper
             # identified budgets (k <= K) use chi2_1, the others the projection chi2_K
-            assert ("profile" in iv.calibration) == (row.votes is not V_INF and row.votes <= K)
+            identified = row.votes is not V_INF and row.votes <= K
+            assert ("profile" in iv.calibration) == identified
+            assert iv.route == ("identified" if identified else "beyond the calls")
             truth = true_v(a, b, row.votes)
             assert iv.lower - 1e-9 <= truth <= iv.upper + 1e-9, (group, row.votes, iv, truth)
         # empirical points exist exactly up to K
@@ -96,9 +98,9 @@ def test_more_calls_table(results):
         a, b = LAWS[group.split("/")[1]]
         better = [v for v in rep.verdicts if v.status == "better" and v.aggregate == "majority"]
         if better:
-            best = max(better, key=lambda v: v.gain_lower)
-            assert row[3] == f"{best.votes} votes" and row[4] == pytest.approx(100 * best.gain_lower)
-            assert best.gain_lower > 0
+            best = max(better, key=lambda v: v.gain.lower)
+            assert row[3] == f"{best.votes} votes" and row[4] == pytest.approx(100 * best.gain.lower)
+            assert best.gain.lower > 0
         else:
             assert row[3] == "none" and row[4] is None
         # the bound on what more votes can add holds for the true law
@@ -126,14 +128,16 @@ def test_the_forecast_table_gives_9_21_101_and_infinitely_many_votes_from_a_fami
         assert fc is not None and fc.family is not None and not fc.guard.rejected
         more = f" and {len(fc.pooled)} more" if fc.pooled else ""
         assert row[model] == f"{fc.family}{more} (guard p = {fc.guard.p_value:.2f})"
-        by_votes = {r.votes: r for r in rep.rows() if r.aggregate == "majority"}
+        by_votes = {r.target.votes: r for r in rep.rows() if r.target.aggregate == "majority"}
         for k, j in zip(budgets, cols):
             r = by_votes[k]
-            assert row[j] == pytest.approx((100 * r.forecast_gain, 100 * r.forecast_gain_lower, 100 * r.forecast_gain_upper))
+            fg = r.forecast.gain
+            assert fg.route == "model-based" and not fg.certified
+            assert row[j] == pytest.approx((100 * fg.estimate, 100 * fg.lower, 100 * fg.upper))
             truth = 100 * (true_v(a, b, k) - true_v(a, b, 1))
             assert row[j][1] <= truth <= row[j][2], (group, k, row[j], truth)
-            if r.gain_lower is not None:  # model-based, and narrower than what is certain
-                assert row[j][2] - row[j][1] < 100 * (r.gain_upper - r.gain_lower)
+            if r.verdict is not None:  # model-based, and narrower than what is certain
+                assert row[j][2] - row[j][1] < 100 * (r.verdict.gain.upper - r.verdict.gain.lower)
     # rendered as a value with its interval, one decimal
     assert re.search(r"[+-]\d+\.\d \[[+-]\d+\.\d, [+-]\d+\.\d\]", table.to_markdown())
 
@@ -170,9 +174,11 @@ def test_written_report_has_the_curve_figure_and_json(results, tmp_path):
     for rep in res["curves"].values():
         fc = rep.forecast
         assert f"under the {fc.family} family of the latent law" in md
-        nine = next(r for r in rep.rows() if r.aggregate == "majority" and r.votes == 9)
+        nine = next(r for r in rep.rows() if r.target.aggregate == "majority" and r.target.votes == 9)
+        iv, ahead = nine.interval, nine.forecast.accuracy
+        assert iv.route == "beyond the calls" and ahead.route == "model-based"
         assert (
-            f"majority of 9 calls: certain [{nine.lower:.3f}, {nine.upper:.3f}], forecast {nine.forecast:.3f} "
-            f"[{nine.forecast_lower:.3f}, {nine.forecast_upper:.3f}]"
+            f"majority of 9 calls: certain [{iv.lower:.3f}, {iv.upper:.3f}], forecast {ahead.estimate:.3f} "
+            f"[{ahead.lower:.3f}, {ahead.upper:.3f}]"
         ) in md
     assert "**not certified**" in md

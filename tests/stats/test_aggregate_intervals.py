@@ -1,6 +1,7 @@
 """Plurality accuracy and pass@k at any k (certify.stats.aggregate_intervals): routes, bounds, certificates."""
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -50,13 +51,15 @@ def test_plurality_routes(population):
     cells = cells_of(codes)
     lower, upper = plurality_bounds(9)
     env = likelihood_envelope(cells, lower, upper)
-    assert (rows[2].lower, rows[2].upper) == pytest.approx(env.as_tuple(), abs=1e-12)
-    assert rows[2].estimate is None and rows[2].se is None and rows[2].baseline is None
-    assert rows[2].calibration.startswith("beyond the recorded calls; asymptotic, projection likelihood ratio")
-    assert "hold jointly" in rows[2].calibration and "U_9(Q)" in rows[2].method
+    nine, inf_row = rows[2].interval, rows[3].interval
+    assert (nine.lower, nine.upper) == pytest.approx(env.as_tuple(), abs=1e-12)
+    assert nine.estimate is None and rows[2].se is None and rows[2].baseline is None
+    assert nine.route == "beyond the calls" and nine.calibration.startswith("asymptotic, projection likelihood ratio")
+    assert "hold jointly" in nine.calibration and "U_9(Q)" in nine.method
+    assert [r.interval.route for r in rows] == ["identified"] * 2 + ["beyond the calls"] * 2
     inf = likelihood_interval(cells, "inf", reference=env.reference)
-    assert rows[3].lower == pytest.approx(inf.lower.value, abs=1e-12) and rows[3].upper == 1.0
-    assert "1 by definition" in rows[3].method and rows[3].label == "plurality of infinitely many calls"
+    assert inf_row.lower == pytest.approx(inf.lower.value, abs=1e-12) and inf_row.upper == 1.0
+    assert "1 by definition" in inf_row.method and rows[3].label == "plurality of infinitely many calls"
 
 
 def test_pass_routes(population):
@@ -65,16 +68,17 @@ def test_pass_routes(population):
     cells = cells_of(codes)
     direct = likelihood_intervals(cells, [pass_at_k_objective(k) for k in (1, 4, 20)] + [PASS_INF])
     for row, iv in zip(rows, direct):
-        assert (row.lower, row.upper) == pytest.approx(iv.as_tuple(), abs=1e-12)
+        assert (row.interval.lower, row.interval.upper) == pytest.approx(iv.as_tuple(), abs=1e-12)
         assert row.aggregate == "pass@k" and row.n == 400
-    assert [r.calibration.split(";")[0] for r in rows] == ["identified by the calls"] * 2 + ["beyond the recorded calls"] * 2
+    assert [r.interval.route for r in rows] == ["identified"] * 2 + ["beyond the calls"] * 2
     # identified: the NPMLE's value, inside the interval, near the unbiased per-example mean
     unbiased = aggregate_estimates(codes, [1, 4], aggregate="pass@k", baseline=None)
     for row, u in zip(rows[:2], unbiased):
-        assert row.lower <= row.estimate <= row.upper and row.estimate == pytest.approx(u.estimate, abs=0.01)
-    assert rows[2].estimate is None and rows[3].estimate is None and rows[3].upper == 1.0
+        iv = row.interval
+        assert iv.lower <= iv.estimate <= iv.upper and iv.estimate == pytest.approx(u.interval.estimate, abs=0.01)
+    assert rows[2].interval.estimate is None and rows[3].interval.estimate is None and rows[3].interval.upper == 1.0
     # pass@k rises with k under one calibration: 20 calls and inf share the projection level
-    assert rows[2].lower <= rows[3].lower
+    assert rows[2].interval.lower <= rows[3].interval.lower
 
 
 def test_abstentions_raise_the_plurality_upper_bound_to_pass_at_k():
@@ -84,10 +88,10 @@ def test_abstentions_raise_the_plurality_upper_bound_to_pass_at_k():
     assert (codes == -1).any()
     (row,) = aggregate_intervals(codes, 7, aggregate="plurality")
     env = likelihood_envelope(cells_of(codes), 7, pass_at_k_objective(7))
-    assert (row.lower, row.upper) == pytest.approx(env.as_tuple(), abs=1e-12)
-    assert "1 - (1-Q)^7, as calls may abstain" in row.method
+    assert (row.interval.lower, row.interval.upper) == pytest.approx(env.as_tuple(), abs=1e-12)
+    assert "1 - (1-Q)^7, as calls may abstain" in row.interval.method
     no_abstain = likelihood_envelope(cells_of(codes), *plurality_bounds(7))
-    assert row.upper >= no_abstain.upper.value - 1e-12  # U_7 <= pass@7 pointwise
+    assert row.interval.upper >= no_abstain.upper.value - 1e-12  # U_7 <= pass@7 pointwise
 
 
 def test_ragged_calls_between_the_fewest_and_the_most():
@@ -98,9 +102,12 @@ def test_ragged_calls_between_the_fewest_and_the_most():
     codes = answer_codes(q, 5, rng)
     codes[:100, 3:] = -2  # a third of the examples has 3 calls
     rows = aggregate_intervals(codes, [3, 5, 7], aggregate="plurality")
-    assert rows[0].method.startswith("U-statistic")
-    assert rows[1].calibration.startswith("identified by the calls; asymptotic, profile") and "alpha/2" in rows[1].calibration
-    assert rows[2].calibration.startswith("beyond the recorded calls; asymptotic, projection")
+    first, middle, beyond = (r.interval for r in rows)
+    assert first.method.startswith("U-statistic") and first.route == "identified"
+    assert middle.route == "identified" and middle.calibration.startswith("asymptotic, profile")
+    assert "alpha/2" in middle.calibration
+    assert beyond.route == "beyond the calls" and beyond.calibration.startswith("asymptotic, projection")
+    assert [r.interval.calls for r in rows] == [5, 5, 5]  # the most calls of an example
 
 
 def test_the_interval_holds_the_true_plurality_accuracy():
@@ -113,8 +120,8 @@ def test_the_interval_holds_the_true_plurality_accuracy():
     codes = np.where(u < q[:, None], 0, rng.integers(1, 10**6, size=(n, 3)))
     rows = aggregate_intervals(codes, [9, "inf"], aggregate="plurality")
     truth_9 = float(np.mean(stats.binom.sf(1, 9, q) + stats.binom.pmf(1, 9, q) / 9))
-    assert rows[0].lower <= truth_9 <= rows[0].upper
-    assert rows[1].lower <= float(np.mean(q > 0)) <= rows[1].upper == 1.0
+    assert rows[0].interval.lower <= truth_9 <= rows[0].interval.upper
+    assert rows[1].interval.lower <= float(np.mean(q > 0)) <= rows[1].interval.upper == 1.0
 
 
 def test_certified_aggregate_intervals(population):
@@ -123,13 +130,16 @@ def test_certified_aggregate_intervals(population):
     assert out[0][1] is None and out[0][2] is None  # the U-statistic route: nothing exact to certify
     for row, lo, up in out[1:]:
         assert verify(lo.to_dict()).ok and verify(up.to_dict()).ok
-        assert float(lo.bound) <= row.lower and row.lower - float(lo.bound) < 1e-9
-        assert float(up.bound) >= row.upper and float(up.bound) - row.upper < 1e-9
+        # the row reports the proven bounds rounded outward: exactly below / above them, by one float
+        assert Fraction(row.interval.lower) <= lo.bound < Fraction(np.nextafter(row.interval.lower, 1.0))
+        assert Fraction(np.nextafter(row.interval.upper, 0.0)) < up.bound <= Fraction(row.interval.upper)
+        assert row.interval.certified and "certify verify" in row.interval.note
     assert out[1][1].objective_name == "V9" and out[2][1].objective_name == "Vinf" and out[2][2].objective_name == "pass_inf"
     # the same numbers as without certificates
     plain = aggregate_intervals(codes, [3, 9, "inf"], aggregate="plurality")
     for (r, _, _), p in zip(out, plain):
-        assert (r.lower, r.upper) == pytest.approx((p.lower, p.upper), abs=1e-12)
+        assert (r.interval.lower, r.interval.upper) == pytest.approx((p.interval.lower, p.interval.upper), abs=1e-9)
+        assert not p.interval.certified
     ((row, lo, up),) = certified_aggregate_intervals(codes, 12, aggregate="pass@k")
     assert verify(lo.to_dict()).ok and verify(up.to_dict()).ok and lo.objective_name == "1 - (1-q)**12"
 

@@ -27,19 +27,22 @@ def test_aggregate_rows_and_verdicts_are_those_of_the_engines():
     r = analyze(data, (3, 9), aggregates=("plurality", "pass"), objectives=("1 - (1-q)**8",))
     rows = {(a.aggregate, a.votes): a for a in r.aggregates}
     (p3,) = aggregate_estimates(codes, [3], aggregate="plurality", baseline=None)
-    assert (rows["plurality", 3].lower, rows["plurality", 3].upper) == (p3.lower, p3.upper)
-    beyond = aggregate_intervals(codes, [9], aggregate="pass@k")[0]
+    p3_row = rows["plurality", 3].interval
+    assert (p3_row.lower, p3_row.upper) == (p3.interval.lower, p3.interval.upper)
+    beyond = aggregate_intervals(codes, [9], aggregate="pass@k")[0].interval
     # solved alone rather than beside the 3-call end: the same end to the solver's tolerance
-    assert (rows["pass@k", 9].lower, rows["pass@k", 9].upper) == pytest.approx((beyond.lower, beyond.upper), abs=1e-9)
+    p9_row = rows["pass@k", 9].interval
+    assert (p9_row.lower, p9_row.upper) == pytest.approx((beyond.lower, beyond.upper), abs=1e-9)
     gains = {(v.aggregate, v.votes): v for v in r.verdicts}
     g3 = [e for e in aggregate_estimates(codes, [3], aggregate="plurality", baseline=1) if e.baseline == 1][0]
-    assert (gains["plurality", 3].gain_lower, gains["plurality", 3].gain_upper) == (g3.lower, g3.upper)
+    p3_gain = gains["plurality", 3].gain
+    assert (p3_gain.lower, p3_gain.upper) == (g3.interval.lower, g3.interval.upper)
     assert gains["majority", 3].aggregate == "majority"
     (iv,) = likelihood_intervals(cell_counts(data.counts, data.successes.astype(int)), ["1 - (1-q)**8"])
     assert (r.objectives[0].interval.lower, r.objectives[0].interval.upper) == pytest.approx((iv.lower.value, iv.upper.value), abs=1e-9)
     # plurality of k calls is at least the bit majority's estimate where both are identified
     maj3 = next(b for b in r.budgets if b.votes == 3).empirical.value
-    assert rows["plurality", 3].empirical >= maj3 - 1e-12
+    assert rows["plurality", 3].interval.estimate >= maj3 - 1e-12
 
 
 def _csv(tmp_path, answers: bool):
@@ -78,14 +81,15 @@ def test_json_labels_every_entry_and_validates(tmp_path):
             "--objective", "1 - (1-q)**8", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    schema = json.loads((Path(__file__).resolve().parents[2] / "certify" / "schemas" / "analyze-v2.json").read_text())
+    schema = json.loads((Path(__file__).resolve().parents[2] / "certify" / "schemas" / "analyze-v3.json").read_text())
     jsonschema.validate(out, schema)
     (rep,) = out["reports"]
-    assert [(b["aggregate"], b["votes"]) for b in rep["budgets"]] == [
-        ("majority", 3), ("majority", 9), ("majority", "inf"), ("pass@k", 3), ("pass@k", 9), ("pass@k", "inf")]
-    assert rep["budgets"][-1]["interval"]["upper"] == 1.0  # P(Q > 0)'s upper end is 1 by definition
-    assert {v["aggregate"] for v in rep["verdicts"]} == {"majority", "pass@k"}
-    assert rep["objectives"][0]["objective"] == "1 - (1-q)**8"
+    targets = [(row["target"]["aggregate"], row["target"]["votes"]) for row in rep["rows"]]
+    assert targets == [("majority", 3), ("majority", 9), ("majority", "inf"), ("pass@k", 3), ("pass@k", 9),
+                       ("pass@k", "inf"), ("objective", None)]
+    assert rep["rows"][5]["interval"]["upper"] == 1.0  # P(Q > 0)'s upper end is 1 by definition
+    assert {row["verdict"]["aggregate"] for row in rep["rows"] if row["verdict"] is not None} == {"majority", "pass@k"}
+    assert rep["rows"][-1]["target"]["objective"] == "1 - (1-q)**8"
 
 
 def _near_deterministic_bits():
@@ -105,8 +109,8 @@ def test_near_deterministic_counts_get_every_verdict():
     assert {v.votes for v in report.verdicts if v.aggregate == "pass@k"} == {3, 5, 9, 21}
     assert not any("solver failed" in n for n in report.notes)
     for row in report.aggregates:
-        alone = aggregate_intervals((1 - bits.bits).astype(np.int32), [row.votes], aggregate="pass@k")[0]
-        assert (row.lower, row.upper) == pytest.approx((alone.lower, alone.upper), abs=1e-9)
+        alone = aggregate_intervals((1 - bits.bits).astype(np.int32), [row.votes], aggregate="pass@k")[0].interval
+        assert (row.interval.lower, row.interval.upper) == pytest.approx((alone.lower, alone.upper), abs=1e-9)
 
 
 def test_a_budget_the_likelihood_solver_cannot_finish_is_left_out_with_a_note(monkeypatch):
@@ -131,7 +135,7 @@ def test_a_budget_the_likelihood_solver_cannot_finish_is_left_out_with_a_note(mo
     assert any("pass@k of 9 calls against one call: no verdict" in n for n in report.notes)
     before = {v.votes: v for v in normal.verdicts if v.aggregate == "pass@k"}
     for k, v in kept.items():
-        assert (v.gain_lower, v.gain_upper) == pytest.approx((before[k].gain_lower, before[k].gain_upper), abs=1e-9)
+        assert (v.gain.lower, v.gain.upper) == pytest.approx((before[k].gain.lower, before[k].gain.upper), abs=1e-9)
 
 
 def test_plurality_beyond_the_calls_carries_the_answer_model_labelled_not_certified(tmp_path):
@@ -147,12 +151,19 @@ def test_plurality_beyond_the_calls_carries_the_answer_model_labelled_not_certif
     r = cli("analyze", str(path), "--aggregate", "plurality", "--votes", "3", "21", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    jsonschema.validate(out, json.loads((Path(__file__).resolve().parents[2] / "certify" / "schemas" / "analyze-v2.json").read_text()))
-    rows = {b["votes"]: b for b in out["reports"][0]["budgets"] if b["aggregate"] == "plurality"}
-    assert rows[3]["model"] is None  # identified: the recorded answers speak for themselves
-    model = rows[21]["model"]
-    assert model["certified"] is False and "not certified" in model["method"]
-    assert rows[21]["interval"]["lower"] - 1e-9 <= model["estimate"] <= rows[21]["interval"]["upper"] + 1e-9
+    jsonschema.validate(out, json.loads((Path(__file__).resolve().parents[2] / "certify" / "schemas" / "analyze-v3.json").read_text()))
+    (rep,) = out["reports"]
+    rows = {r["target"]["votes"]: r for r in rep["rows"] if r["target"]["aggregate"] == "plurality"}
+    models = {m["votes"]: m["model"] for m in rep["answer_models"] if m["aggregate"] == "plurality"}
+    # identified: the recorded answers speak for themselves
+    assert 3 not in models and rows[3]["forecast"] is None and rows[3]["interval"]["route"] == "identified"
+    model = models[21]
+    assert rows[21]["interval"]["route"] == "beyond the calls"
+    assert model["interval"]["route"] == "model-based"
+    assert model["interval"]["certified"] is False and "not certified" in model["interval"]["method"]
+    assert rows[21]["interval"]["lower"] - 1e-9 <= model["interval"]["estimate"] <= rows[21]["interval"]["upper"] + 1e-9
     assert model["check"].startswith("at 3 calls the model gives")
+    # the row beyond the calls carries the same model as its forecast
+    assert rows[21]["forecast"]["accuracy"] == model["interval"] and rows[21]["forecast"]["family"] == "answer model"
     text = cli("analyze", str(path), "--aggregate", "plurality", "--votes", "3", "21", "--details")
     assert text.returncode == 0 and "model-based, NOT certified" in text.stdout and "check: at 3 calls" in text.stdout

@@ -33,8 +33,8 @@ def test_budget_intervals_are_the_likelihood_intervals_of_every_call(ten_calls):
         assert (row.interval.lower, row.interval.upper) == pytest.approx((iv.lower.value, iv.upper.value), abs=1e-12)
     # the verdict is the interval of the gain itself, not a difference of two intervals
     for v, iv in zip(rep.verdicts, direct[4:]):
-        assert (v.gain_lower, v.gain_upper) == pytest.approx((iv.lower.value, iv.upper.value), abs=1e-12)
-        assert v.method == "likelihood" and v.status == "better"
+        assert (v.gain.lower, v.gain.upper) == pytest.approx((iv.lower.value, iv.upper.value), abs=1e-12)
+        assert v.gain.method == "likelihood" and v.status == "better"
     assert rep.method == "likelihood"
 
 
@@ -110,10 +110,18 @@ def test_cli_json_carries_the_interval_and_the_method(tmp_path, capsys, ten_call
     data = json.loads(capsys.readouterr().out)
     rep = data["reports"][0]
     assert rep["method"] == "likelihood"
-    for entry in rep["budgets"]:
-        assert set(entry["interval"]) == {"lower", "upper", "method", "calibration", "alpha", "calls"}
+    assert [row["target"]["votes"] for row in rep["rows"]] == [3, 101]
+    for entry in rep["rows"]:
+        assert set(entry["interval"]) == {"lower", "upper", "alpha", "method", "calibration", "calls", "estimate",
+                                          "route", "certified", "note"}
         assert entry["interval"]["alpha"] == 0.05 and entry["interval"]["lower"] <= entry["interval"]["upper"]
-    assert rep["budgets"][0]["empirical"] is not None and rep["budgets"][1]["empirical"] is None
+        assert entry["interval"]["method"] == "likelihood" and entry["interval"]["calls"] == 10
+        assert entry["interval"]["certified"] is False  # no --certificates: computed in floating point
+    assert rep["details"][0]["empirical"] is not None and rep["details"][1]["empirical"] is None
+    # the identified budget's interval surrounds the empirical vote value; beyond the calls it is a range
+    (three, hundred_one) = (row["interval"] for row in rep["rows"])
+    assert three["route"] == "identified" and three["estimate"] == rep["details"][0]["empirical"]["value"]
+    assert hundred_one["route"] == "beyond the calls" and hundred_one["estimate"] is None
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -149,8 +157,15 @@ def test_cli_certificates_prove_every_interval_end(tmp_path, capsys, ten_calls):
     assert [f.name for f in files] == ["V3_V1_lower.json", "V3_V1_upper.json", "V3_lower.json", "V3_upper.json",
                                        "V9_V1_lower.json", "V9_V1_upper.json", "V9_lower.json", "V9_upper.json",
                                        "Vinf_lower.json", "Vinf_upper.json"]
-    intervals = {f"V{e['votes']}": e["interval"] for e in report["budgets"]}
-    intervals.update({f"V{v['votes']} - V1": {"lower": v["gain_lower"], "upper": v["gain_upper"]} for v in report["verdicts"]})
+    intervals = {f"V{row['target']['votes']}": row["interval"] for row in report["rows"]}
+    intervals.update({f"V{row['verdict']['votes']} - V1": row["verdict"]["gain"] for row in report["rows"]
+                      if row["verdict"] is not None})
+    # every interval with its two certificates says so, and names them
+    assert sorted(intervals) == ["V3", "V3 - V1", "V9", "V9 - V1", "Vinf"]
+    for name, stated in intervals.items():
+        assert stated["certified"] is True, name
+        stem = name.replace(" - ", "_")
+        assert f"{stem}_lower.json" in stated["note"] and f"{stem}_upper.json" in stated["note"], (name, stated["note"])
     for f in files:
         result = verify(f)
         assert result.ok, (f.name, result)
@@ -171,7 +186,7 @@ def test_verdicts_say_why():
     rng = np.random.default_rng(3)
     # voting helps: q mostly above 1/2 and spread out
     good = analyze(bits_from_array(simulate_bits(rng.beta(5, 1.5, 600), 5, rng)), votes=(3,)).verdicts[0]
-    assert good.status == "better" and f"gains at least {math.floor(1e4 * good.gain_lower) / 100:.2f} pp" in good.text  # rounded down: never more than proven
+    assert good.status == "better" and f"gains at least {math.floor(1e4 * good.gain.lower) / 100:.2f} pp" in good.text  # rounded down: never more than proven
     # voting hurts: most examples below 1/2
     bad = analyze(bits_from_array(simulate_bits(rng.beta(1.5, 5, 600), 5, rng)), votes=(3,)).verdicts[0]
     assert bad.status == "worse" and "loses at least" in bad.text and "less than half the time" in bad.text
@@ -198,7 +213,7 @@ def test_a_negligible_gain_is_certified_as_such():
     q = np.where(rng.random(3000) < 0.5, 0.997, 0.003)
     v = analyze(bits_from_array(simulate_bits(q, 5, rng)), votes=(3,)).verdicts[0]
     assert v.status == "negligible", v.text
-    assert -NEGLIGIBLE_GAIN <= v.gain_lower <= 0 <= v.gain_upper <= NEGLIGIBLE_GAIN
+    assert -NEGLIGIBLE_GAIN <= v.gain.lower <= 0 <= v.gain.upper <= NEGLIGIBLE_GAIN
     assert "CERTIFIED to change little" in v.text and "less than 1 pp either way" in v.text
 
 
@@ -213,7 +228,7 @@ def test_an_empty_wald_region_drops_only_the_two_call_column(tmp_path, capsys):
     direct = likelihood_intervals(cell_counts(np.full(30, 3), np.full(30, 2)), [3, "inf", "V3 - V1"])
     for row, iv in zip(rep.budgets, direct):
         assert row.projected is None and (row.interval.lower, row.interval.upper) == pytest.approx(iv.as_tuple(), abs=1e-12)
-    assert rep.region is None and (rep.verdicts[0].gain_lower, rep.verdicts[0].gain_upper) == pytest.approx(direct[2].as_tuple())
+    assert rep.region is None and (rep.verdicts[0].gain.lower, rep.verdicts[0].gain.upper) == pytest.approx(direct[2].as_tuple())
     assert any(note.startswith("no two-call interval: the Wald region") for note in rep.notes)
     assert AnalysisReport.from_dict(json.loads(json.dumps(rep.to_dict()))) == rep
     with pytest.raises(EmptyRegionError):
@@ -239,7 +254,7 @@ def test_two_call_view_is_the_two_call_analysis():
     view = two_call_view(wide, data, (3, 5, V_INF)).to_dict()
     # The sharp interval at the U-statistic moments may differ in its last bit: the exact solver's route
     # depends on the faces the analysis met before (its Faces), and the wider analysis meets more.
-    for a, b in zip(direct["budgets"], view["budgets"]):
+    for a, b in zip(direct["details"], view["details"]):
         for key in ("moment_lower", "moment_upper"):
             x, y = a.pop(key), b.pop(key)
             assert (x is None and y is None) or x == pytest.approx(y, rel=1e-14, abs=1e-15)

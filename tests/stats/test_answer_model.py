@@ -252,9 +252,9 @@ def test_the_interval_holds_the_value_of_a_law_the_family_describes():
                                           for a, b, c in atoms])) for k in (9, 21)}
     model = plurality_model(codes, [9, 21])
     for k in (9, 21):
-        assert model[k].lower <= truth[k] <= model[k].upper
-        assert abs(model[k].estimate - truth[k]) < 0.05
-        assert "not certified" in model[k].method
+        assert model[k].interval.lower <= truth[k] <= model[k].interval.upper
+        assert abs(model[k].interval.estimate - truth[k]) < 0.05
+        assert "not certified" in model[k].interval.method and model[k].interval.route == "model-based"
     assert model[9].check.startswith("at 5 calls the model gives") and model[9].check.endswith(": consistent")
     assert not model[9].rejected
 
@@ -266,8 +266,8 @@ def test_diffuse_wrong_answers_are_covered_where_one_dominant_answer_failed():
     codes = rng.choice(9, size=(400, 6), p=[0.2] + [0.1] * 8)
     model = plurality_model(codes, [21, 101])
     truth = model_plurality(101, 0.2, 0.1, 7)
-    assert model[101].rejected or model[101].lower <= truth <= model[101].upper
-    assert abs(model[101].estimate - truth) < 0.2  # the dominant-answer model was 0.79 off
+    assert model[101].rejected or model[101].interval.lower <= truth <= model[101].interval.upper
+    assert abs(model[101].interval.estimate - truth) < 0.2  # the dominant-answer model was 0.79 off
 
 
 def test_the_guard_rejects_answers_no_law_of_the_family_produces():
@@ -295,22 +295,23 @@ def test_round_trip_and_limits(monkeypatch):
     codes = np.where(rng.random((50, 3)) < 0.6, 0, rng.integers(1, 3, (50, 3)))
     (est,) = plurality_model(codes, [21]).values()
     assert ModelEstimate.from_dict(est.to_dict()) == est
-    assert est.to_dict()["certified"] is False
+    assert est.to_dict()["interval"]["certified"] is False and est.interval.route == "model-based"
     # as many calls as the examples support: at most sqrt(N) identified dimensions
     few = np.where(rng.random((400, 20)) < 0.6, 0, rng.integers(1, 3, (400, 20)))
     (est,) = plurality_model(few, [21]).values()
-    assert est.calibration.endswith("from the first 5 calls of each example")  # 18 dimensions at 5 calls, 29 at 6
+    assert est.interval.calibration.endswith("from the first 5 calls of each example")  # 18 dimensions at 5 calls, 29 at 6
     # the check reads every recorded call: the model's plurality of 20 calls against the U-statistic
-    assert "chi2_18 " in est.calibration and est.check.startswith("at 20 calls")
+    assert "chi2_18 " in est.interval.calibration and est.check.startswith("at 20 calls")
     assert [calls_read(np.full(n, 40)) for n in (100, 400, 2000, 10_000, 30_000)] == [3, 5, 7, 9, MODEL_MAX_CALLS]
     # past MODEL_MAX_CALLS (here 4) the model reads the first calls of each example
     monkeypatch.setattr(answer_model, "MODEL_MAX_CALLS", 4)
     (long,), (short,) = plurality_model(few, [21]).values(), plurality_model(few[:, :4], [21]).values()
-    assert (long.estimate, long.lower, long.upper) == (short.estimate, short.lower, short.upper)
+    assert (long.interval.estimate, long.interval.lower, long.interval.upper) == (
+        short.interval.estimate, short.interval.lower, short.interval.upper)
     guard = short.check.split("; ")[-1].split(": ")[:2]  # the same patterns, the same guard
     assert long.check.split("; ")[-1].split(": ")[:2] == guard and guard[0].startswith("answer patterns")
     assert long.check.startswith("at 20 calls") and short.check.startswith("at 4 calls")
-    assert long.calibration.endswith("from the first 4 calls of each example")
+    assert long.interval.calibration.endswith("from the first 4 calls of each example")
     # one call per example: nothing to check
     (single,) = plurality_model(codes[:, :1], [21]).values()
     assert single.check == "" and not single.rejected

@@ -74,7 +74,9 @@ def test_a_repeated_budget_is_one_budget(tmp_path):
     data = _write_groups(tmp_path / "one.csv", 1, examples=40, calls=4)
     r = _certify("analyze", data, "--json", "--votes", *["3"] * 20000, "inf", "3", "Infinity", "5", "5")
     assert r.returncode == 0, r.stderr
-    assert [b["votes"] for b in json.loads(r.stdout)["reports"][0]["budgets"]] == [3, "inf", 5]
+    report = json.loads(r.stdout)["reports"][0]
+    assert [row["target"]["votes"] for row in report["rows"]] == [3, "inf", 5]
+    assert [d["votes"] for d in report["details"]] == [3, "inf", 5]
 
 
 @needs_cli

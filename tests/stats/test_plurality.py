@@ -252,15 +252,16 @@ def test_intervals_by_hand_and_records():
     assert [(r.votes, r.baseline) for r in rows] == [(3, None), (5, None), (3, 1), (5, 1)]
     h = per_example_plurality(codes, [1, 3, 5])
     for r, values in zip(rows, (h[3], h[5], h[3] - h[1], h[5] - h[1])):
-        assert r.estimate == pytest.approx(values.mean(), abs=EXACT)
+        iv = r.interval
+        assert iv.estimate == pytest.approx(values.mean(), abs=EXACT)
         assert r.se == pytest.approx(values.std(ddof=1) / math.sqrt(30), abs=EXACT)
         lower, upper = _clopper_pearson_effective(values, 0.1, -1.0 if r.baseline else 0.0, 1.0,
                                                   far_example=r.baseline is None)
-        assert (r.lower, r.upper) == pytest.approx((lower, upper), abs=1e-12)
-        assert r.lower < r.estimate < r.upper
-        assert AggregateEstimate.from_dict(r.to_dict()) == r and "Clopper-Pearson" in r.calibration
+        assert (iv.lower, iv.upper) == pytest.approx((lower, upper), abs=1e-12)
+        assert iv.lower < iv.estimate < iv.upper
+        assert AggregateEstimate.from_dict(r.to_dict()) == r and "Clopper-Pearson" in iv.calibration
     (one,) = aggregate_estimates(codes[:1], 2, aggregate="pass@k", baseline=None)
-    assert one.to_dict()["se"] is None and one.lower is None and one.label == "pass@k of 2 calls"
+    assert one.to_dict()["se"] is None and one.interval.lower is None and one.label == "pass@k of 2 calls"
     assert AggregateEstimate.from_dict(one.to_dict()) == one
 
 
@@ -268,21 +269,21 @@ def test_interval_near_the_end_of_the_range_and_for_many_examples():
     # every example passes: the t-interval would be the point 1; the Clopper-Pearson end is (alpha/2)^(1/n*)
     (row,) = aggregate_estimates(np.zeros((50, 4), dtype=np.int32), 3, aggregate="pass@k", baseline=None)
     size = 50 * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, 49)) ** 2
-    assert row.upper == 1.0 and row.lower == pytest.approx(0.025 ** (1 / size), abs=EXACT)
+    assert row.interval.upper == 1.0 and row.interval.lower == pytest.approx(0.025 ** (1 / size), abs=EXACT)
     # one failure in 400 0/1 values (pass@K from K calls): the upper end is the exact binomial one
     # at n* <= n, so it is at least Clopper-Pearson's (the Wilson end, 0.99958, missed pass@10 = 0.9996)
     codes = np.zeros((400, 3), dtype=np.int32)
     codes[0] = 1
     (row,) = aggregate_estimates(codes, 3, aggregate="pass@k", baseline=None)
-    assert row.upper >= stats.beta.ppf(0.975, 400, 1) > 0.9999 and row.lower < 399 / 400
+    assert row.interval.upper >= stats.beta.ppf(0.975, 400, 1) > 0.9999 and row.interval.lower < 399 / 400
     # many examples: the t-interval to first order
     rng = np.random.default_rng(7)
     codes = _random_codes(rng, 20_000, 9, 3, ragged=False)
     acc, gain = aggregate_estimates(codes, 5)
     for r in (acc, gain):
         half = stats.t.ppf(0.975, 19_999) * r.se
-        assert r.lower == pytest.approx(r.estimate - half, abs=0.02 * half)
-        assert r.upper == pytest.approx(r.estimate + half, abs=0.02 * half)
+        assert r.interval.lower == pytest.approx(r.interval.estimate - half, abs=0.02 * half)
+        assert r.interval.upper == pytest.approx(r.interval.estimate + half, abs=0.02 * half)
 
 
 def test_a_pass_at_k_gain_is_scaled_from_the_values_it_can_take():
@@ -306,8 +307,8 @@ def test_a_pass_at_k_gain_is_scaled_from_the_values_it_can_take():
     size = 80 * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, 79)) ** 2
     x = ones / 80 * size
     ends = np.array([stats.beta.ppf(0.025, x, size - x + 1), stats.beta.ppf(0.975, x + 1, size - x)]) / 3
-    assert gain.estimate == pytest.approx(ones / 240, abs=EXACT)
-    assert (gain.lower, gain.upper) == pytest.approx(tuple(ends), abs=1e-9)
+    assert gain.interval.estimate == pytest.approx(ones / 240, abs=EXACT)
+    assert (gain.interval.lower, gain.interval.upper) == pytest.approx(tuple(ends), abs=1e-9)
 
 
 def test_bad_inputs_are_one_line_input_errors():
@@ -341,9 +342,10 @@ def test_the_pass_at_k_gain_interval_never_reaches_below_zero():
     codes = np.zeros((60, 5), dtype=np.int32)
     codes[30:] = 1
     rows = {(r.votes, r.baseline): r for r in aggregate_estimates(codes, [3], aggregate="pass@k")}
-    assert rows[3, 1].estimate == 0.0 == rows[3, 1].lower < rows[3, 1].upper
+    iv = rows[3, 1].interval
+    assert iv.estimate == 0.0 == iv.lower < iv.upper
     codes[0, 0] = 1  # one example has one wrong call: a positive gain of pass@3 of 1/5 on it
     rows = {(r.votes, r.baseline): r for r in aggregate_estimates(codes, [3], aggregate="pass@k")}
-    gain = rows[3, 1]
+    gain = rows[3, 1].interval
     assert gain.estimate == pytest.approx((1.0 - 0.8) / 60)  # 1 - C(1, 3)/C(5, 3) = 1 against 4/5
     assert 0.0 <= gain.lower < gain.estimate < gain.upper

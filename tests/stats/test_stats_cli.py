@@ -42,7 +42,8 @@ def test_analyze_text_report(capsys, calls_csv):
 def test_analyze_json_equals_api(capsys, calls_csv):
     code, out, _ = run_cli(capsys, "analyze", calls_csv, "--json", "--alpha", "0.1")
     data = json.loads(out)
-    assert data["schema_version"] == "2" and len(data["reports"]) == 1
+    assert data["schema_version"] == "3" and len(data["reports"]) == 1
+    assert data["$schema"] == "certify/schemas/analyze-v3.json"
     report = AnalysisReport.from_dict(data["reports"][0])
     assert report.alpha == 0.1 and [b.votes for b in report.budgets] == [3, 5, V_INF]
     from certify.readers import read_bits
@@ -172,7 +173,9 @@ def test_analyze_groups_and_policy_comparison(capsys, tmp_path):
     assert code == 0 and [r["group"] for r in data["reports"]] == ["qnli/p1", "qnli/p2"]
     comps = data["policy_comparisons"]
     assert [c["label_b"] for c in comps] == ["qnli/p2, 1 vote", "qnli/p2, 3 votes"]
-    assert comps[0]["difference"] == pytest.approx(bits["p2"].mean() - bits["p1"].mean())  # m = 1: mean of all calls
-    assert data["reports"][0]["budgets"][0]["moment_lower"] is not None  # K = 3: sharp interval from 3 moments
+    # m = 1: mean of all calls
+    assert comps[0]["interval"]["estimate"] == pytest.approx(bits["p2"].mean() - bits["p1"].mean())
+    assert comps[0]["interval"]["lower"] <= comps[0]["interval"]["estimate"] <= comps[0]["interval"]["upper"]
+    assert data["reports"][0]["details"][0]["moment_lower"] is not None  # K = 3: sharp interval from 3 moments
     code, out, err = run_cli(capsys, "analyze", tmp_path / "m.csv", "--baseline", "qnli/zz")
     assert code == 2 and "--baseline 'qnli/zz' is not a group" in err

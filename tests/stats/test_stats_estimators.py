@@ -195,7 +195,7 @@ def test_paired_comparisons():
     c = compare_budgets(a, 1, 5, alpha=0.1)
     h1, h5 = per_example_vote_accuracy(a, 1), per_example_vote_accuracy(a, 5)
     assert c.difference == pytest.approx(np.mean(h5 - h1))
-    assert c.upper - c.difference == pytest.approx(stats.norm.ppf(0.95) * np.std(h5 - h1, ddof=1) / math.sqrt(1000))
+    assert c.interval.upper - c.difference == pytest.approx(stats.norm.ppf(0.95) * np.std(h5 - h1, ddof=1) / math.sqrt(1000))
     # a policy compared with a copy of itself on shuffled rows differs by exactly 0
     perm = rng.permutation(1000)
     b = bits_from_array(a.bits[perm], example_ids=[a.example_ids[i] for i in perm])

@@ -407,12 +407,14 @@ def test_answers_of_a_log_inspect_wrote_reach_analyze_aggregate_plurality(logs, 
     (report,) = json.loads(out)["reports"]
     ids = tuple(f"a{i}" for i in range(len(COMPLETIONS)))
     codes = _expected_codes(path, ids, "extracted", ANSWER_REGEX)
-    plurality = {b["votes"]: b for b in report["budgets"] if b["aggregate"] == "plurality"}
+    plurality = {r["target"]["votes"]: r["interval"] for r in report["rows"] if r["target"]["aggregate"] == "plurality"}
     assert sorted(plurality) == [3, 5]
-    for k, entry in plurality.items():
-        assert entry["empirical"] == pytest.approx(plurality_by_subsets(codes, k), abs=1e-12)
-        assert entry["interval"]["lower"] <= entry["empirical"] <= entry["interval"]["upper"]
-    assert {(v["aggregate"], v["votes"]) for v in report["verdicts"]} >= {("plurality", 3), ("plurality", 5)}
+    for k, interval in plurality.items():
+        assert interval["route"] == "identified"
+        assert interval["estimate"] == pytest.approx(plurality_by_subsets(codes, k), abs=1e-12)
+        assert interval["lower"] <= interval["estimate"] <= interval["upper"]
+    verdicts = [r["verdict"] for r in report["rows"] if r["verdict"] is not None]
+    assert {(v["aggregate"], v["votes"]) for v in verdicts} >= {("plurality", 3), ("plurality", 5)}
     # the text output labels the plurality rows
     assert main(["analyze", str(path), "--aggregate", "plurality", "--votes", "3", "--answer-regex", ANSWER_REGEX]) == 0
     assert "plurality" in capsys.readouterr().out

@@ -455,14 +455,16 @@ def test_answers_of_a_file_lm_eval_wrote_reach_analyze_aggregate_plurality(sampl
     assert code == 0 and err == ""
     (report,) = json.loads(out)["reports"]
     codes = _expected_codes(path)
-    plurality = {b["votes"]: b for b in report["budgets"] if b["aggregate"] == "plurality"}
+    plurality = {r["target"]["votes"]: r["interval"] for r in report["rows"] if r["target"]["aggregate"] == "plurality"}
     assert sorted(plurality) == [3, 5]
-    for k, entry in plurality.items():
-        assert entry["empirical"] == pytest.approx(plurality_by_subsets(codes, k), abs=1e-12)
-        assert entry["interval"]["lower"] <= entry["empirical"] <= entry["interval"]["upper"]
+    for k, interval in plurality.items():
+        assert interval["route"] == "identified"
+        assert interval["estimate"] == pytest.approx(plurality_by_subsets(codes, k), abs=1e-12)
+        assert interval["lower"] <= interval["estimate"] <= interval["upper"]
     # the file holds what makes plurality differ from a bit majority: two wrong answers, each twice
     assert codes[0].tolist() == [0, 1, 2, 1, 2]
-    assert {(v["aggregate"], v["votes"]) for v in report["verdicts"]} >= {("plurality", 3), ("plurality", 5)}
+    verdicts = [r["verdict"] for r in report["rows"] if r["verdict"] is not None]
+    assert {(v["aggregate"], v["votes"]) for v in verdicts} >= {("plurality", 3), ("plurality", 5)}
 
 
 def test_chain_of_thought_notes_name_the_files_own_metric(samples):

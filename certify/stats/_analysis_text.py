@@ -1,6 +1,10 @@
-"""The text of ``certify analyze``: a verdict table per group that fits on a screen, and ``--details``.
+"""The text of an analysis: a verdict table per group that fits on a screen, and the details.
 
-**The default answer** (:func:`print_summary`) is what a user came for: per group, one table whose
+What ``certify analyze`` prints (:meth:`AnalysisReport.text`, ``details=True`` under ``--details``), one
+logical line at a time (:meth:`AnalysisReport.text_lines`: a terminal escapes each, so that a
+name holding a line break stays on its line); a Python user gets the same text.
+
+**The default answer** (:func:`summary_lines`) is what a user came for: per group, one table whose
 rows are the aggregates (bit majority, plurality, pass@k) and whose columns are the budgets; each
 cell is the gain of k calls over one call in percentage points -- ``better``, ``worse``,
 ``changes little`` or ``undecided`` with its interval -- and, beyond the recorded calls, the
@@ -8,7 +12,7 @@ model-based forecast beside it (``~+8.4``; :mod:`certify.stats._summary`). A lin
 intervals of infinitely many calls, one the objectives, then at most three notes. Every number is
 one of :meth:`AnalysisReport.rows`; ``--json`` holds all of them.
 
-**The details** (:func:`print_details`, ``--details``): the two-call and all-call estimates, the
+**The details** (:func:`details_lines`, ``--details``): the two-call and all-call estimates, the
 budget table (K-call, two-call, sharp-at-estimate, MaxEnt, LDGP and empirical columns), the
 aggregates with the answer model, beyond the recorded calls each target's certain interval beside
 its forecast (``certain [a, b]  forecast x [c, d] (family, fit p)``), every verdict with its
@@ -17,12 +21,16 @@ reason and every note.
 
 from __future__ import annotations
 
-from .._numbers import percent, percentage_points, pp_interval
-from .._objective import V_INF, budget_json
-from ..stats import AnalysisReport, BudgetRow, IntervalEstimate, TargetRow, Verdict, votes_label
-from ._output import print_line, print_table
+from typing import Any
 
-__all__ = ["print_summary", "print_details", "SCREEN_WIDTH", "SCREEN_NOTES"]
+from .._interval import Interval
+from .._numbers import percent, percentage_points, pp_interval
+from .._objective import V_INF, budget_json, votes_label
+from .._text import table_lines
+from ._summary import TargetRow
+from ._verdict import Verdict
+
+__all__ = ["summary_lines", "details_lines", "SCREEN_WIDTH", "SCREEN_NOTES"]
 
 #: Widest line the verdict table is laid out for; more budgets wrap into a second table.
 SCREEN_WIDTH = 100
@@ -32,14 +40,44 @@ SCREEN_NOTES = 3
 _AGGREGATE_LABELS = {"majority": "majority", "plurality": "plurality", "pass@k": "pass@k"}
 
 
+class _Text:
+    """The lines of one text, added one at a time or as a table."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, text: str = "") -> None:
+        self.lines.append(str(text))
+
+    def table(self, headers, rows, align: str = "right") -> None:
+        self.lines += table_lines(headers, rows, align)
+
+
 def _cell(row: TargetRow) -> str:
     """``better [+0.6, +5.8]``, ``undecided [-6.2, +16.4] ~+8.4`` or ``-`` (no verdict at this budget)."""
-    if row.verdict is None or row.gain_lower is None or row.gain_upper is None:
+    v = row.verdict
+    if v is None or v.gain.lower is None or v.gain.upper is None:
         return "-"
-    text = f"{Verdict.WORDS[row.verdict]} {pp_interval(row.gain_lower, row.gain_upper, digits=1)}"
-    if row.forecast_gain is not None:
-        text += f" ~{percentage_points(row.forecast_gain, digits=1)}"
+    text = f"{Verdict.WORDS[v.status]} {pp_interval(v.gain.lower, v.gain.upper, digits=1)}"
+    gain = _forecast_gain(row)
+    if gain is not None and gain.estimate is not None:
+        text += f" ~{percentage_points(gain.estimate, digits=1)}"
     return text
+
+
+def _forecast(row: TargetRow) -> Interval | None:
+    """The forecast interval of the row's accuracy (None: no forecast, or the model is rejected)."""
+    return None if row.forecast is None else row.forecast.accuracy
+
+
+def _forecast_gain(row: TargetRow) -> Interval | None:
+    return None if row.forecast is None else row.forecast.gain
+
+
+def _calls(row: TargetRow) -> int | None:
+    """Calls per example the row's interval uses (its verdict's for a row without one)."""
+    iv = row.interval if row.interval is not None else (None if row.verdict is None else row.verdict.gain)
+    return None if iv is None else iv.calls
 
 
 def _chunks(widths: list[int], first: int, limit: int) -> list[list[int]]:
@@ -60,8 +98,9 @@ def _calls_phrase(rows: list[TargetRow], fewest: int) -> str:
     aggregate uses how many when they differ (``--calls`` reaches the majority only)."""
     by: dict[int, list[str]] = {}
     for x in rows:
-        if x.calls is not None and x.aggregate not in by.setdefault(x.calls, []):
-            by[x.calls].append(x.aggregate)
+        used = _calls(x)
+        if used is not None and x.target.aggregate not in by.setdefault(used, []):
+            by[used].append(x.target.aggregate)
 
     def calls(k: int) -> str:
         return f"{k} calls" if fewest >= k else f"{fewest}-{k} calls"
@@ -73,71 +112,88 @@ def _calls_phrase(rows: list[TargetRow], fewest: int) -> str:
 
 def _beyond_what(rows: list[TargetRow], recorded: int) -> str:
     """The phrase "the K recorded calls", or "the k calls used (of K recorded)" under ``--calls k``."""
-    used = max((x.calls for x in rows if x.calls is not None), default=recorded)
+    used = max((c for c in map(_calls, rows) if c is not None), default=recorded)
     return f"the {recorded} recorded calls" if used >= recorded else f"the {used} calls used (of {recorded} recorded)"
 
 
 def _how(rows: list[TargetRow]) -> str:
-    methods = {r.method for r in rows if r.verdict is not None}
+    methods = {r.verdict.gain.method for r in rows if r.verdict is not None}
     if methods == {"two-call"}:
         return "two-call projected Wald interval"
     return "interval over every latent law the calls allow"
 
 
-def print_summary(r: AnalysisReport) -> None:
-    """The default answer for one group (module docstring)."""
+def summary_lines(r: Any) -> list[str]:
+    """The default answer for one group (module docstring), as text; ``r`` is an :class:`AnalysisReport`."""
+    out = _Text()
     level = f"{100 * (1 - r.alpha):g}%"
     head = f"{r.source}" + (f" [{r.group}]" if r.group else "")
     calls = f"{r.calls}" if r.calls == r.max_calls else f"{r.calls}-{r.max_calls}"
     one = r.all_calls.mu if r.all_calls is not None else r.two_call.mu
     se = r.all_calls.se[0] if r.all_calls is not None else r.two_call.se_mu
-    print_line(f"{head}: {r.n} examples x {calls} calls; one call is right {percent(one)}% (SE {percent(se)} pp)")
+    out(f"{head}: {r.n} examples x {calls} calls; one call is right {percent(one)}% (SE {percent(se)} pp)")
     rows = list(r.rows())
     gains = [x for x in rows if x.verdict is not None]
     if gains:
-        print_line(f"gain of k calls over one call, pp ({level} {_how(gains)}; from {_calls_phrase(gains, r.calls)}):")
-        budgets = list(dict.fromkeys(x.votes for x in gains))
-        aggregates = list(dict.fromkeys(x.aggregate for x in gains))
-        cells = {(x.aggregate, x.votes): _cell(x) for x in gains}
+        out(f"gain of k calls over one call, pp ({level} {_how(gains)}; from {_calls_phrase(gains, r.calls)}):")
+        budgets = list(dict.fromkeys(x.target.votes for x in gains))
+        aggregates = list(dict.fromkeys(x.target.aggregate for x in gains))
+        cells = {(x.target.aggregate, x.target.votes): _cell(x) for x in gains}
         table = [[_AGGREGATE_LABELS[a]] + [cells.get((a, k), "-") for k in budgets] for a in aggregates]
         headers = [f"{budget_json(k)} calls" for k in budgets]
         widths = [max(len(h), *(len(t[i + 1]) for t in table)) for i, h in enumerate(headers)]
         first = max(len("aggregate"), *(len(t[0]) for t in table))
         for part in _chunks(widths, first, SCREEN_WIDTH):
-            print_table(
+            out.table(
                 ["aggregate"] + [headers[i] for i in part],
                 [[t[0]] + [t[i + 1] for i in part] for t in table],
                 align="left",
             )
-    limits = [x for x in rows if x.votes is V_INF and x.lower is not None and x.upper is not None]
-    if limits:
-        names = {"majority": "majority", "plurality": "plurality", "pass@k": "pass@inf"}
-        ends = ", ".join(
-            f"{names[x.aggregate]} [{percent(x.lower or 0.0)}, {percent(x.upper or 0.0)}]%"
-            + ("" if x.forecast is None else f" ~{percent(x.forecast)}%")
-            for x in limits
-        )
-        print_line(f"infinitely many calls, accuracy ({level}): {ends}")
+    limits = []
     for x in rows:
-        if x.aggregate == "objective" and x.lower is not None and x.upper is not None:
-            guess = "" if x.forecast is None else f" ~{x.forecast:.4f}"
-            print_line(
-                f"objective {x.objective}: [{x.lower:.4f}, {x.upper:.4f}]{guess} ({level}, from {x.calls} calls)"
-            )
-    forecasts = dict.fromkeys(f"  {x.aggregate}: {x.forecast_model}" for x in gains if x.forecast_model)
+        ends, point = _ends(x.interval), _point(_forecast(x))
+        if x.target.votes is V_INF and ends is not None:
+            name = {"pass@k": "pass@inf"}.get(x.target.aggregate, x.target.aggregate)
+            guess = "" if point is None else f" ~{percent(point)}%"
+            limits.append(f"{name} [{percent(ends[0])}, {percent(ends[1])}]%{guess}")
+    if limits:
+        out(f"infinitely many calls, accuracy ({level}): {', '.join(limits)}")
+    for x in rows:
+        objective_ends = _ends(x.interval)
+        if x.target.aggregate == "objective" and objective_ends is not None:
+            point = _point(_forecast(x))
+            guess = "" if point is None else f" ~{point:.4f}"
+            text = _interval(*objective_ends)
+            out(f"objective {x.target.objective}: {text}{guess} ({level}, from {_calls(x)} calls)")
+    forecasts = dict.fromkeys(f"  {x.target.aggregate}: {x.forecast.model}" for x in gains if x.forecast is not None)
     if forecasts:
-        print_line(f"~ forecast beyond {_beyond_what(rows, r.max_calls)} (model-based, NOT certified):")
+        out(f"~ forecast beyond {_beyond_what(rows, r.max_calls)} (model-based, NOT certified):")
         for line in forecasts:
-            print_line(line)
-    beyond = any(x.route == "beyond the calls" and x.aggregate in ("majority", "pass@k") for x in rows)
+            out(line)
+    beyond = any(
+        x.interval is not None
+        and x.interval.route == "beyond the calls"
+        and x.target.aggregate in ("majority", "pass@k")
+        for x in rows
+    )
     if beyond and r.forecast is None and r.method == "likelihood":
-        print_line(f"(--forecast: what is likely beyond {_beyond_what(rows, r.max_calls)}, from a model the data test)")
+        out(f"(--forecast: what is likely beyond {_beyond_what(rows, r.max_calls)}, from a model the data test)")
     notes = [n for n in r.notes if n not in r.details_only_notes]
     shown = notes if len(notes) <= SCREEN_NOTES else notes[: SCREEN_NOTES - 1]
     for note in shown:
-        print_line(f"note: {note}")
+        out(f"note: {note}")
     if len(shown) < len(notes):
-        print_line(f"note: {len(notes) - len(shown)} more notes: --details")
+        out(f"note: {len(notes) - len(shown)} more notes: --details")
+    return out.lines
+
+
+def _ends(iv: Interval | None) -> tuple[float, float] | None:
+    """The interval's two ends, or None where it has none."""
+    return None if iv is None or iv.lower is None or iv.upper is None else (iv.lower, iv.upper)
+
+
+def _point(iv: Interval | None) -> float | None:
+    return None if iv is None else iv.estimate
 
 
 def _f(x, digits=4) -> str:
@@ -154,129 +210,131 @@ def _aggregate_label(aggregate: str, votes) -> str:
     return f"pass@{k}" if aggregate == "pass@k" else f"{aggregate} of {k} calls"
 
 
-def _print_aggregates(r: AnalysisReport, level: str) -> None:
+def _print_aggregates(r: Any, level: str, out: _Text) -> None:
     """Plurality and pass@k rows (one table, the aggregate in the first column) and the objectives."""
     if r.aggregates:
         rows = [
             [
                 _aggregate_label(a.aggregate, a.votes),
-                _interval(a.lower, a.upper),
-                "-" if a.empirical is None else f"{a.empirical:.4f}",
-                "identified" if a.empirical is not None else "beyond the calls",
+                _interval(a.interval.lower, a.interval.upper),
+                _f(a.interval.estimate),
+                a.interval.route,
             ]
             for a in r.aggregates
         ]
-        print_table(["aggregate", level, "estimate", "route"], rows)
-        print_line(
+        out.table(["aggregate", level, "estimate", "route"], rows)
+        out(
             "  plurality: a vote over the answers (fair ties); beyond the recorded calls its interval holds "
             "for every way the wrong answers split. pass@k: at least one of k calls correct; at k = inf its "
             "upper end is 1 by definition"
         )
         modelled = [(a, a.model) for a in r.aggregates if a.model is not None]
         if modelled:
-            print_line(
+            out(
                 "  model-based, NOT certified (each call correct, the example's strongest wrong answer, or one of "
                 "L equally likely other answers; holds only if that model does):"
             )
             for a, model in modelled:
                 if model.rejected:  # the recorded answers reject the model: its numbers are no forecast
-                    print_line(f"    {_aggregate_label(a.aggregate, a.votes)}: no forecast (the model is rejected)")
+                    out(f"    {_aggregate_label(a.aggregate, a.votes)}: no forecast (the model is rejected)")
                     continue
-                print_line(
-                    f"    {_aggregate_label(a.aggregate, a.votes)}: {model.estimate:.4f} "
-                    f"{_interval(model.lower, model.upper)}"
+                out(
+                    f"    {_aggregate_label(a.aggregate, a.votes)}: {_f(model.interval.estimate)} "
+                    f"{_interval(model.interval.lower, model.interval.upper)}"
                 )
             first = modelled[0][1]
-            print_line(f"    calibration: {first.calibration}")
+            out(f"    calibration: {first.interval.calibration}")
             if first.check:
-                print_line(f"    check: {first.check}")
-        print_line()
+                out(f"    check: {first.check}")
+        out()
     if r.objectives:
-        print_table(
+        out.table(
             ["objective", level, "calibration"],
             [
                 [o.objective, _interval(o.interval.lower, o.interval.upper), o.interval.calibration]
                 for o in r.objectives
             ],
         )
-        print_line()
+        out()
 
 
 def _target_label(row: TargetRow) -> str:
-    if row.aggregate == "objective":
-        return f"objective {row.objective}"
-    return _aggregate_label(row.aggregate, row.votes)
+    if row.target.aggregate == "objective":
+        return f"objective {row.target.objective}"
+    return _aggregate_label(row.target.aggregate, row.target.votes)
 
 
-def _print_forecast(r: AnalysisReport, level: str) -> None:
+def _print_forecast(r: Any, level: str, out: _Text) -> None:
     """Beyond the recorded calls: the certain interval beside the model-based forecast, per target."""
-    ahead = [row for row in r.rows() if row.route != "identified" and row.forecast_model is not None]
+    ahead = [row for row in r.rows() if row.forecast is not None]
     if not ahead:
         return
-    print_line(f"Beyond {_beyond_what(ahead, r.calls)}, what is certain ({level}, every latent law the calls allow)")
-    print_line("beside what is likely (forecast: model-based, NOT certified):")
+    out(f"Beyond {_beyond_what(ahead, r.calls)}, what is certain ({level}, every latent law the calls allow)")
+    out("beside what is likely (forecast: model-based, NOT certified):")
     fc = r.forecast
     guard = None if fc is None else fc.guard  # None: no family forecast (not asked, or every family rejected)
     family = None if fc is None or guard is None else f"{fc.family}, fit p {guard.p_value:.2f}"
     width = max(len(_target_label(row)) for row in ahead)
     for row in ahead:
-        certain = "no interval" if row.lower is None else f"certain {_interval(row.lower, row.upper)}"
-        if row.forecast is None:  # the data reject the model: why there is none instead of a number
-            print_line(f"  {_target_label(row):{width}s}  {certain}  {row.forecast_model}")
+        assert row.forecast is not None  # the rows of `ahead`
+        ends = _ends(row.interval)
+        certain = "no interval" if ends is None else f"certain {_interval(*ends)}"
+        accuracy = _forecast(row)
+        if accuracy is None or accuracy.estimate is None:  # the data reject the model: why there is none
+            out(f"  {_target_label(row):{width}s}  {certain}  {row.forecast.model}")
             continue
-        source = "answer model" if row.aggregate == "plurality" else family
-        print_line(
-            f"  {_target_label(row):{width}s}  {certain}  forecast {row.forecast:.4f} "
-            f"{_interval(row.forecast_lower, row.forecast_upper)} ({source})"
+        source = "answer model" if row.target.aggregate == "plurality" else family
+        out(
+            f"  {_target_label(row):{width}s}  {certain}  forecast {accuracy.estimate:.4f} "
+            f"{_interval(accuracy.lower, accuracy.upper)} ({source})"
         )
-        if row.forecast_gain is not None:
-            shown = percentage_points(row.forecast_gain)
-            if row.forecast_gain_lower is not None and row.forecast_gain_upper is not None:
-                shown += f" {pp_interval(row.forecast_gain_lower, row.forecast_gain_upper)}"
-            sure = (
-                ""
-                if row.gain_lower is None or row.gain_upper is None
-                else f"certain {pp_interval(row.gain_lower, row.gain_upper)} pp  "
-            )
-            print_line(f"  {'  gain over one call':{width}s}  {sure}forecast {shown} pp")
+        gain = _forecast_gain(row)
+        if gain is not None and gain.estimate is not None:
+            shown = percentage_points(gain.estimate)
+            if gain.lower is not None and gain.upper is not None:
+                shown += f" {pp_interval(gain.lower, gain.upper)}"
+            sure_ends = None if row.verdict is None else _ends(row.verdict.gain)
+            sure = "" if sure_ends is None else f"certain {pp_interval(*sure_ends)} pp  "
+            out(f"  {'  gain over one call':{width}s}  {sure}forecast {shown} pp")
     if fc is not None and guard is not None:
         rejected = "; ".join(f"{g.family} (p = {g.p_value:.3f})" for g in fc.rejected)
         joined = ", ".join([guard.family, *(g.family for g in fc.pooled)])
-        print_line(
+        out(
             f"  forecast: {fc.family} family fitted to every call, not rejected by the data "
             f"(goodness-of-fit p = {guard.p_value:.2f});"
         )
-        print_line(f"  {'rejected before it: ' + rejected if rejected else 'no family rejected before it'};")
-        print_line(
+        out(f"  {'rejected before it: ' + rejected if rejected else 'no family rejected before it'};")
+        out(
             f"  intervals: union of the {level} parametric bootstrap percentile intervals (B = {fc.bootstrap}, "
             f"seed {fc.seed}) of"
         )
-        print_line(f"  {joined}")
-    print_line()
+        out(f"  {joined}")
+    out()
 
 
-def _reported(b: BudgetRow) -> IntervalEstimate:
+def _reported(b: Any) -> Interval:
     """The interval ``b`` reports: every budget row of an analysis holds one (``analyze``, ``two_call_view``)."""
     assert b.interval is not None
     return b.interval
 
 
-def print_details(r: AnalysisReport) -> None:
-    """The full text report of one group (``--details``; module docstring)."""
+def details_lines(r: Any) -> list[str]:
+    """The full text report of one group (``--details``; module docstring), as text."""
+    out = _Text()
     t = r.two_call
     level = f"{100 * (1 - r.alpha):g}%"
     head = f"{r.source}" + (f" [{r.group}]" if r.group else "")
     calls = f"{r.calls}" if r.calls == r.max_calls else f"{r.calls}-{r.max_calls}"
-    print_line(f"{head}: {r.n} examples x {calls} calls")
-    print_line(f"  one call  mu-hat  = {t.mu:.4f} (SE {t.se_mu:.4f})    rho-hat = {t.rho:.4f} (SE {t.se_rho:.4f})")
+    out(f"{head}: {r.n} examples x {calls} calls")
+    out(f"  one call  mu-hat  = {t.mu:.4f} (SE {t.se_mu:.4f})    rho-hat = {t.rho:.4f} (SE {t.se_rho:.4f})")
     pt = t.pair_table
-    print_line(
+    out(
         f"  first two calls: both right {percent(pt.both_correct)}%, disagree {percent(pt.disagree)}%, "
         f"both wrong {percent(pt.both_wrong)}%"
     )
     if r.all_calls is not None:
         a = r.all_calls
-        print_line(
+        out(
             f"  all {r.calls} calls (U-statistics): mu = {a.mu:.4f} (SE {a.se[0]:.4f}), "
             f"rho = {a.rho:.4f} (SE {a.se_rho:.4f})"
         )
@@ -294,8 +352,8 @@ def print_details(r: AnalysisReport) -> None:
             row.append(_interval(b.projected.lower, b.projected.upper))
         row += [_interval(b.sharp_lower, b.sharp_upper), _f(b.maxent), _f(b.ldgp), emp]
         rows.append(row)
-    print_line()
-    calls_used = _reported(r.budgets[0]).calls if likelihood else 2
+    out()
+    calls_used = (_reported(r.budgets[0]).calls or r.max_calls) if likelihood else 2
     # ragged data: the intervals use every example's calls, as few as r.calls on some examples
     calls_text = f"{calls_used} calls" if r.calls >= calls_used else f"{r.calls}-{calls_used} calls"
     # with --calls the intervals use the first calls only; the empirical check still uses every call
@@ -306,25 +364,26 @@ def print_details(r: AnalysisReport) -> None:
         + ([f"{level} two-call"] if two_call else [])
         + ["sharp at estimate", "MaxEnt", "LDGP", empirical]
     )
-    print_table(headers, rows)
+    out.table(headers, rows)
     calibrations = dict.fromkeys(f"{iv.method} ({iv.calibration})" for iv in map(_reported, r.budgets))
-    print_line(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
-    print_line()
-    _print_aggregates(r, level)
-    _print_forecast(r, level)
-    print_line(f"Verdict ({level}, {'from ' + calls_text if likelihood else 'two-call'}, distribution-free):")
+    out(f"  intervals: {'; '.join(calibrations)}; sharp at estimate = no sampling uncertainty")
+    out()
+    _print_aggregates(r, level, out)
+    _print_forecast(r, level, out)
+    out(f"Verdict ({level}, {'from ' + calls_text if likelihood else 'two-call'}, distribution-free):")
     for v in r.verdicts:
         if v.aggregate == "majority":
-            print_line(f"  {v.text}")
+            out(f"  {v.text}")
     for c in r.comparisons:
-        print_line(
+        out(
             f"  empirical {c.label_b} vs {c.label_a}: {percentage_points(c.difference)} pp "
-            f"{pp_interval(c.lower, c.upper)}"
+            f"{pp_interval(*c.interval.ends)}"
         )
     others = [v for v in r.verdicts if v.aggregate != "majority"]
     if others:
-        print_line(f"Verdicts of the other aggregates ({level}; each interval's method in --json):")
+        out(f"Verdicts of the other aggregates ({level}; each interval's method in --json):")
         for v in others:
-            print_line(f"  {v.text}")
+            out(f"  {v.text}")
     for note in r.notes:
-        print_line(f"  note: {note}")
+        out(f"  note: {note}")
+    return out.lines
