@@ -115,8 +115,8 @@ def run_cell(task) -> dict:
         for aggregate, ks in budgets.items():
             for row in aggregate_intervals(codes, ks, aggregate=aggregate, alpha=alpha):
                 key = (aggregate, "inf" if row.votes not in ks else row.votes)
-                hits[key] += row.lower - INSIDE <= truth[key] <= row.upper + INSIDE
-                width[key] += row.upper - row.lower
+                hits[key] += row.interval.lower - INSIDE <= truth[key] <= row.interval.upper + INSIDE
+                width[key] += row.interval.width
     return {"law": name, "K": calls, "N": n, "reps": reps, "alpha": alpha,
             "cells": [{"aggregate": a, "k": str(k), "truth": truth[a, k], "coverage": hits[a, k] / reps,
                        "width": width[a, k] / reps} for a, k in truth],

@@ -178,8 +178,8 @@ def run_cell(task) -> dict:
                 for r in estimate_rows({k: v[rep] for k, v in h.items()}, agg, tuple(ks[agg]), 1, alpha, (calls,)):
                     kind = "accuracy" if r.baseline is None else "gain"
                     target = truth[agg][r.votes] - (0.0 if r.baseline is None else one)
-                    hits[agg, r.votes, kind] += r.lower - INSIDE <= target <= r.upper + INSIDE
-                    width[agg, r.votes, kind] += r.upper - r.lower
+                    hits[agg, r.votes, kind] += r.interval.lower - INSIDE <= target <= r.interval.upper + INSIDE
+                    width[agg, r.votes, kind] += r.interval.width
         done += batch
     return {"law": name, "K": calls, "N": n, "reps": reps, "alpha": alpha, "votes": ks,
             "truth": {a: {str(k): v for k, v in t.items()} for a, t in truth.items()}, "one_call": one,
@@ -205,7 +205,7 @@ def bits_width_cell(task) -> dict:
         codes = simulate(law, n, calls, rng)
         h = per_example_plurality(codes, [1] + ks)
         for r in estimate_rows(h, "plurality", tuple(ks), None, alpha, (calls,)):
-            ustat[r.votes] += (r.upper - r.lower) / reps
+            ustat[r.votes] += r.interval.width / reps
         cells = cell_counts(np.full(n, calls), (codes == 0).sum(axis=1))
         abstain = bool((codes == -1).any())
         for k in ks:

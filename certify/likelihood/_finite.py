@@ -12,15 +12,15 @@ Everything else is eq. (L7)-(L11) of :mod:`._ends` with [0, 1] replaced by the g
 Lagrangian F_lambda(pi) = E_pi[g] - lambda l(pi) is minimized by the same constrained Newton
 method (:func:`._cnm.cnm`; its global screen of psi = g - lambda h is exact here, psi at every
 grid point), lambda with l(pi_lambda) = level is bracketed from lambda_0 ~ sd(g) / sqrt(2 c N)
-and found by bisection on log lambda, and the end
+and found by regula falsi (Illinois) on log lambda, safeguarded by bisection, and the end
 reported is the Lagrangian bound (L11)
 
     min_C E_pi[g] >= a + lambda b,      a = min_j psi_j,   b = N + level - l(pi_lambda),
 
 which holds for every lambda >= 0 and every pi_lambda with all p_c > 0 (log x <= x - 1), and is
 attained at the solution. The lower end is therefore never above the minimum over C of the grid
-model, whatever the bisection's last step; every pi_lambda with l >= level is in C, so its value
-bounds the minimum from above, and the bisection stops when the two bounds are within
+model, whatever the search's last step; every pi_lambda with l >= level is in C, so its value
+bounds the minimum from above, and the search stops when the two bounds are within
 FINITE_END_TOL. The upper end is the same with -g. These ends are
 floating point, not certificates: the model they belong to is an assumption, so nothing here is
 re-proved exactly.
@@ -37,12 +37,12 @@ from ._cnm import cnm
 from ._problem import _Screen
 from ._targets import _Law
 from ._tolerances import (
-    FINITE_BISECTIONS,
     FINITE_BRACKET_STEPS,
     FINITE_CANDIDATES,
     FINITE_END_TOL,
     FINITE_GAP_RTOL,
     FINITE_LAMBDA_STEP,
+    FINITE_SEARCH_STEPS,
     TINY,
 )
 
@@ -147,39 +147,59 @@ def _lower_end(model: FiniteModel, g: np.ndarray, level: float, law: _Law, lam0:
         if flat.npmle()[1] + flat.offset >= level:  # both in the units of model.table
             return float(g.min())
     # bracket log lambda by steps of FINITE_LAMBDA_STEP from lambda_0 (tiny lambda makes the
-    # cell probabilities tiny and CNM slow: never jump there), then bisect
+    # cell probabilities tiny and CNM slow: never jump there), then close the bracket on the root
+    # of f(log lambda) = l(pi_lambda) - level, which grows with lambda
     best, feasible = -math.inf, math.inf
 
-    def at(log_lam):
+    def at(log_lam) -> float:
         nonlocal law, best, feasible
         lam = math.exp(log_lam)
         law, loglik, a = model.solve(tgt, lam, law)
         best = max(best, a + lam * (model.N + level - loglik))  # the Lagrangian bound (L11)
         if loglik >= level:  # pi_lambda is in C: its value is an upper bound of the minimum
             feasible = min(feasible, float(g[law.atoms.astype(np.intp)] @ law.weights))
-        return loglik >= level
+        return loglik - level
 
     lo = hi = math.log(lam0)
-    if at(lo):
+    f_lo = f_hi = at(lo)
+    if f_lo >= 0:
         for _ in range(FINITE_BRACKET_STEPS):
             lo -= FINITE_LAMBDA_STEP
-            if not at(lo):
+            f_lo = at(lo)
+            if f_lo < 0:
                 break
         else:
             return best
     else:
         for _ in range(FINITE_BRACKET_STEPS):
             hi += FINITE_LAMBDA_STEP
-            if at(hi):
+            f_hi = at(hi)
+            if f_hi >= 0:
                 break
-    for _ in range(FINITE_BISECTIONS):
+    # regula falsi with the Illinois rule (an end kept twice has its f halved), and a bisection
+    # whenever two steps did not halve the bracket: superlinear where l(pi_lambda) is smooth, and at
+    # least one halving every three steps where the support of pi_lambda changes; every step keeps
+    # the root bracketed
+    side, widths = 0, []
+    for _ in range(FINITE_SEARCH_STEPS):
         if feasible - best <= FINITE_END_TOL:
             break
+        width = hi - lo
+        widths.append(width)
         mid = 0.5 * (lo + hi)
-        if at(mid):
-            hi = mid
+        stalled = len(widths) > 2 and width > 0.5 * widths[-3]
+        x = mid if stalled or f_hi == f_lo else hi - f_hi * width / (f_hi - f_lo)
+        if not lo + 1e-3 * width < x < hi - 1e-3 * width:
+            x = mid
+        f = at(x)
+        if f >= 0:
+            hi, f_hi = x, f
+            f_lo = f_lo / 2 if side == 1 else f_lo
+            side = 1
         else:
-            lo = mid
+            lo, f_lo = x, f
+            f_hi = f_hi / 2 if side == -1 else f_hi
+            side = -1
     return best
 
 

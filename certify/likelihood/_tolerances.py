@@ -248,13 +248,15 @@ FINITE_CANDIDATES = 16
 FINITE_GAP_RTOL = 1e-10
 #: One end brackets log lambda from lambda_0 by steps of FINITE_LAMBDA_STEP (a factor e), at
 #: most FINITE_BRACKET_STEPS of them (e^40: lambda_0 is within a few factors of the answer, and a
-#: lambda far below it makes cell probabilities tiny and CNM slow), then bisects at most
-#: FINITE_BISECTIONS times (2^-40 of the bracket), stopping when the Lagrangian lower bound and
-#: the value of a law in C are within FINITE_END_TOL: a thousandth of a percentage point, below
+#: lambda far below it makes cell probabilities tiny and CNM slow), then closes the bracket in at
+#: most FINITE_SEARCH_STEPS steps of regula falsi (Illinois), with a bisection whenever two steps
+#: did not halve the bracket (so at least 2^-40 of it, as 40 bisections), stopping when the
+#: Lagrangian lower bound and the value of a law in C are within FINITE_END_TOL: a thousandth of a
+#: percentage point, below
 #: the three decimals a model estimate is shown with. The reported bound is valid at every step.
 FINITE_LAMBDA_STEP = 1.0
 FINITE_BRACKET_STEPS = 40
-FINITE_BISECTIONS = 40
+FINITE_SEARCH_STEPS = 120
 FINITE_END_TOL = 1e-5
 
 # -- the NPMLE's start on a grid (:func:`._npmle.grid_start`) -----------------------------------
