@@ -6,8 +6,9 @@ that adding a field changes what is written and read in one place, and the two c
 * a field is written under its own name, in field order; a nested record by its own ``to_dict``,
   a tuple as a list, a :class:`fractions.Fraction` as a ``"p/q"`` string (exact numbers travel
   exactly), a non-finite float as ``null`` (strict JSON, :func:`certify._json.json_ready`);
-* it is read back by its annotation: ``float``, ``int``, ``str``, ``bool``, a record type, or
-  ``X | None``;
+* it is read back by its annotation: ``float``, ``int``, ``str``, ``bool``, a record type, a
+  tuple, or ``X | None``; a ``null`` read into a ``float`` that cannot be None is NaN (the
+  non-finite number it was written from), into ``X | None`` it is None;
 * a field whose value is not of a JSON type names its converters in its metadata:
   ``field(metadata={"write": budget_json, "read": parse_vote_budget})`` (a vote budget, whose
   infinite value is written ``"inf"``).
@@ -65,16 +66,18 @@ def record_dict(record) -> dict:
 
 
 def _read(hint, value):
-    """``value`` (from JSON) as the annotation ``hint`` says."""
+    """``value`` (from JSON) as the annotation ``hint`` says (module docstring)."""
     if value is None:
-        return None
+        return math.nan if hint is float else None
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         options = [h for h in typing.get_args(hint) if h is not type(None)]
         return _read(options[0], value) if len(options) == 1 else value
     if origin is tuple:
-        (item, *_) = typing.get_args(hint)
-        return tuple(_read(item, v) for v in value)
+        items = typing.get_args(hint)
+        if len(items) == 2 and items[1] is Ellipsis or len(items) == 1:
+            return tuple(_read(items[0], v) for v in value)
+        return tuple(_read(h, v) for h, v in zip(items, value))
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return hint.from_dict(value) if hasattr(hint, "from_dict") else record_from_dict(hint, value)
     if hint is float:
@@ -103,7 +106,7 @@ def record_from_dict(cls, d: dict):
             continue  # its default, or the constructor's error naming the field
         read = f.metadata.get("read")
         value = d[f.name]
-        kwargs[f.name] = None if value is None else (read(value) if read is not None else _read(hints[f.name], value))
+        kwargs[f.name] = read(value) if read is not None and value is not None else _read(hints[f.name], value)
     return cls(**kwargs)
 
 

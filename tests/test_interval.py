@@ -89,3 +89,17 @@ def test_flat_columns_are_the_flattened_json_keys_whatever_is_present():
     assert list(flat_record(full)) == columns and flat_record(full) == flatten(record_dict(full))
     empty = flat_record(_Outer("y", None))
     assert list(empty) == columns and empty["interval.lower"] is None and empty["inner.value"] is None
+
+
+def test_a_null_float_reads_back_as_nan_and_an_optional_one_as_none():
+    from certify.stats import EmpiricalVote, ProjectedInterval
+
+    vote = EmpiricalVote(3, 0.5, math.nan, 1)  # one example: no standard error
+    d = json.loads(json.dumps(vote.to_dict(), allow_nan=False))
+    assert d == {"votes": 3, "value": 0.5, "se": None, "n": 1}
+    back = EmpiricalVote.from_dict(d)
+    assert math.isnan(back.se) and (back.votes, back.value, back.n) == (3, 0.5, 1)
+    hull = ProjectedInterval("V3", 0.1, 0.2, (0.5, 0.3), (0.6, 0.4), math.nan, 1e-9, 0.05)
+    again = ProjectedInterval.from_dict(json.loads(json.dumps(hull.to_dict(), allow_nan=False)))
+    assert again.lower_at == (0.5, 0.3) and math.isnan(again.lower_gap) and again.upper_gap == 1e-9
+    assert Interval.from_dict(Interval(None, None, 0.05, "m", "c", None).to_dict()).lower is None

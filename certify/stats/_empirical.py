@@ -46,7 +46,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class EmpiricalVote:
+class EmpiricalVote(Record):
     """Empirical m-vote accuracy.
 
     Attributes
@@ -65,13 +65,6 @@ class EmpiricalVote:
     value: float
     se: float
     n: int
-
-    def to_dict(self) -> dict:
-        return {"votes": self.votes, "value": self.value, "se": self.se, "n": self.n}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> EmpiricalVote:
-        return cls(int(d["votes"]), float(d["value"]), float(d["se"]), int(d["n"]))
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,8 @@ import numpy as np
 
 from .._bernstein import bernstein_basis
 from .._errors import CertifyError, InputError
-from .._numbers import float_or_nan
 from .._objective import vote_gain
+from .._records import Record
 from .._validation import check_alpha
 from ..likelihood import CellCounts, WarmStarts, likelihood_bound, likelihood_intervals, npmle, witness_below
 
@@ -91,7 +91,7 @@ CHUNK = 25
 
 
 @dataclass(frozen=True)
-class PlanRow:
+class PlanRow(Record):
     """One design under one scenario.
 
     Attributes
@@ -123,33 +123,6 @@ class PlanRow:
     se_certified: float
     reps: int
     width_reps: int
-
-    def to_dict(self) -> dict:
-        return {
-            "scenario": self.scenario,
-            "examples": self.examples,
-            "calls": self.calls,
-            "mean_width": self.mean_width,
-            "se_width": self.se_width,
-            "p_certified": self.p_certified,
-            "se_certified": self.se_certified,
-            "reps": self.reps,
-            "width_reps": self.width_reps,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> PlanRow:
-        return cls(
-            str(d["scenario"]),
-            int(d["examples"]),
-            int(d["calls"]),
-            float_or_nan(d["mean_width"]),
-            float_or_nan(d["se_width"]),
-            float_or_nan(d["p_certified"]),
-            float_or_nan(d["se_certified"]),
-            int(d["reps"]),
-            int(d["width_reps"]),
-        )
 
 
 @dataclass(frozen=True)

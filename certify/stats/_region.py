@@ -52,8 +52,8 @@ from .._bounds import as_objective, sharp_bound_arrays, sharp_bounds
 from .._distributions import chi2_quantile
 from .._endpoint import endpoint_bounds
 from .._errors import InputError
-from .._numbers import float_or_nan
 from .._objective import V_INF, budget_json, is_vote_limit
+from .._records import Record
 from .._validation import check_alpha
 from ..solvers import Faces
 from ._estimators import TwoCallEstimates
@@ -356,7 +356,7 @@ def _linear_max(region: WaldRegion, g: np.ndarray, corners: np.ndarray) -> float
 
 
 @dataclass(frozen=True)
-class ProjectedInterval:
+class ProjectedInterval(Record):
     """Interval hull of the projected identified region (eq. (projected-set-main)) for one objective.
 
     Attributes
@@ -381,31 +381,6 @@ class ProjectedInterval:
     lower_gap: float
     upper_gap: float
     alpha: float
-
-    def to_dict(self) -> dict:
-        return {
-            "objective": self.objective,
-            "lower": self.lower,
-            "upper": self.upper,
-            "lower_at": list(self.lower_at),
-            "upper_at": list(self.upper_at),
-            "lower_gap": self.lower_gap,
-            "upper_gap": self.upper_gap,
-            "alpha": self.alpha,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ProjectedInterval:
-        return cls(
-            d["objective"],
-            float(d["lower"]),
-            float(d["upper"]),
-            tuple(d["lower_at"]),
-            tuple(d["upper_at"]),
-            float_or_nan(d["lower_gap"]),
-            float_or_nan(d["upper_gap"]),
-            float(d["alpha"]),
-        )
 
 
 class _Search:
