@@ -42,7 +42,7 @@ def test_the_interval_says_what_it_is():
     missing = Interval(None, None, 0.05, "likelihood", "asymptotic", 5, note="the solver failed")
     assert math.isnan(missing.width) and not missing.contains(0.3)
     with pytest.raises(InputError, match="the solver failed"):
-        missing.ends
+        _ = missing.ends
     with pytest.raises(InputError, match="route='guessed' must be one of identified"):
         Interval(0.1, 0.2, 0.05, "m", "c", 3, route="guessed")
     with pytest.raises(InputError, match="never certified"):
@@ -78,7 +78,8 @@ def test_flat_columns_are_the_flattened_json_keys_whatever_is_present():
     iv = Interval(0.1, 0.2, 0.05, "m", "c", 3)
     full = _Outer("x", _Inner(Fraction(1, 2)), iv, 1)
     columns = flat_columns(_Outer)
-    assert columns == ["name", "inner.value", "inner.weights"] + [f"interval.{f.name}" for f in dataclasses.fields(Interval)] + ["count"]
+    leaves = [f"interval.{f.name}" for f in dataclasses.fields(Interval)]
+    assert columns == ["name", "inner.value", "inner.weights", *leaves, "count"]
 
     def flatten(d, prefix=""):
         out = {}
