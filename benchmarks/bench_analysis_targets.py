@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from certify import V_INF  # noqa: E402
 from certify._calls import CallBits  # noqa: E402
-from certify.stats import analyze  # noqa: E402
+from certify.analysis import analyze  # noqa: E402
 
 VOTES = (3, 5, 9, 21, V_INF)
 

@@ -105,7 +105,7 @@ def warm_comparison(data: Path, rounds: int) -> dict[str, list[float]]:
     """Seconds of analysis + certificates the old way (solving again) and the new way, alternating, in this process."""
     from certify.likelihood import certified_intervals, certify_interval
     from certify.readers import read_groups
-    from certify.stats import analyze
+    from certify.analysis import analyze
 
     bits = next(iter(read_groups(data).values()))
 

@@ -1,7 +1,7 @@
 """certify: sharp bounds and exact certificates for voting over repeated LLM calls.
 
 The top-level namespace holds what docs/reference/objectives.md lists; everything else lives in its
-subpackage (:mod:`certify.readers`, :mod:`certify.likelihood`, :mod:`certify.stats`,
+subpackage (:mod:`certify.readers`, :mod:`certify.likelihood`, :mod:`certify.stats`, :mod:`certify.analysis`,
 :mod:`certify.certificates`, :mod:`certify.solvers`, :mod:`certify.experiment`,
 :mod:`certify.report`), each with its own curated namespace.
 
@@ -19,9 +19,10 @@ subpackage (:mod:`certify.readers`, :mod:`certify.likelihood`, :mod:`certify.sta
   certificates; :func:`verify_certificate` re-checks one with the independent exact checker;
   :func:`dump_certificate` / :func:`load_certificate`;
 * data (:mod:`certify.readers`): :func:`read_bits` -> :class:`CallBits`;
-* statistics (Section 4.4, Section 5; :mod:`certify.stats`): :func:`analyze`,
-  :func:`two_call_estimates`, :func:`wald_region`, :func:`project_many` (projected Wald
-  intervals), :func:`maxent_completion`, :func:`ldgp_completion`;
+* the analysis of a file (:mod:`certify.analysis`): :func:`analyze`;
+* statistics (Section 4.4, Section 5; :mod:`certify.stats`): :func:`two_call_estimates`,
+  :func:`wald_region`, :func:`project_many` (projected Wald intervals), :func:`maxent_completion`,
+  :func:`ldgp_completion`;
 * the K-call likelihood (:mod:`certify.likelihood`): :func:`cell_counts`, :func:`npmle`,
   :func:`likelihood_intervals`;
 * results: :class:`Interval`, the one interval type every result row carries (its ends, level,
@@ -65,10 +66,10 @@ _LAZY = {
     "verify_certificate": ("certify.certificates", "verify"),
     **{name: ("certify.readers", name) for name in ("CallBits", "DataError", "read_bits")},
     **{name: ("certify.likelihood", name) for name in ("cell_counts", "likelihood_intervals", "npmle")},
+    "analyze": ("certify.analysis", "analyze"),
     **{
         name: ("certify.stats", name)
         for name in (
-            "analyze",
             "ldgp_completion",
             "maxent_completion",
             "project_many",

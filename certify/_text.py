@@ -1,7 +1,7 @@
 """Plain-text tables: the one layout of every aligned table certify prints (core layer).
 
 The CLI escapes what a terminal must not see (:func:`certify.cli._output.printable`) before it
-lays a table out; the analysis's own text (:mod:`certify.stats._analysis_text`) lays out numbers
+lays a table out; the analysis's own text (:mod:`certify.analysis._text`) lays out numbers
 and labels it wrote itself.
 """
 

@@ -319,7 +319,7 @@ def test_objectives_are_certified_too(written, tmp_path, capsys):
 def test_data_beyond_the_lagrangian_budget_are_refused_before_solving(tmp_path, capsys, monkeypatch):
     """320 examples of K = 2000 calls with 320 distinct counts: the Lagrangian's cost 320 x 2000 x (603 + 39)
     = 4.1e8 exceeds MAX_LAGRANGIAN_COST, so analyze refuses before reading further or solving."""
-    import certify.stats._report as report
+    import certify.analysis._analyze as report
     from certify.certificates import MAX_CALLS, MAX_LAGRANGIAN_COST, lagrangian_cost
 
     examples = 320

@@ -1,7 +1,7 @@
 """The package's layers are one-way (issue 14).
 
 Lowest first: the math core (``certify/_*.py``, ``certify/solvers``) <- readers
-<- certificates <- likelihood <- statistics and forecasts <- experiments <- report <- CLI. This test
+<- certificates <- likelihood <- statistics and forecasts <- the analysis and experiments <- report <- CLI. This test
 parses every module under ``certify/`` with :mod:`ast` (nothing is imported), resolves
 relative imports, and checks three rules for every ``import`` / ``from ... import``
 statement, wherever it sits (module level or inside a function):
@@ -30,8 +30,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "certify"
 
 #: Layer of each top-level subpackage of ``certify``; anything else is the math core.
-LAYERS = {"solvers": 0, "readers": 1, "certificates": 2, "likelihood": 3, "stats": 4, "forecast": 4, "experiment": 5,
-          "report": 6, "cli": 7}
+LAYERS = {"solvers": 0, "readers": 1, "certificates": 2, "likelihood": 3, "stats": 4, "forecast": 4, "analysis": 5,
+          "experiment": 5, "report": 6, "cli": 7}
 
 #: Packages that may import only the math core (``certify/_*.py``) besides themselves (rule (c)).
 CORE_ONLY = {"readers"}
@@ -158,8 +158,8 @@ def test_the_walk_sees_every_layer():
     # and it resolves relative imports (certify.stats._region imports certify._bounds)
     region = ROOT / "stats" / "_region.py"
     assert any(imported == "certify._bounds" for _, imported, _ in _imports(region))
-    # the likelihood sits between certificates and statistics: statistics import it, it imports certificates
-    assert any(imported == "certify.likelihood" for _, imported, _ in _imports(ROOT / "stats" / "_report.py"))
+    # the likelihood sits between certificates and statistics: the analysis imports it, it imports certificates
+    assert any(imported == "certify.likelihood" for _, imported, _ in _imports(ROOT / "analysis" / "_analyze.py"))
     assert any(imported == "certify.certificates" for _, imported, _ in _imports(ROOT / "likelihood" / "_certificates.py"))
 
 

@@ -11,7 +11,8 @@ from certify import InputError, ObjectiveError
 from certify._validation import check_alpha, check_votes
 from certify.likelihood import critical_value
 from certify.readers import bits_from_array
-from certify.stats import analyze, two_call_estimates, wald_region
+from certify.stats import two_call_estimates, wald_region
+from certify.analysis import analyze
 
 
 @pytest.mark.parametrize("alpha", [0.05, 1e-9, 0.999, np.float32(0.05), np.float64(0.1), np.longdouble(0.2)])

@@ -95,7 +95,8 @@ def _region():
 def test_every_function_reads_every_spelling(spelling, bits):
     from certify import certify_bound
     from certify.report._table_format import votes_text
-    from certify.stats import analyze, complete, parse_votes, project
+    from certify.stats import complete, project
+    from certify.analysis import analyze, parse_votes
     from certify.likelihood import is_infinite_budget
 
     assert parse_votes([3, spelling]) == (3, V_INF) and is_infinite_budget(spelling)
@@ -132,7 +133,8 @@ def test_likelihood_reads_every_spelling(spelling):
 
 @pytest.mark.parametrize("bad, shown", BAD)
 def test_every_function_refuses_the_same_budgets(bad, shown, bits):
-    from certify.stats import analyze, complete, parse_votes
+    from certify.stats import complete
+    from certify.analysis import analyze, parse_votes
 
     c = complete(mu=0.7, rho=0.2)
     for call in (lambda: parse_votes([bad]), lambda: c.value(bad), lambda: analyze(bits, votes=(3, bad), method="two-call")):

@@ -21,18 +21,17 @@ from .._files import file_sha256
 from .._json import schema_id
 from .._numbers import percentage_points, pp_interval
 from .._objective import V_INF, parse_objective, parse_vote_budgets
-from ..certificates import INDEX_FILE, check_certificate_folder
-from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
-from ..stats import (
+from ..analysis import (
     METHODS,
     REPORT_SCHEMA_VERSION,
     analyze,
     check_certifiable,
-    compare_policies,
     parse_aggregate,
-    votes_label,
     write_report_certificates,
 )
+from ..certificates import INDEX_FILE, check_certificate_folder
+from ..readers import DEFAULT_NORMALIZATION, NORMALIZATIONS, ColumnMap, parse_score_map, read_groups
+from ..stats import compare_policies, votes_label
 from ._args import open_run_store, parse_alpha
 from ._output import print_json, print_line
 

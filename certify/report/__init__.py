@@ -27,7 +27,7 @@ Figures (PNG and PDF)
 * :func:`votability_plane` -- policies in the (mu-hat, rho-hat) plane with their Wald regions (Section 4.4).
 * :func:`region_outline` -- the boundary of a feasible Wald region C_alpha in the (mu, rho) plane.
 * :func:`mixture_plane` -- mixture-grid policies, base policies and the selected mixtures, per data set.
-* :func:`vote_curves` -- the vote-curve figure (:func:`certify.stats.vote_curve_figure`) as PNG and PDF.
+* :func:`vote_curves` -- the vote-curve figure (:func:`certify.analysis.vote_curve_figure`) as PNG and PDF.
 
 The report
 ----------

@@ -43,6 +43,7 @@ from .._files import check_folder_writable, check_output, check_replaceable, dis
 from .._json import schema_id, to_json
 from .._majority import majority_index, majority_polynomial
 from .._objective import V_INF, budget_json
+from ..analysis import analyze, curve_data, two_call_view
 from ..certificates import certificate_file_name, certify_bound
 from ..certificates import dump as dump_certificate
 from ..readers import read_groups
@@ -53,14 +54,11 @@ from ..stats import (
     MixtureSearch,
     NegativeMovement,
     Overtaking,
-    analyze,
-    curve_data,
     find_negative_movements,
     find_overtaking,
     mixture_data,
     optimize_mixture,
     search_mixtures,
-    two_call_view,
     unit_mixture,
     wald_region,
 )

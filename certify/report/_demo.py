@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .._errors import InputError
 from .._numbers import pp_interval
-from ..stats import Verdict
+from ..analysis import Verdict
 from ._build import analyze_store, write_report
 
 __all__ = ["DemoResult", "default_config_path", "run_demo", "summary_lines"]

@@ -32,7 +32,7 @@ from .._extras import require
 from .._files import write_atomically
 from .._moments import nu_from_rho
 from .._plotting import STYLE
-from ..stats import vote_curve_figure
+from ..analysis import vote_curve_figure
 
 __all__ = [
     "FIGURE_NAMES",
@@ -449,5 +449,5 @@ def mixture_plane(out_dir, searches, base) -> tuple[Path, Path]:
 
 
 def vote_curves(out_dir, curves) -> tuple[Path, Path]:
-    """The vote-curve figure (:func:`certify.stats.vote_curve_figure`) written as PNG and PDF."""
+    """The vote-curve figure (:func:`certify.analysis.vote_curve_figure`) written as PNG and PDF."""
     return _save(vote_curve_figure(curves), out_dir, "vote_curves")

@@ -37,7 +37,7 @@ import numpy as np
 from .._errors import InputError
 from .._numbers import pp_interval
 from .._objective import V_INF
-from ..stats import Verdict
+from ..analysis import Verdict
 from ._table_format import Column, Table, _missing, _rounded, votes_text
 
 __all__ = [
@@ -116,7 +116,7 @@ def more_calls_table(curves: dict) -> Table:
     Parameters
     ----------
     curves : dict
-        ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` by the likelihood method
+        ``"dataset/policy"`` -> :class:`certify.analysis.AnalysisReport` by the likelihood method
         with budgets 1, 3, ..., 101 and :data:`certify.V_INF`.
     """
     cols = [
@@ -185,7 +185,7 @@ def forecast_table(curves: dict) -> Table | None:
     Parameters
     ----------
     curves : dict
-        ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport`, as for :func:`more_calls_table`.
+        ``"dataset/policy"`` -> :class:`certify.analysis.AnalysisReport`, as for :func:`more_calls_table`.
 
     Returns
     -------
@@ -241,7 +241,7 @@ def policy_table(reports: dict, truth: dict | None = None) -> Table:
     Parameters
     ----------
     reports : dict
-        ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` with budgets 3 and 5.
+        ``"dataset/policy"`` -> :class:`certify.analysis.AnalysisReport` with budgets 3 and 5.
     truth : dict, optional
         Unused here (kept for the call signature); the true values are in
         :func:`policy_interval_table`.
@@ -302,7 +302,7 @@ def policy_interval_table(reports: dict, truth: dict | None = None) -> Table:
     Parameters
     ----------
     reports : dict
-        ``"dataset/policy"`` -> :class:`certify.stats.AnalysisReport` with budgets 3 and 5.
+        ``"dataset/policy"`` -> :class:`certify.analysis.AnalysisReport` with budgets 3 and 5.
     truth : dict, optional
         ``"dataset/policy"`` -> {votes: true V} (mean of P_n(q_i)).
     """

@@ -104,7 +104,7 @@ All of it is visible:
   ``TARGETS.clear()`` empties it.
 * faces, :class:`Faces`: faces of the moment problem that solves found, reused by later solves
   given the same object. Only a caller that creates one has one: ``sharp_bound_arrays``
-  and ``certify.stats.project_many`` make one per call, ``certify.stats.analyze`` one for
+  and ``certify.stats.project_many`` make one per call, ``certify.analysis.analyze`` one for
   all the bounds of an analysis, a single solve none. So the route a call takes, and its
   floats, depend on its inputs alone, never on what ran before in the process
   (``tests/test_solver_state.py``).

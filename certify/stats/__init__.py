@@ -3,9 +3,8 @@
 The data come from :mod:`certify.readers` (``read_bits``, ``read_groups``, ``CallBits``; formats,
 column roles, the ragged-count rule and inspect_ai score maps are documented there) and the K-call
 likelihood from :mod:`certify.likelihood` (``cell_counts``, ``npmle``, ``likelihood_intervals``,
-``certify_interval``): each name has one home, and this package re-exports neither. The intervals an
-analysis solved, ``AnalysisReport.likelihood``, are what :func:`certify.likelihood.certify_interval`
-turns into exact certificates.
+``certify_interval``): each name has one home, and this package re-exports neither. The analysis of a
+file (``analyze``, its report, rows, verdicts, text and certificates) is :mod:`certify.analysis`.
 
 Two-call estimates (paper Section 4.4)
 --------------------------------------
@@ -47,46 +46,14 @@ Empirical votes and paired comparisons
 * :class:`PairedComparison` -- a mean paired difference with its normal confidence interval.
 * :func:`votes_label` -- how a budget reads wherever a user sees it (``"3 votes"``).
 
-The analysis
-------------
-
-* :func:`~certify.analyze` -- the whole pipeline on one policy's bits (``method="likelihood"`` or ``"two-call"``).
-* :class:`AnalysisReport` -- result of :func:`~certify.analyze` (``to_dict`` / ``from_dict``, ``to_frame``, ``plot``).
-* :data:`METHODS` -- the interval methods of :func:`~certify.analyze`, ``("likelihood", "two-call")``.
-* :data:`REPORT_SCHEMA_VERSION` -- schema version of an analysis report's JSON.
-* :class:`BudgetRow` -- everything reported for one majority budget (its interval, the ``--details`` columns).
-* :class:`Verdict` -- certified improvement of ``votes`` calls over one call at level 1 - alpha.
-* :class:`ObjectiveInterval` -- the 1 - alpha interval of a polynomial objective in q.
-* :class:`SolvedIntervals` -- the likelihood-ratio intervals an analysis solved, kept for their certificates.
-* :func:`parse_votes` -- vote budgets from ints or strings: positive counts or V_inf in any spelling.
-* :func:`verdict_budgets` -- the budgets whose gain V_k - V_1 gets a verdict.
-* :func:`two_call_view` -- the two-call report held by an analysis, solving nothing again.
-* :func:`write_report_certificates` -- exact certificates of an analysis's intervals; its proven rows certified.
-* :func:`check_certifiable` -- refuse, before solving, data whose certificates the checker would refuse.
-
-One row per target, and the vote curve
---------------------------------------
-
-* :func:`target_rows` -- one :class:`TargetRow` per target of a report, in report order.
-* :class:`TargetRow` -- one target of one group: interval, verdict on the gain, forecast beyond the calls.
-* :class:`AnalysisTarget` -- what a row estimates: an aggregate of k calls, or an objective.
-* :class:`RowForecast` -- a row's model-based forecast beyond the recorded calls, or why there is none.
-* :data:`FORECAST_MODELS` -- what each aggregate's forecast beyond the recorded calls comes from.
-* :func:`report_frame` -- the target rows of one or several reports as a tidy pandas DataFrame.
-* :func:`curve_data` -- the figure data of one report's vote curve.
-* :func:`vote_curve_figure` -- each policy's vote accuracy against the number of votes (a matplotlib figure).
-
 Aggregates of k calls over recorded answers (plurality vote, pass@k)
 --------------------------------------------------------------------
 
 * :data:`AGGREGATES` -- the aggregates of k calls: ``("plurality", "pass@k")``.
-* :data:`AGGREGATE_NAMES` -- every aggregate ``analyze`` reports: the bit majority, then :data:`AGGREGATES`.
-* :func:`parse_aggregate` -- the aggregate's name from a spelling (``"pass"`` -> ``"pass@k"``).
 * :func:`aggregate_estimates` -- U-statistic accuracy of k calls (k up to the recorded calls) and its gain.
 * :func:`aggregate_intervals` -- 1 - alpha intervals for plurality or pass@k of any k, beyond the calls too.
 * :func:`certified_aggregate_intervals` -- :func:`aggregate_intervals` with an exact certificate for each end.
 * :class:`AggregateEstimate` -- an aggregate's accuracy of k calls, or its gain, with an interval.
-* :class:`AggregateBudget` -- the interval of one aggregate at one budget (an entry of ``AnalysisReport.aggregates``).
 * :data:`PASS_INF` -- pass@inf = P(Q > 0), the objective of pass@k for k = inf.
 * :data:`MAX_PLURALITY_CALLS` -- most calls per example for the plurality U-statistic (float64 range).
 * :func:`answer_counts` -- per-example counts of the answer codes.
@@ -155,9 +122,7 @@ from .._aggregate_bounds import (
     plurality_upper_coefficients,
 )
 from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
-from ._aggregate_report import AGGREGATE_NAMES, AggregateBudget, parse_aggregate
 from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
-from ._analysis_report import REPORT_SCHEMA_VERSION, AnalysisReport, BudgetRow, ObjectiveInterval, SolvedIntervals
 from ._answer_model import ModelEstimate, answer_patterns, model_plurality, pattern_kernel, plurality_model
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
 from ._empirical import (
@@ -205,34 +170,16 @@ from ._overtaking import (
 from ._planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
-from ._report import METHODS, analyze, parse_votes, two_call_view
-from ._report_certificates import check_certifiable, write_report_certificates
-from ._summary import FORECAST_MODELS, AnalysisTarget, RowForecast, TargetRow, report_frame, target_rows
-from ._verdict import Verdict, verdict_budgets
-from ._vote_curve import curve_data, vote_curve_figure
 
 __all__ = [
-    "FORECAST_MODELS",
-    "TargetRow",
-    "AnalysisTarget",
-    "RowForecast",
-    "curve_data",
-    "report_frame",
-    "target_rows",
-    "vote_curve_figure",
     "COMPLETION_METHODS",
     "DEFAULT_PLAN_REPS",
     "DEFAULT_WIDTH_REPS",
-    "METHODS",
     "PLAN_SCHEMA_VERSION",
-    "REPORT_SCHEMA_VERSION",
     "AllCallEstimates",
-    "AnalysisReport",
-    "BudgetRow",
     "Completion",
     "EmpiricalVote",
     "EmptyRegionError",
-    "SolvedIntervals",
     "Mixture",
     "MixtureData",
     "MixtureOptimum",
@@ -244,13 +191,11 @@ __all__ = [
     "ProjectedInterval",
     "StudyPlan",
     "TwoCallEstimates",
-    "Verdict",
     "WaldRegion",
     "all_call_estimates",
     "allocation_majority",
     "allocation_probabilities",
     "allocations",
-    "analyze",
     "compare_budgets",
     "compare_policies",
     "complete",
@@ -264,10 +209,6 @@ __all__ = [
     "mixture_estimates",
     "optimize_mixture",
     "paired_comparison",
-    "parse_votes",
-    "two_call_view",
-    "write_report_certificates",
-    "check_certifiable",
     "per_example_mixture_accuracy",
     "per_example_mixture_moments",
     "per_example_table",
@@ -279,7 +220,6 @@ __all__ = [
     "two_call_estimates",
     "two_call_from_summary",
     "unit_mixture",
-    "verdict_budgets",
     "votes_label",
     "wald_region",
     "weight_grid",
@@ -287,11 +227,7 @@ __all__ = [
     "AGGREGATES",
     "MAX_PLURALITY_CALLS",
     "PASS_INF",
-    "AGGREGATE_NAMES",
-    "AggregateBudget",
     "AggregateEstimate",
-    "ObjectiveInterval",
-    "parse_aggregate",
     "aggregate_estimates",
     "aggregate_intervals",
     "certified_aggregate_intervals",

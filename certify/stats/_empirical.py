@@ -22,6 +22,7 @@ and the standard error is that of the mean difference.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -84,6 +85,10 @@ class PairedComparison(Record):
         Paired examples.
     """
 
+    #: How its interval is made and calibrated.
+    METHOD: ClassVar[str] = "mean of paired per-example differences"
+    CALIBRATION: ClassVar[str] = "asymptotic: normal interval over examples (central limit theorem)"
+
     label_a: str
     label_b: str
     interval: Interval
@@ -95,11 +100,6 @@ class PairedComparison(Record):
         """The mean paired difference (the interval's estimate)."""
         assert self.interval.estimate is not None  # every comparison has its mean
         return self.interval.estimate
-
-
-#: How a paired comparison's interval is made and calibrated.
-PAIRED_METHOD = "mean of paired per-example differences"
-PAIRED_CALIBRATION = "asymptotic: normal interval over examples (central limit theorem)"
 
 
 def _check_votes(votes, data: CallBits) -> int:
@@ -148,7 +148,14 @@ def paired_comparison(
     z = normal_quantile(1 - alpha / 2)
     mean = float(d.mean())
     interval = Interval(
-        mean - z * se, mean + z * se, float(alpha), PAIRED_METHOD, PAIRED_CALIBRATION, None, mean, "identified"
+        mean - z * se,
+        mean + z * se,
+        float(alpha),
+        PairedComparison.METHOD,
+        PairedComparison.CALIBRATION,
+        None,
+        mean,
+        "identified",
     )
     return PairedComparison(label_a, label_b, interval, se, n)
 

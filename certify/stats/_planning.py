@@ -13,7 +13,7 @@ scenarios for the truth:
 
 For each scenario and each design (N examples, K calls per example) the study is
 simulated ``reps`` times; each simulated study gets the same likelihood-ratio intervals
-:func:`certify.stats.analyze` reports, and the plan records the fraction of studies whose gain
+:func:`certify.analysis.analyze` reports, and the plan records the fraction of studies whose gain
 interval lies above 0 (the probability of certifying that k votes beat one call), with its
 Monte Carlo standard error sqrt(p (1 - p) / reps) <= 1 / (2 sqrt(reps)), and the mean width of
 the V_k interval over ``width_reps`` of the studies (spread evenly over the ``reps``; all of

@@ -45,13 +45,6 @@ VERTEX_OFFSET = 1e-3 * PHI_TOL
 #: precision of a Wald interval and at the accuracy of the gap computation itself.
 GAP_RETRY = 1e-9
 
-# -- the analysis report (:mod:`._report`) -------------------------------------------------
-
-#: Slack when comparing a gain interval with the one-moment range of V_k - V_1: the two come
-#: from different solvers (the likelihood or the projection, and the sharp bound), whose
-#: rounding differs.
-RANGE_TOL = 1e-9
-
 # -- the completions (:mod:`._completions`, Propositions 5.1 and 5.2) ------------------------
 
 #: Gauss-Legendre nodes per panel of the graded rule (exact for polynomials of degree 39

@@ -15,7 +15,8 @@ from certify.report import (
     se_range_table,
     completion_error_table,
 )
-from certify.stats import analyze, find_negative_movements, find_overtaking, mixture_data, unit_mixture
+from certify.stats import find_negative_movements, find_overtaking, mixture_data, unit_mixture
+from certify.analysis import analyze
 from certify.readers import bits_from_array
 
 N = 400

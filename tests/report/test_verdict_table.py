@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 from certify._interval import Interval
 from certify.report._tables import verdict_table
-from certify.stats import Verdict
+from certify.analysis import Verdict
 
 
 def _verdict(aggregate, votes, lo, up):

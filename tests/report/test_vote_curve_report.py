@@ -145,7 +145,7 @@ def test_the_forecast_table_gives_9_21_101_and_infinitely_many_votes_from_a_fami
 def test_the_report_without_forecast_has_no_forecast_table_or_band(results):
     from certify.report._build import _tables, analyze_store
     from certify.report._tables import forecast_table
-    from certify.stats import curve_data
+    from certify.analysis import curve_data
 
     path, _ = results
     res = analyze_store(path, step=0.5, forecast=False)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from certify._calls import CallBits
-from certify.stats import aggregate_estimates, aggregate_intervals, analyze
+from certify.stats import aggregate_estimates, aggregate_intervals
+from certify.analysis import analyze
 from certify.likelihood import cell_counts, likelihood_intervals
 
 
@@ -116,7 +117,7 @@ def test_near_deterministic_counts_get_every_verdict():
 def test_a_budget_the_likelihood_solver_cannot_finish_is_left_out_with_a_note(monkeypatch):
     """A solver failure on one budget (simulated: the solver raises for 9 calls) leaves that
     budget out with a note naming it; the other budgets keep the verdicts of a normal run."""
-    import certify.stats._report as report_module
+    import certify.analysis._analyze as report_module
     from certify import SolverError
 
     bits = _near_deterministic_bits()

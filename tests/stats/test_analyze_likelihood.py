@@ -11,7 +11,7 @@ from stats_helpers import simulate_bits
 
 from certify import V_INF, InputError
 from certify.cli.main import main
-from certify.stats import analyze
+from certify.analysis import analyze
 from certify.readers import bits_from_array
 from certify.likelihood import cell_counts, likelihood_interval, likelihood_intervals
 
@@ -181,7 +181,7 @@ def test_cli_certificates_prove_every_interval_end(tmp_path, capsys, ten_calls):
 def test_verdicts_say_why():
     """Each verdict gives its reason; the uninformative and no-change cases are recognized."""
     from certify import sharp_bounds
-    from certify.stats._verdict import verdict_reason
+    from certify.analysis._verdict import verdict_reason
 
     rng = np.random.default_rng(3)
     # voting helps: q mostly above 1/2 and spread out
@@ -203,7 +203,7 @@ def test_verdicts_say_why():
 
 def test_a_negligible_gain_is_certified_as_such():
     """An interval of the gain inside +-1 pp that holds 0 is the verdict 'negligible', with its reason."""
-    from certify.stats._verdict import NEGLIGIBLE_GAIN, verdict_status
+    from certify.analysis._verdict import NEGLIGIBLE_GAIN, verdict_status
 
     assert verdict_status(0.001, 0.02) == "better" and verdict_status(-0.02, -0.001) == "worse"
     assert verdict_status(-0.004, 0.006) == "negligible" and verdict_status(-0.004, NEGLIGIBLE_GAIN + 1e-9) == "undetermined"
@@ -221,7 +221,8 @@ def test_an_empty_wald_region_drops_only_the_two_call_column(tmp_path, capsys):
     """Every example's calls read 1, 0, 1: the first two calls always disagree, so the two-call Wald
     region misses the moment set. The likelihood intervals use every call and are reported, with the
     two-call column dropped and a note; the two-call method itself still refuses the data."""
-    from certify.stats import AnalysisReport, EmptyRegionError
+    from certify.stats import EmptyRegionError
+    from certify.analysis import AnalysisReport
 
     b = np.tile([1.0, 0.0, 1.0], (30, 1))
     rep = analyze(bits_from_array(b), votes=(3, "inf"))
@@ -245,7 +246,7 @@ def test_an_empty_wald_region_drops_only_the_two_call_column(tmp_path, capsys):
 
 def test_two_call_view_is_the_two_call_analysis():
     """The two-call report derived from a likelihood analysis of more budgets equals the two-call analysis itself."""
-    from certify.stats import two_call_view
+    from certify.analysis import two_call_view
 
     rng = np.random.default_rng(26)
     data = bits_from_array(simulate_bits(rng.beta(3, 1.5, 300), 4, rng))
@@ -266,7 +267,7 @@ def test_two_call_view_is_the_two_call_analysis():
 def test_two_call_view_ignores_aggregates_and_objectives():
     """An analysis that also holds pass@k rows, their verdicts and an --objective interval gives the same view:
     the verdicts are the majority's, taken on the projected gains; the view holds neither aggregates nor objectives."""
-    from certify.stats import two_call_view
+    from certify.analysis import two_call_view
 
     rng = np.random.default_rng(28)
     data = bits_from_array(simulate_bits(rng.beta(2, 1.5, 200), 4, rng))
@@ -280,7 +281,8 @@ def test_two_call_view_ignores_aggregates_and_objectives():
 
 
 def test_two_call_view_of_an_empty_region_raises_like_the_two_call_analysis():
-    from certify.stats import EmptyRegionError, two_call_view
+    from certify.stats import EmptyRegionError
+    from certify.analysis import two_call_view
 
     data = bits_from_array(np.tile([1.0, 0.0, 1.0], (30, 1)))
     rep = analyze(data, votes=(3, "inf"))

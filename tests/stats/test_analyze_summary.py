@@ -18,8 +18,8 @@ import pytest
 from certify import V_INF
 from certify._calls import CallBits
 from certify._json import to_json
-from certify.stats._analysis_text import SCREEN_NOTES, SCREEN_WIDTH
-from certify.stats import Verdict, analyze, report_frame
+from certify.analysis._text import SCREEN_NOTES, SCREEN_WIDTH
+from certify.analysis import Verdict, analyze, report_frame
 
 CELL = re.compile(r"(better|worse|changes little|undecided) \[([+-]\d+\.\d), ([+-]\d+\.\d)\](?: ~([+-]\d+\.\d))?")
 
@@ -351,7 +351,7 @@ def test_a_v2_report_reads_into_rows_with_the_same_numbers():
     jsonschema = pytest.importorskip("jsonschema")
     from importlib.resources import files
 
-    from certify.stats import AnalysisReport
+    from certify.analysis import AnalysisReport
 
     r = _report()
     old = json.loads(to_json(_v2_layout(r)))
@@ -603,7 +603,7 @@ def test_every_family_rejected_means_no_forecast_and_says_so():
 
 
 def test_a_forecast_interval_outside_the_certain_one_is_reported_against_its_family():
-    from certify.stats._forecast_step import outside_notes
+    from certify.analysis._forecast_step import outside_notes
 
     r = analyze(_bits(), (3, 9), forecast=True, bootstrap=40)
     rows = r.rows()
@@ -648,7 +648,7 @@ def test_an_objective_beyond_the_calls_is_forecast_and_one_within_them_is_not():
 def test_an_unsolved_sharp_range_at_the_all_call_moments_leaves_that_column_empty(monkeypatch):
     """The exact solver can fail at many moments (thousands of calls): the analysis goes on, says so in
     a --details note, and every interval it reports is the same."""
-    import certify.stats._report as report_module
+    import certify.analysis._analyze as report_module
     from certify import SolverError
 
     data = _bits()
@@ -726,7 +726,7 @@ def test_details_put_each_forecast_beside_the_certain_interval():
 
 def test_plot_draws_the_forecast_band_beyond_the_calls_only():
     pytest.importorskip("matplotlib")
-    from certify.stats import curve_data
+    from certify.analysis import curve_data
 
     r = analyze(_bits(), (1, 3, 5, 9, 21, V_INF), forecast=True, bootstrap=40, seed=1)
     data = curve_data(r)

@@ -17,7 +17,7 @@ from certify import V_INF, InputError
 from certify._objective import MAX_BUDGETS, parse_vote_budgets
 from certify.cli.analyze import MAX_GROUPS
 from certify.readers import ColumnMap, bits_from_array, read_groups
-from certify.stats import analyze
+from certify.analysis import analyze
 
 #: The console script, as a user runs it.
 CERTIFY = Path(sys.executable).with_name("certify")

@@ -11,7 +11,7 @@ import pytest
 from certify import InputError
 from certify.certificates import INDEX_FILE, load, verify
 from certify.readers import CallBits, bits_from_array
-from certify.stats import analyze, write_report_certificates
+from certify.analysis import analyze, write_report_certificates
 
 
 def _bits(seed: int = 3, n: int = 120, calls: int = 4) -> CallBits:

@@ -10,7 +10,8 @@ from stats_helpers import eval_sample, simulate_bits, write_eval_zip
 
 from certify import V_INF
 from certify.cli.main import main
-from certify.stats import AnalysisReport, analyze, complete, project, two_call_from_summary, wald_region
+from certify.stats import complete, project, two_call_from_summary, wald_region
+from certify.analysis import AnalysisReport, analyze
 from certify.readers import bits_from_array
 
 

@@ -1,6 +1,6 @@
 """The vote curve: k-vote accuracy against the number of votes, drawn from analyses.
 
-:func:`curve_data` reads what one :class:`~certify.stats.AnalysisReport` holds for the curve (the
+:func:`curve_data` reads what one :class:`~certify.analysis.AnalysisReport` holds for the curve (the
 K-call likelihood interval of every budget, the two-call projected interval, V_inf, the empirical
 points, the plurality and pass@k intervals); :func:`vote_curve_figure` draws one panel per report
 as a matplotlib figure made outside pyplot (:mod:`certify._plotting`). ``AnalysisReport.plot()``
@@ -16,7 +16,7 @@ import numpy as np
 from .._extras import require
 from .._objective import V_INF
 from .._plotting import new_figure, style
-from ._summary import target_rows
+from ._rows import target_rows
 
 __all__ = ["curve_data", "vote_curve_figure"]
 

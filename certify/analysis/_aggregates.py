@@ -1,6 +1,6 @@
 """Plurality votes and pass@k in the analysis: intervals per budget and verdicts on gains over one call.
 
-:func:`certify.stats.analyze` reports the paper's bit majority (the ``"majority"`` aggregate)
+:func:`certify.analysis.analyze` reports the paper's bit majority (the ``"majority"`` aggregate)
 and, on request, two aggregates of what people do with repeated calls
 (:data:`AGGREGATES`):
 
@@ -42,9 +42,7 @@ from .._interval import Interval
 from .._objective import V_INF, Objective, budget_json, parse_vote_budget, parse_vote_budgets
 from .._records import Record
 from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals, npmle
-from ._aggregate_intervals import aggregate_intervals
-from ._aggregates import AGGREGATES, aggregate_estimates
-from ._answer_model import ModelEstimate, plurality_model
+from ..stats import AGGREGATES, ModelEstimate, aggregate_estimates, aggregate_intervals, plurality_model
 
 __all__ = [
     "AGGREGATE_NAMES",

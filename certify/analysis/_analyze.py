@@ -47,13 +47,22 @@ from .._validation import check_alpha
 from ..likelihood import CellCounts, likelihood_intervals, npmle
 from ..readers import read_bits
 from ..solvers import Faces
-from ._aggregate_report import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
-from ._analysis_report import AnalysisReport, BudgetRow, ObjectiveInterval, SolvedIntervals
-from ._completions import complete
-from ._empirical import compare_budgets, empirical_vote_accuracy, votes_label
-from ._estimators import all_call_estimates, two_call_estimates
+from ..stats import (
+    EmptyRegionError,
+    ProjectedInterval,
+    WaldRegion,
+    all_call_estimates,
+    compare_budgets,
+    complete,
+    empirical_vote_accuracy,
+    project_many,
+    two_call_estimates,
+    votes_label,
+    wald_region,
+)
+from ._aggregates import AggregateBudget, aggregate_budgets, aggregate_verdict_intervals, parse_aggregate
 from ._forecast_step import forecast_request, outside_notes, run_forecast
-from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project_many, wald_region
+from ._results import AnalysisReport, BudgetRow, ObjectiveInterval, SolvedIntervals
 from ._verdict import _verdicts, gain_verdict, verdict_budgets
 
 __all__ = ["METHODS", "analyze", "parse_votes", "two_call_view"]
@@ -157,7 +166,7 @@ def analyze(
     aggregates : sequence of str
         Besides the bit majority (always reported): ``"plurality"`` (needs answers) and
         ``"pass@k"`` (``"pass"``), each with an interval per budget and verdicts on the gains
-        (:mod:`certify.stats._aggregate_report`).
+        (:mod:`certify.analysis._aggregates`).
     aggregate_votes : sequence, optional
         The budgets of those other aggregates, when fewer than ``votes`` are wanted (each one
         beyond the recorded calls costs likelihood solves). Default: ``votes``.
@@ -167,7 +176,7 @@ def analyze(
     forecast : bool
         ``"likelihood"`` only: also forecast the majority and pass@k budgets beyond the recorded
         calls from the best parametric family of the latent law the data do not reject
-        (:mod:`certify.stats._forecast_step`; model-based, not certified): ``AnalysisReport.forecast``
+        (:mod:`certify.analysis._forecast_step`; model-based, not certified): ``AnalysisReport.forecast``
         and the forecast columns of :meth:`AnalysisReport.rows`.
     bootstrap, seed : int
         The forecast's parametric bootstrap draws per family tried (default: the forecast's,

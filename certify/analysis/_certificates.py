@@ -34,7 +34,7 @@ from ..certificates import (
     write_certificate_set,
 )
 from ..likelihood import CellCounts, certify_interval
-from ._analysis_report import AnalysisReport
+from ._results import AnalysisReport
 from ._verdict import Verdict, verdict_status
 
 __all__ = ["check_certifiable", "write_report_certificates"]

@@ -1,6 +1,6 @@
 """The analysis as one row per target: the verdict table a screen shows and the tidy frame a notebook reads.
 
-An :class:`~certify.stats.AnalysisReport` keeps each aggregate where it was computed: the bit
+An :class:`~certify.analysis.AnalysisReport` keeps each aggregate where it was computed: the bit
 majority's budgets (``budgets``), plurality and pass@k (``aggregates``), the gains over one call
 (``verdicts``) and ``--objective`` (``objectives``). :func:`target_rows` joins them into one
 :class:`TargetRow` per target -- an aggregate at a budget, or an objective (an :class:`AnalysisTarget`) --

@@ -1,6 +1,6 @@
 """The results of an analysis: the report of one group, its budget rows, and their JSON.
 
-:class:`AnalysisReport` is what :func:`certify.stats.analyze` returns. Its JSON is ``analyze-v3``
+:class:`AnalysisReport` is what :func:`certify.analysis.analyze` returns. Its JSON is ``analyze-v3``
 (``certify/schemas/analyze-v3.json``): one row per target (:meth:`AnalysisReport.rows`,
 :mod:`._summary`), and beside the rows what no row holds. :meth:`AnalysisReport.from_dict` reads
 it back, and reads the previous layout ``analyze-v2`` too (:func:`_from_v2`), in which each
@@ -17,15 +17,19 @@ from .._interval import Interval
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget
 from ..forecast import Forecast
 from ..likelihood import CellCounts, LikelihoodInterval
-from ._aggregate_report import AggregateBudget
-from ._aggregates import AGGREGATES
-from ._analysis_text import details_lines, summary_lines
-from ._answer_model import ModelEstimate
-from ._completions import Completion
-from ._empirical import PAIRED_CALIBRATION, PAIRED_METHOD, EmpiricalVote, PairedComparison
-from ._estimators import AllCallEstimates, TwoCallEstimates
-from ._region import ProjectedInterval
-from ._summary import TargetRow, report_frame, target_rows
+from ..stats import (
+    AGGREGATES,
+    AllCallEstimates,
+    Completion,
+    EmpiricalVote,
+    ModelEstimate,
+    PairedComparison,
+    ProjectedInterval,
+    TwoCallEstimates,
+)
+from ._aggregates import AggregateBudget
+from ._rows import TargetRow, report_frame, target_rows
+from ._text import details_lines, summary_lines
 from ._verdict import Verdict
 from ._vote_curve import curve_data, vote_curve_figure
 
@@ -156,7 +160,7 @@ class AnalysisReport:
     method : str
         How the budgets' ``interval`` and the verdicts were made (:data:`METHODS`).
     aggregates : tuple of AggregateBudget
-        Plurality and pass@k rows (:mod:`certify.stats._aggregate_report`), after the majority
+        Plurality and pass@k rows (:mod:`certify.analysis._aggregates`), after the majority
         rows in ``budgets`` of the JSON; each JSON budget entry names its ``aggregate``.
     objectives : tuple of ObjectiveInterval
         Intervals of the polynomial objectives asked for (``--objective``).
@@ -236,18 +240,18 @@ class AnalysisReport:
         }
 
     def rows(self) -> tuple[TargetRow, ...]:
-        """One :class:`~certify.stats.TargetRow` per target (aggregate at a budget, or objective), with its
+        """One :class:`~certify.analysis.TargetRow` per target (aggregate at a budget, or objective), with its
         interval, the verdict on its gain over one call and, beyond the recorded calls, the forecast."""
         return target_rows(self)
 
     def to_frame(self) -> Any:
         """The analysis as a tidy pandas DataFrame: one row per target, columns the fields of
-        :class:`~certify.stats.TargetRow` (needs pandas: ``pip install 'certify[report]'``)."""
+        :class:`~certify.analysis.TargetRow` (needs pandas: ``pip install 'certify[report]'``)."""
         return report_frame([self])
 
     def text_lines(self, details: bool = False) -> list[str]:
         """What ``certify analyze`` prints for this group, one logical line per item
-        (:mod:`certify.stats._analysis_text`): the verdict table that fits on a screen, the intervals
+        (:mod:`certify.analysis._text`): the verdict table that fits on a screen, the intervals
         of infinitely many calls, the objectives, the forecasts and the first notes; with
         ``details=True`` (``--details``) every table, verdict and note. A line may hold a name read
         from the data as it is (a terminal escapes it)."""
@@ -258,7 +262,7 @@ class AnalysisReport:
         return "\n".join(self.text_lines(details))
 
     def plot(self, title: str | None = None) -> Any:
-        """The vote-curve figure of this analysis (:func:`~certify.stats.vote_curve_figure`): the interval
+        """The vote-curve figure of this analysis (:func:`~certify.analysis.vote_curve_figure`): the interval
         of every majority budget, V_inf, the empirical points, plurality and pass@k; a
         ``matplotlib.figure.Figure`` (needs matplotlib: ``pip install 'certify[report]'``)."""
         return vote_curve_figure([curve_data(self, title=title)])
@@ -385,7 +389,12 @@ def _from_v2(d: dict) -> AnalysisReport:
         objectives.append(ObjectiveInterval(str(o["objective"]), _v2_interval(iv, degree <= int(iv["calls"]))))
     comparisons = []
     for c in d["comparisons"]:
-        difference = {**c, "method": PAIRED_METHOD, "calibration": PAIRED_CALIBRATION, "calls": None}
+        difference = {
+            **c,
+            "method": PairedComparison.METHOD,
+            "calibration": PairedComparison.CALIBRATION,
+            "calls": None,
+        }
         interval = _v2_interval(difference, True, float(c["difference"]))
         comparisons.append(
             PairedComparison(str(c["label_a"]), str(c["label_b"]), interval, float(c["se"]), int(c["n"]))

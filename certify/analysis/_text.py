@@ -8,7 +8,7 @@ name holding a line break stays on its line); a Python user gets the same text.
 rows are the aggregates (bit majority, plurality, pass@k) and whose columns are the budgets; each
 cell is the gain of k calls over one call in percentage points -- ``better``, ``worse``,
 ``changes little`` or ``undecided`` with its interval -- and, beyond the recorded calls, the
-model-based forecast beside it (``~+8.4``; :mod:`certify.stats._summary`). A line gives the
+model-based forecast beside it (``~+8.4``; :mod:`certify.analysis._rows`). A line gives the
 intervals of infinitely many calls, one the objectives, then at most three notes. Every number is
 one of :meth:`AnalysisReport.rows`; ``--json`` holds all of them.
 
@@ -27,7 +27,7 @@ from .._interval import Interval
 from .._numbers import percent, percentage_points, pp_interval
 from .._objective import V_INF, budget_json, votes_label
 from .._text import table_lines
-from ._summary import TargetRow
+from ._rows import TargetRow
 from ._verdict import Verdict
 
 __all__ = ["summary_lines", "details_lines", "SCREEN_WIDTH", "SCREEN_NOTES"]

@@ -95,7 +95,7 @@ class Verdict(Record):
         Why, in plain words (:func:`verdict_reason`); empty when not computed.
     aggregate : str
         ``"majority"`` (the paper's bit majority), ``"plurality"`` or ``"pass@k"``
-        (:mod:`certify.stats._aggregate_report`).
+        (:mod:`certify.analysis._aggregates`).
     """
 
     #: Each status in the short words of the tables (the report's verdict table, the demo's
