@@ -2,7 +2,7 @@
 
 :class:`AnalysisReport` is what :func:`certify.analysis.analyze` returns. Its JSON is ``analyze-v3``
 (``certify/schemas/analyze-v3.json``): one row per target (:meth:`AnalysisReport.rows`,
-:mod:`._summary`), and beside the rows what no row holds. :meth:`AnalysisReport.from_dict` reads
+:mod:`._rows`), and beside the rows what no row holds. :meth:`AnalysisReport.from_dict` reads
 it back, and reads the previous layout ``analyze-v2`` too (:func:`_from_v2`), in which each
 aggregate's budgets, the verdicts and the objectives were separate lists.
 """
