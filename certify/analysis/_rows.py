@@ -16,11 +16,11 @@ whose columns are the JSON row's keys, flattened (``interval.lower``).
 * majority of k calls and pass@k, with ``forecast=True`` (``--forecast``): the best parametric
   family of the latent law the data do not reject (:mod:`certify.forecast`, via
   :mod:`._forecast_step`), its estimate and bootstrap interval of the accuracy and of the gain;
-  where the data reject every family, no forecast, and ``forecast_model`` says so;
+  where the data reject every family, no forecast: ``forecast.rejected`` and ``forecast.model`` say so;
 * plurality of k calls: the answer model (:mod:`certify.stats._answer_model`): each call correct,
   the example's strongest wrong answer, or one of L equally likely others. Where its check against the
   recorded answers rejects it (its goodness-of-fit guard on the answer patterns, or its interval at
-  the recorded calls not meeting the model-free one), there is no forecast, and ``forecast_model``
+  the recorded calls not meeting the model-free one), there is no forecast, and ``forecast.model``
   says that the data reject the model;
 * an objective of degree above the calls: the family forecast, as for the majority.
 
