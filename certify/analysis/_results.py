@@ -291,28 +291,36 @@ class AnalysisReport:
             if r.target.aggregate in AGGREGATES and r.interval is not None
         )
         return cls(
-            d["source"],
-            d["group"],
-            int(d["n"]),
-            int(d["calls"]),
-            int(d["max_calls"]),
-            float(d["alpha"]),
-            TwoCallEstimates.from_dict(d["two_call"]),
-            _opt(AllCallEstimates, d["all_calls"]),
-            None if d["region"] is None else dict(d["region"]),
-            tuple(BudgetRow.from_details(b, majority.get(v)) for b, v in zip(d["details"], details)),
-            _verdict_order([r.verdict for r in rows if r.verdict is not None]),
-            tuple(Completion.from_dict(c) for c in d["completions"]),
-            tuple(PairedComparison.from_dict(c) for c in d["comparisons"]),
-            tuple(d["notes"]),
-            str(d["method"]),
-            aggregates,
-            tuple(
+            **_shared_fields(d),
+            budgets=tuple(BudgetRow.from_details(b, majority.get(v)) for b, v in zip(d["details"], details)),
+            verdicts=_verdict_order([r.verdict for r in rows if r.verdict is not None]),
+            comparisons=tuple(PairedComparison.from_dict(c) for c in d["comparisons"]),
+            aggregates=aggregates,
+            objectives=tuple(
                 ObjectiveInterval(str(r.target.objective), r.interval)
                 for r in rows
                 if r.target.aggregate == "objective" and r.interval is not None
             ),
         )
+
+
+def _shared_fields(d: dict) -> dict:
+    """The fields analyze-v3 and analyze-v2 write alike: the group, its sizes, the estimates, the
+    region, the completions, the notes and the method (one reader for both versions)."""
+    return {
+        "source": d["source"],
+        "group": d["group"],
+        "n": int(d["n"]),
+        "calls": int(d["calls"]),
+        "max_calls": int(d["max_calls"]),
+        "alpha": float(d["alpha"]),
+        "two_call": TwoCallEstimates.from_dict(d["two_call"]),
+        "all_calls": _opt(AllCallEstimates, d["all_calls"]),
+        "region": None if d["region"] is None else dict(d["region"]),
+        "completions": tuple(Completion.from_dict(c) for c in d["completions"]),
+        "notes": tuple(d["notes"]),
+        "method": str(d["method"]),
+    }
 
 
 def _verdict_order(verdicts: list[Verdict]) -> tuple[Verdict, ...]:
@@ -400,23 +408,12 @@ def _from_v2(d: dict) -> AnalysisReport:
             PairedComparison(str(c["label_a"]), str(c["label_b"]), interval, float(c["se"]), int(c["n"]))
         )
     return AnalysisReport(
-        d["source"],
-        d["group"],
-        int(d["n"]),
-        int(d["calls"]),
-        int(d["max_calls"]),
-        alpha,
-        TwoCallEstimates.from_dict(d["two_call"]),
-        _opt(AllCallEstimates, d["all_calls"]),
-        None if d["region"] is None else dict(d["region"]),
-        tuple(budgets),
-        tuple(verdicts),
-        tuple(Completion.from_dict(c) for c in d["completions"]),
-        tuple(comparisons),
-        tuple(d["notes"]),
-        str(d["method"]),
-        tuple(aggregates),
-        tuple(objectives),
+        **_shared_fields(d),
+        budgets=tuple(budgets),
+        verdicts=tuple(verdicts),
+        comparisons=tuple(comparisons),
+        aggregates=tuple(aggregates),
+        objectives=tuple(objectives),
     )
 
 
