@@ -16,6 +16,9 @@ The error column is the largest |new - old| of the two ends. Beside them, the cv
 program of ``bench_likelihood.py`` (2001 atoms, exponential cone, Clarabel; its own grid
 NPMLE) for one end of V3 at two cells.
 
+Then the first interval of a fresh process, which loads numba and the compiled kernels: with an
+empty cache (``NUMBA_CACHE_DIR`` a new folder: everything compiles) and with that cache warm.
+
 With ``--warm``, what a study plan pays per data set instead: a sequence of WARM_SETS data sets
 from one law (beta) per K in {2, 3, 5, 10} at N = 8192, each solved with the previous one's
 NPMLE and ends as starts (:class:`certify.likelihood.WarmStarts`, as ``certify plan`` does), V3
@@ -80,6 +83,9 @@ def worker() -> None:
     """Time every cell in this process (the package first on sys.path) and print JSON."""
     from certify.likelihood import cell_counts, likelihood_interval
 
+    # one untimed interval first: numba's import and the kernels' cache load (0.2-0.5 s, once per
+    # process) would otherwise fall on whichever cell first fits a law on a grid
+    likelihood_interval(cell_counts(np.full(200, 10), np.random.default_rng(0).binomial(10, 0.6, 200)), 3)
     out = []
     for law, k, n, calls, successes in datasets():
         cells = cell_counts(calls, successes)
@@ -115,8 +121,22 @@ def warm_worker() -> None:
     print(json.dumps({"file": sys.modules["certify"].__file__, "rows": out}))
 
 
-def run_worker(tree: Path, mode: str = "--worker") -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+def first_call() -> None:
+    """The first interval of a fresh process (numba and every kernel loaded or compiled), then a second."""
+    t0 = time.perf_counter()
+    from certify.likelihood import cell_counts, likelihood_interval
+
+    cells = cell_counts(np.full(1000, 10), np.random.default_rng(1).binomial(10, np.random.default_rng(2).beta(2, 1, 1000)))
+    t1 = time.perf_counter()
+    likelihood_interval(cells, 3)
+    t2 = time.perf_counter()
+    likelihood_interval(cells, 3)
+    t3 = time.perf_counter()
+    print(json.dumps({"file": sys.modules["certify"].__file__, "import": t1 - t0, "first": t2 - t1, "second": t3 - t2}))
+
+
+def run_worker(tree: Path, mode: str = "--worker", env: dict | None = None) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), **(env or {})}
     run = subprocess.run([sys.executable, str(Path(__file__).resolve()), mode], env=env, cwd=tree,
                          capture_output=True, text=True)
     if run.returncode != 0:
@@ -208,9 +228,13 @@ def main() -> None:
     ap.add_argument("--warm", action="store_true", help="time warm-started sequences instead (module docstring)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--warm-worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--first-call", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker()
+        return
+    if args.first_call:
+        first_call()
         return
     if args.warm_worker:
         warm_worker()
@@ -222,6 +246,9 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.1f} at start; old = {args.old}")
     with tempfile.TemporaryDirectory() as tmp:
         runs, best = alternate(Path(tmp), args.old, args.repeats, run_worker)
+        cache = Path(tmp) / "numba-cache"
+        cache.mkdir()
+        first = [run_worker(ROOT, "--first-call", {"NUMBA_CACHE_DIR": str(cache)}) for _ in range(2)]
     rows = runs["new"][0]["rows"]
     diff = [max(abs(a - b) for a, b in zip(r["ends"], o["ends"])) for r, o in zip(rows, runs["old"][0]["rows"])]
     comparison_table(rows, ("law", "K", "N", "votes"), 500 * best["old"], 500 * best["new"], diff, "ms / end",
@@ -230,6 +257,9 @@ def main() -> None:
     total_old, total_new = 500 * best["old"].sum(), 500 * best["new"].sum()
     print(f"\nall {len(rows)} intervals: {2 * total_old / 1e3:.2f} s old, {2 * total_new / 1e3:.2f} s new "
           f"({total_old / total_new:.2f}x); largest difference of an end {max(diff):.1e}")
+    for name, got in zip(("empty cache", "warm cache"), first):
+        print(f"first interval of a process (K = 10, N = 1000, V3), {name}: import {1e3 * got['import']:.0f} ms, "
+              f"first {1e3 * got['first']:.0f} ms (numba and the kernels loaded), second {1e3 * got['second']:.1f} ms")
     for k, n in ((3, 200), (5, 1000), (10, 8192)):
         try:
             ms, value = cvxpy_end_ms(k, n)

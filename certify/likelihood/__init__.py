@@ -72,10 +72,10 @@ Where each step lives (equations (L1)-(L13) and (S1), each with the module that 
                        the vertex-exchange step.
 ``_newton``            (L9): Newton's method on the optimality equations of a fixed support
                        (watchdog line search, trust region); merging of CNM's atom pairs.
-``_conic``             (L7) dual: starting laws for Newton from the conic dual of one end
-                       (the inequality on [0, 1] on a grid; Clarabel).
-``_cnm_kernels``       (L8) compiled (numba): the simplex quadratic program of CNM and CNM on a
-                       grid, the NPMLE's start.
+``_end_starts``        (L7) on a grid: starting laws and multipliers for Newton from the end
+                       among laws on a grid (compiled CNM, regula falsi on log lambda).
+``_cnm_kernels``       (L8) compiled (numba): the simplex quadratic program of CNM, CNM on a
+                       grid (the NPMLE's start) and the end on a grid (the ends' starts).
 ``_npmle``             (L3)-(L5): pi-hat and the check max D <= tolerance.
 ``_calibration``       (L6), (L13), (S1): the drop c -- profile / projection / face / simultaneous,
                        identified df, the F small-sample form, the small-count (lattice)

@@ -5,11 +5,13 @@ over the simplex (an active-set method). Its matrices are tiny (one row and colu
 a few dozen at most), so in numpy nearly all of its time was call overhead: an SVD, an
 eigendecomposition and a dozen small array operations per active-set iteration, about 70 of
 them per NPMLE at K = 10 (half of an NPMLE's time). Here the iteration is compiled (numba,
-``cache=True``) and is the only implementation of the step (:func:`simplex_qp`), as is the
-NPMLE among laws on a grid that starts the NPMLE's Newton solve (:func:`grid_npmle`, called by
-:func:`._npmle.grid_start`). ``benchmarks/bench_npmle.py`` measures both.
+``cache=True``) and is the only implementation of the step (:func:`simplex_qp`), as is CNM
+among laws on a grid (:func:`grid_lagrangian`), which fits the NPMLE's start
+(:func:`._npmle.grid_start`) and, inside the search for the multiplier of :func:`grid_end`,
+the ends' starts (:mod:`._end_starts`). ``benchmarks/bench_npmle.py`` and
+``benchmarks/bench_cold_end.py`` measure them.
 
-Both are written in loops but for the eigendecomposition: numba compiles array expressions,
+All are written in loops but for the eigendecomposition: numba compiles array expressions,
 boolean masks and fancy indexing slowly (11.3 s with an empty cache as arrays, 6.2 s as loops),
 and on matrices this small loops run as fast.
 
@@ -30,8 +32,8 @@ pseudo-inverse on the range of E).
 Everything here takes and returns arrays, floats and ints only; the tolerances come in as
 arguments from :mod:`._tolerances` at the call site, so a function cached on disk never keeps
 an old constant. The cache follows numba's rules (:mod:`._calibration_kernels` says where it
-lives); this module is imported by :func:`._cnm._simplex_qp` and :func:`._npmle.grid_start`
-when they first run, so that the commands that never fit a law do not load numba.
+lives); this module is imported by :func:`._cnm._simplex_qp`, :func:`._npmle.grid_start` and
+:func:`._end_starts.end_start` when they first run, so that the commands that never fit a law do not load numba.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import numpy as np
 
 from .._jit import compiled
 
-__all__ = ["grid_npmle", "simplex_qp"]
+__all__ = ["grid_end", "grid_lagrangian", "simplex_qp"]
 
 
 @compiled
@@ -244,9 +246,10 @@ def simplex_qp(
 
 
 @compiled
-def grid_npmle(
+def grid_lagrangian(
     kernel: np.ndarray,
     n: np.ndarray,
+    cost: np.ndarray,
     w0: np.ndarray,
     gap_tol: float,
     max_iter: int,
@@ -259,29 +262,28 @@ def grid_npmle(
     min_step: float,
     zero_weight: float,
 ) -> tuple[np.ndarray, float]:
-    """The NPMLE among laws on a grid of points, by the constrained Newton method (eq. (L8)).
+    """min over laws w on a grid of cost'w - l(w), by the constrained Newton method (eq. (L8)).
 
-    ``kernel``: B_c at the grid points (cells x points); ``n``: the cells' counts; ``w0``: a
-    start on the grid that gives every cell a positive probability. CNM with g = 0 and
-    lambda = 1 (:func:`._cnm.cnm`), on the grid instead of [0, 1]: each iteration adds the grid's
-    local maxima of h = sum_c n_c B_c / p_c above N (ends included) to the support, re-weights by
-    the quadratic program (L8) and an Armijo line search, and falls back on the vertex direction
-    towards the grid's maximum of h where the program gives no descent. Stops when
-    max h - N <= ``gap_tol`` on the grid (the gap of eq. (L5) among grid laws) or after
-    ``max_iter`` iterations. Returns (weights on the grid, the last gap).
+    ``kernel``: B_c at the grid points (cells x points); ``n``: the cells' counts; ``cost``: a
+    linear term at the grid points, g / lambda for the Lagrangian F_lambda / lambda of one end
+    (eq. (L7)) and 0 for the NPMLE; ``w0``: a start on the grid that gives every cell a positive
+    probability. CNM (:func:`._cnm.cnm`) on the grid instead of [0, 1]: with the drive
+    d = h - cost (h = sum_c n_c B_c / p_c, the negative gradient), each iteration adds the grid's
+    local maxima of d above its mean under w (ends included) to the support, re-weights by the
+    quadratic program (L8) and an Armijo line search, and falls back on the vertex direction
+    towards the grid's maximum of d where the program gives no descent. Stops when
+    max d - E_w d <= ``gap_tol`` (the duality gap among grid laws; max h - N for the NPMLE) or
+    after ``max_iter`` iterations. Returns (weights on the grid, the last gap).
     """
     cells, points = kernel.shape
     w = w0.copy()
-    total = 0.0
-    for c in range(cells):
-        total += n[c]
     p = np.empty(cells)
     u = np.empty(cells)
-    h = np.empty(points)
+    drive = np.empty(points)
     support = np.empty(points, dtype=np.int64)
     gap = math.inf
     for _ in range(max_iter):
-        # cell probabilities p = B w, u = n / p, h = u'B and the log-likelihood at w
+        # cell probabilities p = B w, u = n / p, the drive h - cost and the objective at w
         f0 = 0.0
         for c in range(cells):
             acc = 0.0
@@ -291,24 +293,28 @@ def grid_npmle(
             u[c] = n[c] / acc
             f0 -= n[c] * math.log(acc)
         top = 0
+        mean = 0.0
         for j in range(points):
-            acc = 0.0
+            acc = -cost[j]
             for c in range(cells):
                 acc += u[c] * kernel[c, j]
-            h[j] = acc
-            if acc > h[top]:
+            drive[j] = acc
+            mean += w[j] * acc
+            f0 += cost[j] * w[j]
+            if acc > drive[top]:
                 top = j
-        gap = h[top] - total
+        gap = drive[top] - mean
         if gap <= gap_tol:
             break
         s = 0
         for j in range(points):
-            left = h[j - 1] if j > 0 else -math.inf
-            right = h[j + 1] if j + 1 < points else -math.inf
-            if w[j] > 0 or (h[j] > total and h[j] >= left and h[j] >= right):
+            left = drive[j - 1] if j > 0 else -math.inf
+            right = drive[j + 1] if j + 1 < points else -math.inf
+            if w[j] > 0 or (drive[j] > mean and drive[j] >= left and drive[j] >= right):
                 support[s] = j
                 s += 1
-        # the model (L8) of F = -l around the current weights, g = 0: A_ck = sqrt(n_c) B_ck / p_c
+        # the model (L8) of cost'w - l around the current weights: A_ck = sqrt(n_c) B_ck / p_c,
+        # and Q w = h at the current weights, so the linear term is cost - 2 h
         a = np.empty((cells, s))
         big = 0.0
         for c in range(cells):
@@ -327,18 +333,19 @@ def grid_npmle(
         lin = np.empty(s)
         ws = np.empty(s)
         for k in range(s):
-            lin[k] = -2.0 * h[support[k]] / shrink / shrink
-            ws[k] = w[support[k]]
+            j = support[k]
+            lin[k] = (cost[j] - 2.0 * (drive[j] + cost[j])) / shrink / shrink
+            ws[k] = w[j]
         wq, _ = simplex_qp(qmat, lin, ws, qp_iter_per_atom * (s + 1), null_rtol, multiplier_rtol, tiny)
         d = wq - ws
         slope = 0.0
         for k in range(s):
-            slope -= h[support[k]] * d[k]
-        if not slope < 0:  # the vertex direction towards the maximum of h: slope -gap < 0
+            slope -= drive[support[k]] * d[k]
+        if not slope < 0:  # the vertex direction towards the maximum of the drive: slope -gap < 0
             slope = 0.0
             for k in range(s):
                 d[k] = (1.0 if support[k] == top else 0.0) - ws[k]
-                slope -= h[support[k]] * d[k]
+                slope -= drive[support[k]] * d[k]
         step = 1.0
         moved = False
         wn = np.empty(s)
@@ -346,6 +353,8 @@ def grid_npmle(
             for k in range(s):
                 wn[k] = ws[k] + step * d[k]
             fn = 0.0
+            for k in range(s):
+                fn += cost[support[k]] * wn[k]
             for c in range(cells):
                 acc = 0.0
                 for k in range(s):
@@ -368,3 +377,109 @@ def grid_npmle(
         for j in range(points):
             w[j] /= mass
     return w, gap
+
+
+@compiled
+def _loglik(kernel: np.ndarray, n: np.ndarray, w: np.ndarray) -> float:
+    """l(w) = sum_c n_c log p_c(w) of a law on the grid (-inf where an observed cell is impossible)."""
+    cells, points = kernel.shape
+    out = 0.0
+    for c in range(cells):
+        acc = 0.0
+        for j in range(points):
+            acc += kernel[c, j] * w[j]
+        if not acc > 0:
+            return -math.inf
+        out += n[c] * math.log(acc)
+    return out
+
+
+@compiled
+def grid_end(
+    kernel: np.ndarray,
+    n: np.ndarray,
+    g: np.ndarray,
+    level: float,
+    w0: np.ndarray,
+    lam0: float,
+    level_tol: float,
+    max_solves: int,
+    bracket_step: float,
+    gap_rtol: float,
+    max_iter: int,
+    qp_iter_per_atom: int,
+    null_rtol: float,
+    multiplier_rtol: float,
+    tiny: float,
+    scale_limit: float,
+    armijo: float,
+    min_step: float,
+    zero_weight: float,
+) -> tuple[np.ndarray, float, bool]:
+    """One end (L7) among laws on a grid: min g'w subject to l(w) >= ``level``.
+
+    l(w_lambda) of the Lagrangian's minimizer w_lambda (:func:`grid_lagrangian` with cost
+    g / lambda) increases with lambda (:mod:`._ends`), so lambda with l(w_lambda) = level is
+    bracketed from ``lam0`` by steps of ``bracket_step`` in log lambda and found by regula falsi
+    (Illinois) on log lambda, each solve started from the last one's weights, until
+    |l - level| <= ``level_tol`` or ``max_solves`` solves. Each solve's duality gap is at most
+    ``gap_rtol`` times N. Returns (weights, lambda, whether the level was reached to
+    ``level_tol``); ``w0`` must give every observed cell a positive probability.
+    """
+    total = 0.0
+    for c in range(n.shape[0]):
+        total += n[c]
+    cost = np.empty(g.shape[0])
+    settings = (gap_rtol * total, max_iter, qp_iter_per_atom, null_rtol, multiplier_rtol, tiny, scale_limit,
+                armijo, min_step, zero_weight)  # fmt: skip
+    t = math.log(lam0)
+    w, f = _lagrangian_at(kernel, n, g, level, t, w0, cost, settings)
+    solves = 1
+    if abs(f) <= level_tol:
+        return w, math.exp(t), True
+    # the bracket [t_lo, t_hi] with f(t_lo) < 0 <= f(t_hi)
+    t_lo, f_lo, t_hi, f_hi = t, f, t, f
+    w_lo, w_hi = w, w
+    up = f < 0
+    while (f < 0) == up:
+        if solves >= max_solves:
+            return w, math.exp(t), False
+        t += bracket_step if up else -bracket_step
+        w, f = _lagrangian_at(kernel, n, g, level, t, w, cost, settings)
+        solves += 1
+        if f < 0:
+            t_lo, f_lo, w_lo = t, f, w
+        else:
+            t_hi, f_hi, w_hi = t, f, w
+    if abs(f) <= level_tol:
+        return w, math.exp(t), True
+    side = 0  # which end the last step replaced: -1 the lower, +1 the upper
+    while solves < max_solves:
+        t = (t_lo * f_hi - t_hi * f_lo) / (f_hi - f_lo)
+        w, f = _lagrangian_at(kernel, n, g, level, t, w_lo if side < 0 else w_hi, cost, settings)
+        solves += 1
+        if abs(f) <= level_tol:
+            return w, math.exp(t), True
+        if f < 0:
+            t_lo, f_lo, w_lo = t, f, w
+            if side < 0:
+                f_hi *= 0.5  # Illinois: an end kept twice in a row counts half
+            side = -1
+        else:
+            t_hi, f_hi, w_hi = t, f, w
+            if side > 0:
+                f_lo *= 0.5
+            side = 1
+    return w_hi, math.exp(t_hi), False
+
+
+@compiled
+def _lagrangian_at(kernel, n, g, level, t, w, cost, settings):
+    """The grid Lagrangian's minimizer at lambda = e^t from ``w``, and l(w_lambda) - level."""
+    gap_tol, max_iter, qp_iter, null_rtol, multiplier_rtol, tiny, scale_limit, armijo, min_step, zero = settings
+    lam = math.exp(t)
+    for j in range(g.shape[0]):
+        cost[j] = g[j] / lam
+    wt, _ = grid_lagrangian(kernel, n, cost, w, gap_tol, max_iter, qp_iter, null_rtol, multiplier_rtol, tiny,
+                            scale_limit, armijo, min_step, zero)  # fmt: skip
+    return wt, _loglik(kernel, n, wt) - level

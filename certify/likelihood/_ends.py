@@ -12,8 +12,8 @@ the optimality conditions are the square system (L9) of :mod:`._newton`. l(pi_la
 with lambda from the largest log-likelihood of a law on argmin g (lambda -> 0) to l(pi-hat)
 (lambda -> infinity), so lambda with l(pi_lambda) = level exists and is unique; it is found by
 Newton on the full system (L9), started from the previous objective of a batch, else from the
-law and multiplier of the end's conic dual on a grid (:mod:`._conic`, one small Clarabel
-solve), else from the previous data set's solution (:class:`WarmStarts`), else from pi-hat with
+law and multiplier of the end among laws on a grid (:mod:`._end_starts`, compiled CNM with a
+search for lambda), else from the previous data set's solution (:class:`WarmStarts`), else from pi-hat with
 lambda ~ sd_{pi-hat}(g) / sqrt(2 c N) (the envelope theorem: d value / d c = lambda), and, if that
 fails, by Brent's method on log lambda with inner solves of (L7) (fixed-lambda Newton from the
 previous solution, CNM when that fails), polished by Newton on (L9). Every start only saves time:
@@ -55,7 +55,7 @@ from scipy import optimize
 from .._errors import SolverError
 from ._calibration import _Context
 from ._cnm import WorkBudget, _exchange, cnm
-from ._conic import conic_end_start
+from ._end_starts import end_start
 from ._newton import merge, newton
 from ._npmle import npmle_gap
 from ._problem import _Problem, _Screen
@@ -251,10 +251,11 @@ def _solve_end(ctx: _Context, tgt: _Target, warm: _EndState | None, same_data: b
     A constant target (the upper end of pass@inf) is attained by every law, pi-hat included:
     lambda = 0 and pi-hat, no search. Otherwise tries, in order: lambda = 0 (eq. (L11));
     Newton from ``warm`` when it is a solution for these data (``same_data``: the previous
-    objective of a batch, or this objective at another threshold); Newton from the start the
-    conic dual gives (:mod:`._conic`, up to CONIC_MAX_CELLS cells); Newton from ``warm`` when
-    it comes from another data set (a simulation study; at K = 10, N = 1000 the conic start took
-    8.6 ms per end against 17 ms from the previous study's solution);
+    objective of a batch, or this objective at another threshold); Newton from the end among
+    laws on a grid (:mod:`._end_starts`, up to END_START_MAX_CELLS cells), and after CNM at its
+    lambda where two optimal atoms share one grid atom; Newton from ``warm``
+    when it comes from another data set (a simulation study; at K = 10, N = 1000 the conic start
+    that preceded the grid's took 8.6 ms per end against 17 ms from the previous study's solution);
     Newton from the NPMLE with the perturbative guess of lambda; Brent's method on log lambda
     with inner solves, starting at the last lambda reached (slower, but it converges from
     anywhere: l(pi_lambda) is monotone in lambda).
@@ -270,9 +271,14 @@ def _solve_end(ctx: _Context, tgt: _Target, warm: _EndState | None, same_data: b
         got = _fast(ctx, tgt, _pieces_law(warm.law, tgt), warm.lam)
         if got[0] is not None:
             return got
-    conic = conic_end_start(ctx.prob, tgt, ctx.level)
-    if conic is not None:
-        got = _fast(ctx, tgt, _pieces_law(conic[0], tgt), conic[1], fixed=conic[2])
+    start = end_start(ctx.prob, tgt, ctx.level, ctx.ref_law, _lambda_guess(ctx, tgt))
+    if start is not None:
+        got = _fast(ctx, tgt, _pieces_law(start[0], tgt), start[1], fixed=start[2])
+        if got[0] is not None:
+            return got
+        # two optimal atoms within a grid step or two show as one atom of the grid law; CNM at the
+        # grid's lambda (accurate to a few digits) splits it before Newton runs again
+        got = _fast(ctx, tgt, _pieces_law(start[0], tgt), start[1], cnm_first=True)
         if got[0] is not None:
             return got
     if warm is not None and not same_data:
@@ -333,7 +339,7 @@ def _fast(ctx: _Context, tgt: _Target, law: _Law, lam: float, cnm_first: bool = 
     """Newton on the full KKT system (L9) from a start; CNM at the current lambda completes the support.
 
     ``fixed``: the start's atoms are known to be optimal wherever they are (psi flat, see
-    :func:`._conic.conic_end_start`): Newton first solves for the weights on them alone.
+    :func:`._end_starts.end_start`): Newton first solves for the weights on them alone.
     Returns (law, lam, screen), or (None, law, lam) with the last state when Newton does not
     converge (the start is too far: Brent's method takes over from there).
     """

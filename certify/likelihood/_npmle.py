@@ -55,7 +55,7 @@ from .._compiled import interrupts_held
 from .._errors import InputError, SolverError
 from ._cells import _as_cells
 from ._cnm import _exchange, cnm, duality_gap
-from ._conic import _joined
+from ._end_starts import _joined, snapped
 from ._newton import merge, newton
 from ._problem import _Problem
 from ._results import LatentLaw
@@ -99,28 +99,26 @@ def _initial_law(prob: _Problem) -> _Law:
 def grid_start(prob: _Problem) -> _Law | None:
     """A start for Newton's method: the NPMLE among laws on NPMLE_START_GRID equispaced points.
 
-    Compiled CNM on the grid (:func:`._cnm_kernels.grid_npmle`) from the empirical law snapped
-    to the grid (an observed 0 < S < K kept off the ends, so that every observed cell has a
-    positive probability). Its atoms are within half a grid step of the NPMLE's, from where
-    Newton converges in a few steps; atoms at neighbouring grid points are joined into one
-    (:func:`._conic._joined`). None where the grid law is flat, h >= N (1 - NPMLE_START_FLAT)
-    at every grid point: the frequencies are then (nearly) saturated, every law with those cell
-    probabilities is an NPMLE, and which one is reported is :func:`_npmle`'s choice, not the
-    grid's (a study plan simulates more calls from it).
+    Compiled CNM on the grid (:func:`._cnm_kernels.grid_lagrangian` with no linear term) from
+    the empirical law snapped to the grid (:func:`._end_starts.snapped`: an observed 0 < S < K
+    kept off the ends, so that every observed cell has a positive probability). Its atoms are
+    within half a grid step of the NPMLE's, from where Newton converges in a few steps; atoms at
+    neighbouring grid points are joined into one (:func:`._end_starts._joined`). None where the
+    grid law is flat, h >= N (1 - NPMLE_START_FLAT) at every grid point: the frequencies are
+    then (nearly) saturated, every law with those cell probabilities is an NPMLE, and which one
+    is reported is :func:`_npmle`'s choice, not the grid's (a study plan simulates more calls
+    from it).
     """
     points = np.linspace(0.0, 1.0, NPMLE_START_GRID)
     kernel = np.ascontiguousarray(prob.kernel(points))
-    x = prob.S / prob.K
-    idx = np.rint(x * (NPMLE_START_GRID - 1)).astype(np.int64)
-    inner = (prob.S > 0) & (prob.S < prob.K)
-    idx[inner] = np.clip(idx[inner], 1, NPMLE_START_GRID - 2)
-    w0 = np.bincount(idx, weights=prob.n, minlength=NPMLE_START_GRID) / prob.N
+    w0 = snapped(_initial_law(prob), NPMLE_START_GRID)
     with interrupts_held():  # numba's import and cache load run ctypes callbacks, too
-        from ._cnm_kernels import grid_npmle  # numba loads with the first fit of a law
+        from ._cnm_kernels import grid_lagrangian  # numba loads with the first fit of a law
 
-        w, _ = grid_npmle(
+        w, _ = grid_lagrangian(
             kernel,
             np.ascontiguousarray(prob.n, dtype=float),
+            np.zeros(NPMLE_START_GRID),  # the NPMLE: no linear term
             w0,
             NPMLE_START_GAP * prob.N,
             NPMLE_START_MAX_ITER,

@@ -262,7 +262,7 @@ FINITE_END_TOL = 1e-5
 # -- the NPMLE's start on a grid (:func:`._npmle.grid_start`) -----------------------------------
 
 #: Equispaced points of the grid on which the NPMLE's start is fitted: its atoms are then within
-#: 1/256 of the NPMLE's, from where Newton converges in a few steps (as the conic starts' grid).
+#: 1/256 of the NPMLE's, from where Newton converges in a few steps (as the ends' starts' grid).
 NPMLE_START_GRID = 129
 #: Gap (relative to N) to which the grid law is solved: the start needs its atoms in the right
 #: cells of the grid, not its weights to rounding; Newton's method sets both.
@@ -270,25 +270,36 @@ NPMLE_START_GAP = 1e-9
 #: CNM iterations of the grid fit at most (each adds the grid maxima of h; tens suffice).
 NPMLE_START_MAX_ITER = 200
 #: The grid law is flat (the frequencies nearly saturated, no start) where h >= N (1 - this) on
-#: the whole grid: the rule of the conic starts' CONIC_ZERO_TOL, where the dual polynomial is
-#: 1 - h / N.
+#: the whole grid: the ends' starts' rule END_START_ZERO_TOL on psi - a, which for the
+#: NPMLE's Lagrangian divided by N (g = 0, lambda = 1 / N) is 1 - h / N.
 NPMLE_START_FLAT = 1e-3
 
-# -- starts from the conic duals (:mod:`._conic`) ----------------------------------------------
+# -- the ends' starts on a grid (:mod:`._end_starts`) ------------------------------------------
 
-#: Grid points at which the duals' inequality on [0, 1] is imposed: atoms of the start are
-#: then within 1/256 of the optimal ones, from where Newton converges in a few steps, and the
-#: grid includes 1/2 (the jump of V_inf). One Clarabel solve at K = 10 takes about 2 ms here,
-#: 5 ms with 257 points and 10 ms with 513 (the constraint rows are dense), for no fewer
-#: Newton steps.
-CONIC_GRID = 129
-#: Most cells of a dual: one exponential cone each.
-CONIC_MAX_CELLS = 64
-#: A grid point where the dual polynomial (scaled to max(1, max|g|)) is at most this far above 0
-#: is a candidate atom of the start: Clarabel's answer is accurate to about 1e-7, its small
-#: atoms' zeros less so, and a candidate too many gets weight 0 from the least squares.
-CONIC_ZERO_TOL = 1e-3
-#: Iterations of scipy's NNLS per candidate atom of a conic start (scipy's default is 3): at
+#: Equispaced points of the grid on which an end's start is solved: its atoms are then within
+#: 1/256 of the optimal ones, from where Newton converges in a few steps, and the grid includes
+#: 1/2 (the jump of V_inf).
+END_START_GRID = 129
+#: Most cells for which a start is searched (each CNM iteration on the grid costs cells x points).
+END_START_MAX_CELLS = 64
+#: Duality gap (relative to N) of each Lagrangian solve on the grid: l(w_lambda) is then known
+#: far more accurately than END_START_LEVEL_TOL.
+END_START_GAP = 1e-9
+#: CNM iterations of one Lagrangian solve on the grid at most.
+END_START_MAX_ITER = 200
+#: The search for lambda stops where the grid law's log-likelihood is this close to the level
+#: (nats): a start needs lambda to a few digits; Newton's method on (L9) sets it.
+END_START_LEVEL_TOL = 1e-3
+#: Lagrangian solves of one start's search for lambda at most (bracket and regula falsi).
+END_START_MAX_SOLVES = 60
+#: A grid point where psi - a (scaled to max(1, max|g|)) is at most this is a candidate atom of
+#: the start; a candidate too many gets weight 0 from the least squares.
+END_START_ZERO_TOL = 1e-3
+#: An atom of a start whose least-squares weight is below this times the largest is dropped: the
+#: upper end of V101 from 1000 examples of constant q = 0.7 at K = 5 had one at 1.6e-16, and
+#: Newton's Jacobian (L9) with it was singular (the end then fell to Brent's method, 3x slower).
+END_START_MIN_WEIGHT = 1e-12
+#: Iterations of scipy's NNLS per candidate atom of an end's start (scipy's default is 3): at
 #: K = 1000 the kernel columns differ by hundreds of orders of magnitude relative to the cell
 #: probabilities, and 3 per column ran out (the start was lost and the end fell to Brent's method).
 NNLS_ITER_PER_COLUMN = 30

@@ -21,7 +21,7 @@ from certify import InputError, SolverError, endpoint_bounds, sharp_bounds
 from certify._objective import Objective
 from certify.certificates import verify
 from certify.readers import bits_from_array
-from certify.likelihood import _cnm, _ends, _newton, _npmle, _problem, _targets
+from certify.likelihood import _cnm, _ends, _newton, _npmle, _problem, _targets, _tolerances
 from certify.likelihood import (
     CellCounts,
     cell_counts,
@@ -854,14 +854,16 @@ def test_the_work_budget_ends_cnm_with_a_solver_error():
     assert err.value.status == "work limit"
 
 
-def test_a_lower_end_within_the_near_min_tolerance_is_min_g():
+def test_a_lower_end_within_the_near_min_tolerance_is_min_g(monkeypatch):
     # V101 from K = 500 calls of 50 examples with q ~ Beta(2, 8) (identified: the small-count
-    # calibration): Newton fails from every start and the multiplier falls below 1e-8, where each
-    # inner solve costs thousands of QP iterations (the work limit ended it). The search stops at
-    # a law of the set whose E[V101] is below 1e-6: the end is min V101 = 0, certified, and the law
-    # is reported as not attaining it
+    # calibration). Without the grid start Newton fails from every start and the multiplier falls
+    # below 1e-8, where each inner solve costs thousands of QP iterations (the work limit ended it).
+    # The search stops at a law of the set whose E[V101] is below 1e-6: the end is min V101 = 0,
+    # certified, and the law is reported as not attaining it
     rng = np.random.default_rng(5)
     cells = cell_counts(np.full(50, 500), rng.binomial(500, rng.beta(2, 8, 50)))
+    solved = likelihood_interval(cells, 101).lower  # from the grid start: Newton converges
+    monkeypatch.setattr(_ends, "end_start", lambda *a: None)
     iv = likelihood_interval(cells, 101)
     end = iv.lower
     assert end.value == 0.0 and end.certified == 0.0 and end.lam == 0.0 and not end.attained
@@ -870,6 +872,10 @@ def test_a_lower_end_within_the_near_min_tolerance_is_min_g():
     assert log_likelihood(cells, end.atoms, end.weights) >= iv.reference.loglik - iv.c - 1e-9
     lower, _ = certify_interval(cells, 101, iv)
     assert verify(lower).ok
+    # the end Newton reaches from the grid start is attained, certified and above min g by less
+    # than the near-minimum tolerance the fallback gives away
+    assert solved.attained and solved.lam > 0
+    assert 0.0 <= solved.value - solved.certified <= 1e-12 and 0.0 < solved.value <= _tolerances.NEAR_MIN_TOL
 
 
 def test_lambda_zero_when_argmin_law_is_in_the_set():

@@ -20,7 +20,7 @@ from stats_helpers import likelihood_cells as _cells
 from certify._errors import SolverError
 from certify.likelihood import cell_counts, npmle
 from certify.likelihood._cnm import WorkBudget, _simplex_qp
-from certify.likelihood._cnm_kernels import grid_npmle
+from certify.likelihood._cnm_kernels import grid_lagrangian
 from certify.likelihood._npmle import grid_start
 from certify.likelihood._problem import _Problem
 from certify.likelihood._tolerances import (
@@ -81,8 +81,8 @@ def _grid_fit(prob: _Problem, gap_tol: float) -> tuple[np.ndarray, np.ndarray]:
     points = np.linspace(0.0, 1.0, NPMLE_START_GRID)
     kernel = np.ascontiguousarray(prob.kernel(points))
     w0 = np.full(NPMLE_START_GRID, 1.0 / NPMLE_START_GRID)
-    w, gap = grid_npmle(
-        kernel, prob.n, w0, gap_tol, 500, QP_ITER_PER_ATOM, QP_NULL_RTOL, QP_MULTIPLIER_RTOL, TINY,
+    w, gap = grid_lagrangian(
+        kernel, prob.n, np.zeros(NPMLE_START_GRID), w0, gap_tol, 500, QP_ITER_PER_ATOM, QP_NULL_RTOL, QP_MULTIPLIER_RTOL, TINY,
         QP_SCALE_LIMIT, ARMIJO, CNM_MIN_STEP, CNM_ZERO_WEIGHT,
     )  # fmt: skip
     assert gap <= gap_tol
@@ -90,7 +90,7 @@ def _grid_fit(prob: _Problem, gap_tol: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize(("k", "n", "law"), CASES[::2])
-def test_the_grid_npmle_reaches_the_interior_point_optimum(k, n, law):
+def test_the_grid_lagrangian_reaches_the_interior_point_optimum(k, n, law):
     prob = _Problem(_cells(k, n, law, seed=3 * k + n))
     kernel, w = _grid_fit(prob, 1e-9 * prob.N)
     ours = float(prob.n @ np.log(kernel @ w))
