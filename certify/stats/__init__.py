@@ -73,16 +73,6 @@ The answer model (plurality beyond the recorded calls; model-based, never certif
 * :func:`pattern_kernel` -- P(pattern | q, m) for each pattern and point.
 * :func:`model_plurality` -- g_k(q, m), the plurality accuracy of k calls under the model.
 
-Study planning
---------------
-
-* :func:`plan_study` -- simulated width and probability of certifying a gain, per design.
-* :class:`StudyPlan` -- result of :func:`plan_study` (``to_dict`` / ``from_dict``).
-* :class:`PlanRow` -- one design under one scenario.
-* :data:`DEFAULT_PLAN_REPS` -- simulated studies per default design.
-* :data:`DEFAULT_WIDTH_REPS` -- studies per default design whose interval is solved for the mean width.
-* :data:`PLAN_SCHEMA_VERSION` -- schema version of a study plan's JSON.
-
 Mixtures of policies (Section 6, Appendix "Randomized mixture policies")
 ------------------------------------------------------------------------
 
@@ -167,15 +157,11 @@ from ._overtaking import (
     per_example_table,
     unit_mixture,
 )
-from ._planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
 from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
 
 __all__ = [
     "COMPLETION_METHODS",
-    "DEFAULT_PLAN_REPS",
-    "DEFAULT_WIDTH_REPS",
-    "PLAN_SCHEMA_VERSION",
     "AllCallEstimates",
     "Completion",
     "EmpiricalVote",
@@ -187,9 +173,7 @@ __all__ = [
     "NegativeMovement",
     "Overtaking",
     "PairedComparison",
-    "PlanRow",
     "ProjectedInterval",
-    "StudyPlan",
     "TwoCallEstimates",
     "WaldRegion",
     "all_call_estimates",
@@ -213,7 +197,6 @@ __all__ = [
     "per_example_mixture_moments",
     "per_example_table",
     "per_example_vote_accuracy",
-    "plan_study",
     "project",
     "project_many",
     "search_mixtures",
