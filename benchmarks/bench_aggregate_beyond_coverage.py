@@ -4,7 +4,7 @@
 The companion of ``bench_aggregate_coverage.py`` (same laws of answer distributions, same
 simulation, same exact truths) for the budgets the K recorded calls do not identify:
 plurality of 21 calls and pass@k for k in {10, 100, inf}, whenever k > K. Each data set's
-intervals come from ``certify.stats.aggregate_intervals``, the function ``analyze
+intervals come from ``certify.aggregates.aggregate_intervals``, the function ``analyze
 --aggregate`` uses: the likelihood set over the latent law of q from every call's correctness,
 projection calibration (asymptotic), then
 
@@ -22,7 +22,7 @@ equal shares, and the program sums prod 1/y_j! over the wrong counts y_j <= x, k
 number of ties at x.
 
 With ``--model``, the cells are instead the answer model's plurality estimate of 9 and 21
-calls (``certify.stats.plurality_model``: each call correct, the example's dominant wrong answer
+calls (``certify.aggregates.plurality_model``: each call correct, the example's dominant wrong answer
 or a vote of its own; model-based, not certified), with its coverage, mean width and mean bias,
 under the same laws: ``dominant`` is exactly of the model's kind, the others are not (12 equal
 wrong answers; Dirichlet shares with abstentions; three Dirichlet(1) shares).
@@ -63,7 +63,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from bench_aggregate_coverage import INSIDE, LAWS, Q_LAWS, q_moments, simulate, true_pass, true_plurality  # noqa: E402
-from certify.stats import aggregate_intervals, plurality_model  # noqa: E402
+from certify.aggregates import aggregate_intervals, plurality_model  # noqa: E402
 
 PLURALITY_VOTES = (21,)
 PASS_VOTES = (10, 100, "inf")
@@ -124,7 +124,7 @@ def run_cell(task) -> dict:
 
 
 def run_model_cell(task) -> dict:
-    """The answer model's plurality intervals (``certify.stats.plurality_model``) on the same simulations."""
+    """The answer model's plurality intervals (``certify.aggregates.plurality_model``) on the same simulations."""
     name, calls, n, reps, alpha, seed = task
     law = LAWS[name]
     ks = [k for k in MODEL_VOTES if k > calls]

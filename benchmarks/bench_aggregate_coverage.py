@@ -5,7 +5,7 @@ For each latent law of answer distributions, number of recorded calls K and numb
 examples N, draws ``--reps`` data sets (per example an answer distribution from the law,
 then K i.i.d. calls from it, as answer codes: 0 correct, 1.. wrong, -1 no answer) and
 computes, for k <= K among 3, 5, 9 (plurality) and 2, 3, 5, 9, 10 (pass@k), the intervals of
-``certify.stats.aggregate_estimates``
+``certify.aggregates.aggregate_estimates``
 (Wilson score interval at the effective sample size, Student t quantile; the same
 per-example U-statistics and the same interval function, applied to batches of data sets
 at once) for
@@ -65,8 +65,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from certify.likelihood import cell_counts, likelihood_envelope  # noqa: E402
-from certify.stats import AGGREGATES, per_example_pass_at_k, per_example_plurality, plurality_bounds  # noqa: E402
-from certify.stats._aggregates import estimate_rows  # noqa: E402  (aggregate_estimates after its per-example values)
+from certify.aggregates import AGGREGATES, per_example_pass_at_k, per_example_plurality, plurality_bounds  # noqa: E402
+from certify.aggregates._aggregates import estimate_rows  # noqa: E402  (aggregate_estimates after its per-example values)
 
 #: The budgets k of each aggregate, where k <= K (plurality of 21 and pass@100 or inf are
 #: beyond every K here: ``bench_aggregate_beyond_coverage.py``).
@@ -193,7 +193,7 @@ def bits_width_cell(task) -> dict:
 
     The bits-only envelope is what the correctness bits alone allow: [min E V_k(Q), max E U_k(Q)]
     over the likelihood set of the latent law of q (``proofs/plurality_bounds.py``), as
-    ``certify.stats.aggregate_intervals`` computes it where the answers are not used.
+    ``certify.aggregates.aggregate_intervals`` computes it where the answers are not used.
     """
     name, calls, n, reps, alpha, seed, votes = task
     law = LAWS[name]

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The answer model with diffuse wrong answers: its guard's power, its forecasts' coverage and error, its time.
 
-``certify.stats.plurality_model`` (the family of :mod:`certify.stats._answer_family`: each call
+``certify.aggregates.plurality_model`` (the family of :mod:`certify.aggregates._answer_family`: each call
 correct, the example's strongest wrong answer, or one of L equally likely other answers, with the
-goodness-of-fit guard of :mod:`certify.stats._answer_guard`) against the previous model (one
+goodness-of-fit guard of :mod:`certify.aggregates._answer_guard`) against the previous model (one
 dominant wrong answer and votes of their own, read from ``git archive HEAD``), in one run, each in
 a worker process on the same data, single-threaded:
 
@@ -92,13 +92,13 @@ CELLS = (
 
 def worker(root: str, folder: str) -> None:
     sys.path.insert(0, root)
-    from certify.stats import plurality_model
+    from certify.aggregates import plurality_model
 
     spec = json.loads((Path(folder) / "task.json").read_text())
     if spec.get("grid") or spec.get("calls"):  # section 5: the new model with another grid or calls read
         import functools
 
-        import certify.stats._answer_model as model_module
+        import certify.aggregates._answer_model as model_module
 
         if spec.get("grid"):
             model_module.model_grid = functools.partial(model_module.model_grid, size=spec["grid"])
@@ -150,7 +150,7 @@ def issue_codes(law: str, n: int, calls: int, rng: np.random.Generator) -> np.nd
 
 def issue_truth(law: str, k) -> float:
     from certify import V_INF
-    from certify.stats import model_plurality
+    from certify.aggregates import model_plurality
 
     q, wrong = ISSUE_LAWS[law]
     if len(set(wrong)) == 1:  # every wrong answer equal: the strongest (m) and L = len - 1 more
@@ -299,7 +299,7 @@ def section_grid(reps: int) -> None:
 
 
 def section_data(head: Path) -> None:
-    from certify.stats import aggregate_estimates
+    from certify.aggregates import aggregate_estimates
 
     print("3. development data: fit on the first K0 calls, forecast beside the U-statistic of all K calls\n")
     print("| set | N | K | K0 | k | all-call value | forecast [interval] | inside | check | prev forecast [interval] | "
@@ -366,7 +366,7 @@ def section_choices(head: Path) -> None:
     print()
     print("| data | calls read | dimension / sqrt(N) | mean width at 21 calls | mean width at 101 (39 for ESC) |")
     print("|---|---|---|---|---|")
-    from certify.stats._answer_family import pattern_dimension
+    from certify.aggregates._answer_family import pattern_dimension
 
     sets = {}
     path = DATA / f"{SETS[0]}.csv"

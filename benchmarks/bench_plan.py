@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 from certify.cli.plan import DEFAULT_WORKERS  # noqa: E402
 from certify.likelihood import WarmStarts, _calibration  # noqa: E402
-from certify.stats import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, plan_study  # noqa: E402
+from certify.planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, plan_study  # noqa: E402
 from certify.readers import bits_from_array  # noqa: E402
 
 #: The code before the fast plan (main at the time): the old path of the comparison.
@@ -74,7 +74,10 @@ VOTES = 3
 _TIMER = """
 import json, sys, time
 import numpy as np
-from certify.stats import plan_study
+try:
+    from certify.planning import plan_study
+except ImportError:  # before the planner was a package of its own
+    from certify.stats import plan_study
 try:
     from certify.readers import bits_from_array
 except ImportError:  # before the readers were a package of their own

@@ -2,7 +2,7 @@
 """Plurality U-statistic over recorded answers: time at 10,000 x 40 and 1,000 x 40, and against brute force.
 
 Measured single-threaded, best of ``--repeats`` runs, on simulated answer codes with a fixed
-seed (``certify.stats.per_example_plurality``, all k = 1..40 in one call, and k in {1, 3, 5, 9}):
+seed (``certify.aggregates.per_example_plurality``, all k = 1..40 in one call, and k in {1, 3, 5, 9}):
 
 * ``realistic``: q ~ Beta(2, 2); per example 1-7 wrong answers with Dirichlet(0.5) shares;
   10% of the wrong mass abstains;
@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from certify.stats import answer_counts, per_example_pass_at_k, per_example_plurality  # noqa: E402
+from certify.aggregates import answer_counts, per_example_pass_at_k, per_example_plurality  # noqa: E402
 
 
 def realistic(n: int, calls: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,7 +1,8 @@
 """certify: sharp bounds and exact certificates for voting over repeated LLM calls.
 
 The top-level namespace holds what docs/reference/objectives.md lists; everything else lives in its
-subpackage (:mod:`certify.readers`, :mod:`certify.likelihood`, :mod:`certify.stats`, :mod:`certify.analysis`,
+subpackage (:mod:`certify.readers`, :mod:`certify.likelihood`, :mod:`certify.stats`,
+:mod:`certify.aggregates`, :mod:`certify.forecast`, :mod:`certify.planning`, :mod:`certify.analysis`,
 :mod:`certify.certificates`, :mod:`certify.solvers`, :mod:`certify.experiment`,
 :mod:`certify.report`), each with its own curated namespace.
 

@@ -1,7 +1,7 @@
 """numba's ``njit`` for certify's compiled kernels: with a disk cache where one can be written.
 
 Imported only by the kernel modules (``certify/likelihood/_calibration_kernels.py``,
-``certify/stats/_answer_kernels.py``), which the functions that need them import, so that the
+``certify/aggregates/_answer_kernels.py``), which the functions that need them import, so that the
 commands that never simulate do not load numba. Calls into the kernels go through
 :func:`certify._compiled.interrupts_held`.
 """

@@ -45,7 +45,7 @@ def test_site_builds_without_warnings(tmp_path):
     for command in ("bounds", "analyze", "certificate", "verify", "plan", "experiment", "serve-ollama", "demo"):
         assert f"certify {command}" in cli, command
     api = out / "reference" / "api" / "generated"
-    assert (api / "certify.sharp_bounds.html").is_file() and (api / "certify.stats.aggregate_intervals.html").is_file()
+    assert (api / "certify.sharp_bounds.html").is_file() and (api / "certify.aggregates.aggregate_intervals.html").is_file()
     schemas = (out / "reference" / "schemas.html").read_text(encoding="utf-8")
     for path in sorted((ROOT / "certify" / "schemas").glob("*.json")):
         assert f"certify/schemas/{path.name}" in schemas, path.name

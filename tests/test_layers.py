@@ -30,8 +30,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "certify"
 
 #: Layer of each top-level subpackage of ``certify``; anything else is the math core.
-LAYERS = {"solvers": 0, "readers": 1, "certificates": 2, "likelihood": 3, "stats": 4, "forecast": 4, "analysis": 5,
-          "experiment": 5, "report": 6, "cli": 7}
+LAYERS = {"solvers": 0, "readers": 1, "certificates": 2, "likelihood": 3, "stats": 4, "aggregates": 4, "forecast": 4,
+          "planning": 4, "analysis": 5, "experiment": 5, "report": 6, "cli": 7}
 
 #: Packages that may import only the math core (``certify/_*.py``) besides themselves (rule (c)).
 CORE_ONLY = {"readers"}

@@ -3,7 +3,8 @@
 :func:`~certify.analyze` reads one group's calls and routes every target once -- the bit
 majority, a plurality vote over answers and pass@k at each budget, and any polynomial
 objective -- over one set of cells and one NPMLE (:mod:`certify.likelihood`), from the
-estimators, regions and aggregate intervals of :mod:`certify.stats`. Its result,
+estimators and regions of :mod:`certify.stats` and the aggregate intervals of
+:mod:`certify.aggregates`. Its result,
 :class:`AnalysisReport`, is one row per target (:class:`TargetRow`), each with one
 :class:`certify.Interval`; its JSON is ``analyze-v3``, its text what ``certify analyze`` prints,
 and its intervals can be proven by exact certificates (:func:`write_report_certificates`).

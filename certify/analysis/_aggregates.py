@@ -12,18 +12,18 @@ and, on request, two aggregates of what people do with repeated calls
     best-of-k with a perfect verifier: at least one of k calls correct, pass@k = E[1 - (1-Q)^k];
     needs the bits only.
 
-Each budget's interval comes from :func:`certify.stats.aggregate_intervals` (identified by the
+Each budget's interval comes from :func:`certify.aggregates.aggregate_intervals` (identified by the
 calls, or beyond them through the likelihood set, with the route in ``calibration``). A
 verdict is the interval of the gain over one call (``k`` calls minus 1 call):
 
 * k <= min_i K_i: the paired per-example U-statistic differences
-  (:func:`certify.stats.aggregate_estimates`, asymptotic over examples);
+  (:func:`certify.aggregates.aggregate_estimates`, asymptotic over examples);
 * beyond: pass@k's gain is the polynomial 1 - (1-q)^k - q, whose likelihood-ratio interval is
   taken like any objective's; plurality's gain lies in [min_C E[V_k(Q) - Q], max_C E[U_k(Q) - Q]]
   (the pointwise bounds minus q, from one likelihood set C), as for its accuracy.
 
 Plurality beyond the recorded calls also carries the answer model's estimate
-(:mod:`certify.stats._answer_model`): from the recorded wrong answers, narrower from a few hundred
+(:mod:`certify.aggregates._answer_model`): from the recorded wrong answers, narrower from a few hundred
 examples on (``benchmarks/RESULTS.md``), labelled model-based, never certified; verdicts use the
 valid interval only.
 """
@@ -41,8 +41,8 @@ from .._errors import InputError
 from .._interval import Interval
 from .._objective import V_INF, Objective, budget_json, parse_vote_budget, parse_vote_budgets
 from .._records import Record
+from ..aggregates import AGGREGATES, ModelEstimate, aggregate_estimates, aggregate_intervals, plurality_model
 from ..likelihood import cell_counts, likelihood_envelope, likelihood_intervals, npmle
-from ..stats import AGGREGATES, ModelEstimate, aggregate_estimates, aggregate_intervals, plurality_model
 
 __all__ = [
     "AGGREGATE_NAMES",
@@ -83,7 +83,7 @@ class AggregateBudget(Record):
         the estimate from the recorded calls (k <= K), None beyond them.
     model : ModelEstimate or None
         Plurality beyond the recorded calls: the answer model's estimate and interval
-        (:mod:`certify.stats._answer_model`), not certified; None otherwise.
+        (:mod:`certify.aggregates._answer_model`), not certified; None otherwise.
     """
 
     aggregate: str

@@ -15,18 +15,10 @@ from typing import Any
 from .._errors import InputError
 from .._interval import Interval
 from .._objective import V_INF, budget_json, parse_objective, parse_vote_budget
+from ..aggregates import AGGREGATES, ModelEstimate
 from ..forecast import Forecast
 from ..likelihood import CellCounts, LikelihoodInterval
-from ..stats import (
-    AGGREGATES,
-    AllCallEstimates,
-    Completion,
-    EmpiricalVote,
-    ModelEstimate,
-    PairedComparison,
-    ProjectedInterval,
-    TwoCallEstimates,
-)
+from ..stats import AllCallEstimates, Completion, EmpiricalVote, PairedComparison, ProjectedInterval, TwoCallEstimates
 from ._aggregates import AggregateBudget
 from ._rows import TargetRow, report_frame, target_rows
 from ._text import details_lines, summary_lines

@@ -17,7 +17,7 @@ whose columns are the JSON row's keys, flattened (``interval.lower``).
   family of the latent law the data do not reject (:mod:`certify.forecast`, via
   :mod:`._forecast_step`), its estimate and bootstrap interval of the accuracy and of the gain;
   where the data reject every family, no forecast: ``forecast.rejected`` and ``forecast.model`` say so;
-* plurality of k calls: the answer model (:mod:`certify.stats._answer_model`): each call correct,
+* plurality of k calls: the answer model (:mod:`certify.aggregates._answer_model`): each call correct,
   the example's strongest wrong answer, or one of L equally likely others. Where its check against the
   recorded answers rejects it (its goodness-of-fit guard on the answer patterns, or its interval at
   the recorded calls not meeting the model-free one), there is no forecast, and ``forecast.model``

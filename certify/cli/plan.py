@@ -20,8 +20,8 @@ from .._errors import InputError
 from .._json import schema_id
 from .._numbers import percentage_points, shown_value
 from .._objective import is_vote_limit
+from ..planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, plan_study
 from ..readers import read_bits
-from ..stats import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, plan_study
 from ._args import open_run_store, parse_alpha, parse_int
 from ._output import print_json, print_table
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._json import json_ready, schema_id
+from .._records import Record
 from ._catalog import make_family
 from ._targets import parse_target, target_value
 
@@ -98,7 +99,7 @@ class FamilyFit:
 
 
 @dataclass(frozen=True)
-class Guard:
+class Guard(Record):
     """The goodness-of-fit guard of one family: the likelihood ratio against the NPMLE.
 
     LR = 2 (l(NPMLE) - l(family)) >= 0, calibrated by a parametric bootstrap from the fitted
@@ -136,22 +137,9 @@ class Guard:
     npmle_loglik: float
     family_loglik: float
 
-    def to_dict(self) -> dict:
-        return {
-            "family": self.family,
-            "statistic": self.statistic,
-            "p_value": self.p_value,
-            "draws": self.draws,
-            "used": self.used,
-            "alpha": self.alpha,
-            "rejected": self.rejected,
-            "npmle_loglik": self.npmle_loglik,
-            "family_loglik": self.family_loglik,
-        }
-
 
 @dataclass(frozen=True)
-class TargetForecast:
+class TargetForecast(Record):
     """One target's forecast: estimate and interval within the chosen family (NaN without one).
 
     Attributes
@@ -178,16 +166,6 @@ class TargetForecast:
     @property
     def width(self) -> float:
         return self.upper - self.lower
-
-    def to_dict(self) -> dict:
-        return {
-            "target": self.target,
-            "estimate": self.estimate,
-            "lower": self.lower,
-            "upper": self.upper,
-            "level": self.level,
-            "method": self.method,
-        }
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 The K-call likelihood (:mod:`._problem`) has a latent law on [0, 1] and a binomial kernel. A
 latent *model* with more than one coordinate (the answer model of
-:mod:`certify.stats._answer_model`: each example's correct-answer probability q and the share m
+:mod:`certify.aggregates._answer_model`: each example's correct-answer probability q and the share m
 of its dominant wrong answer) is solved on a grid of J points t_1..t_J instead: cell c has
 probability p_c(pi) = sum_j L_cj pi_j for a given kernel matrix L (cells x points), and
 

@@ -1,6 +1,6 @@
 """Warm starts carried from one data set to the next: a simulation study of many similar data sets.
 
-A study plan (:func:`certify.stats.plan_study`) solves the same objectives on hundreds of data
+A study plan (:func:`certify.planning.plan_study`) solves the same objectives on hundreds of data
 sets drawn from one law; their NPMLEs, extremal laws and multipliers lie close together. Each
 solve then starts from the previous data set's solution instead of cold: the NPMLE from the
 previous pi-hat (eq. (L3)); the first objective's end of each side by Newton on (L9) from the

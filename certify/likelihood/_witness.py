@@ -3,7 +3,7 @@
 The lower end of the interval of g is min E_pi[g] over C = {pi : l(pi) >= l(pi-hat) - c}
 (eq. (L6)). A single law w of C with E_w[g] < v proves that end to be below v; whether it is
 in C costs one evaluation of l. A study plan asks of every simulated study only whether the
-gain's lower end lies above 0 (:mod:`certify.stats._planning`); where a witness settles it,
+gain's lower end lies above 0 (:mod:`certify.planning._planning`); where a witness settles it,
 the end is not solved.
 
 **Which c.** The chi-square value of g's calibration (profile or projection, in the F-form of

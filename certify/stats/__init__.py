@@ -3,8 +3,11 @@
 The data come from :mod:`certify.readers` (``read_bits``, ``read_groups``, ``CallBits``; formats,
 column roles, the ragged-count rule and inspect_ai score maps are documented there) and the K-call
 likelihood from :mod:`certify.likelihood` (``cell_counts``, ``npmle``, ``likelihood_intervals``,
-``certify_interval``): each name has one home, and this package re-exports neither. The analysis of a
-file (``analyze``, its report, rows, verdicts, text and certificates) is :mod:`certify.analysis`.
+``certify_interval``): each name has one home, and this package re-exports neither. Plurality and
+pass@k over recorded answers and the answer model are :mod:`certify.aggregates`, study plans
+:mod:`certify.planning`, forecasts from families of the latent law :mod:`certify.forecast`, and the
+analysis of a file (``analyze``, its report, rows, verdicts, text and certificates)
+:mod:`certify.analysis`.
 
 Two-call estimates (paper Section 4.4)
 --------------------------------------
@@ -46,43 +49,6 @@ Empirical votes and paired comparisons
 * :class:`PairedComparison` -- a mean paired difference with its normal confidence interval.
 * :func:`votes_label` -- how a budget reads wherever a user sees it (``"3 votes"``).
 
-Aggregates of k calls over recorded answers (plurality vote, pass@k)
---------------------------------------------------------------------
-
-* :data:`AGGREGATES` -- the aggregates of k calls: ``("plurality", "pass@k")``.
-* :func:`aggregate_estimates` -- U-statistic accuracy of k calls (k up to the recorded calls) and its gain.
-* :func:`aggregate_intervals` -- 1 - alpha intervals for plurality or pass@k of any k, beyond the calls too.
-* :func:`certified_aggregate_intervals` -- :func:`aggregate_intervals` with an exact certificate for each end.
-* :class:`AggregateEstimate` -- an aggregate's accuracy of k calls, or its gain, with an interval.
-* :data:`PASS_INF` -- pass@inf = P(Q > 0), the objective of pass@k for k = inf.
-* :data:`MAX_PLURALITY_CALLS` -- most calls per example for the plurality U-statistic (float64 range).
-* :func:`answer_counts` -- per-example counts of the answer codes.
-* :func:`per_example_plurality` -- h_i(k): the plurality U-statistic of every example.
-* :func:`per_example_pass_at_k` -- unbiased pass@k of every example: 1 - C(K_i - c_i, k) / C(K_i, k).
-* :func:`plurality_bounds` -- lower and upper polynomial bounds on the plurality accuracy of k calls given q.
-* :func:`plurality_upper_coefficients` -- exact coefficients of U_k(q) = 1 - (1-q)^k - (k-1) q (1-q)^(k-1).
-* :func:`pass_at_k_coefficients` -- exact monomial coefficients of 1 - (1-q)^k: pass@k given q.
-* :func:`pass_at_k_objective` -- the objective 1 - (1-q)^k, whose expectation is pass@k.
-
-The answer model (plurality beyond the recorded calls; model-based, never certified)
-------------------------------------------------------------------------------------
-
-* :func:`plurality_model` -- the answer model's plurality accuracy for each budget.
-* :class:`ModelEstimate` -- the answer model's plurality accuracy of k calls: not certified.
-* :func:`answer_patterns` -- the distinct patterns (K, c, d) of the examples and their counts.
-* :func:`pattern_kernel` -- P(pattern | q, m) for each pattern and point.
-* :func:`model_plurality` -- g_k(q, m), the plurality accuracy of k calls under the model.
-
-Study planning
---------------
-
-* :func:`plan_study` -- simulated width and probability of certifying a gain, per design.
-* :class:`StudyPlan` -- result of :func:`plan_study` (``to_dict`` / ``from_dict``).
-* :class:`PlanRow` -- one design under one scenario.
-* :data:`DEFAULT_PLAN_REPS` -- simulated studies per default design.
-* :data:`DEFAULT_WIDTH_REPS` -- studies per default design whose interval is solved for the mean width.
-* :data:`PLAN_SCHEMA_VERSION` -- schema version of a study plan's JSON.
-
 Mixtures of policies (Section 6, Appendix "Randomized mixture policies")
 ------------------------------------------------------------------------
 
@@ -113,17 +79,6 @@ Overtaking and negative movements (Appendix "Overtaking examples", "A negative m
 * :func:`unit_mixture` -- a base policy as a one-component mixture.
 """
 
-# repeated-call aggregates over recorded answers: plurality vote and pass@k
-from .._aggregate_bounds import (
-    PASS_INF,
-    pass_at_k_coefficients,
-    pass_at_k_objective,
-    plurality_bounds,
-    plurality_upper_coefficients,
-)
-from ._aggregate_intervals import aggregate_intervals, certified_aggregate_intervals
-from ._aggregates import AGGREGATES, AggregateEstimate, aggregate_estimates
-from ._answer_model import ModelEstimate, answer_patterns, model_plurality, pattern_kernel, plurality_model
 from ._completions import COMPLETION_METHODS, Completion, complete, ldgp_completion, maxent_completion
 from ._empirical import (
     EmpiricalVote,
@@ -167,15 +122,10 @@ from ._overtaking import (
     per_example_table,
     unit_mixture,
 )
-from ._planning import DEFAULT_PLAN_REPS, DEFAULT_WIDTH_REPS, PLAN_SCHEMA_VERSION, PlanRow, StudyPlan, plan_study
-from ._plurality import MAX_PLURALITY_CALLS, answer_counts, per_example_pass_at_k, per_example_plurality
 from ._region import EmptyRegionError, ProjectedInterval, WaldRegion, project, project_many, wald_region
 
 __all__ = [
     "COMPLETION_METHODS",
-    "DEFAULT_PLAN_REPS",
-    "DEFAULT_WIDTH_REPS",
-    "PLAN_SCHEMA_VERSION",
     "AllCallEstimates",
     "Completion",
     "EmpiricalVote",
@@ -187,9 +137,7 @@ __all__ = [
     "NegativeMovement",
     "Overtaking",
     "PairedComparison",
-    "PlanRow",
     "ProjectedInterval",
-    "StudyPlan",
     "TwoCallEstimates",
     "WaldRegion",
     "all_call_estimates",
@@ -213,7 +161,6 @@ __all__ = [
     "per_example_mixture_moments",
     "per_example_table",
     "per_example_vote_accuracy",
-    "plan_study",
     "project",
     "project_many",
     "search_mixtures",
@@ -223,25 +170,4 @@ __all__ = [
     "votes_label",
     "wald_region",
     "weight_grid",
-    # repeated-call aggregates over recorded answers
-    "AGGREGATES",
-    "MAX_PLURALITY_CALLS",
-    "PASS_INF",
-    "AggregateEstimate",
-    "aggregate_estimates",
-    "aggregate_intervals",
-    "certified_aggregate_intervals",
-    "answer_counts",
-    "pass_at_k_coefficients",
-    "pass_at_k_objective",
-    "per_example_pass_at_k",
-    "per_example_plurality",
-    "plurality_bounds",
-    "plurality_upper_coefficients",
-    # the answer model (plurality beyond the calls; model-based, not certified)
-    "ModelEstimate",
-    "answer_patterns",
-    "model_plurality",
-    "pattern_kernel",
-    "plurality_model",
 ]

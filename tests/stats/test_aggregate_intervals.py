@@ -1,4 +1,4 @@
-"""Plurality accuracy and pass@k at any k (certify.stats.aggregate_intervals): routes, bounds, certificates."""
+"""Plurality accuracy and pass@k at any k (certify.aggregates.aggregate_intervals): routes, bounds, certificates."""
 
 import json
 from fractions import Fraction
@@ -10,15 +10,7 @@ from scipy import stats
 from certify import InputError, V_INF
 from certify.certificates import verify
 from certify.likelihood import cell_counts, likelihood_envelope, likelihood_interval, likelihood_intervals
-from certify.stats import (
-    PASS_INF,
-    AggregateEstimate,
-    aggregate_estimates,
-    aggregate_intervals,
-    certified_aggregate_intervals,
-    pass_at_k_objective,
-    plurality_bounds,
-)
+from certify.aggregates import PASS_INF, AggregateEstimate, aggregate_estimates, aggregate_intervals, certified_aggregate_intervals, pass_at_k_objective, plurality_bounds
 
 
 def answer_codes(q, calls, rng, wrong=(0.6, 0.3, 0.1), abstain=0.0):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from certify._calls import CallBits
-from certify.stats import aggregate_estimates, aggregate_intervals
+from certify.aggregates import aggregate_estimates, aggregate_intervals
 from certify.analysis import analyze
 from certify.likelihood import cell_counts, likelihood_intervals
 

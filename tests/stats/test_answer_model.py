@@ -1,4 +1,4 @@
-"""The answer model (certify.stats._answer_model, _answer_family): plurality beyond the calls from the wrong answers."""
+"""The answer model (certify.aggregates._answer_model, _answer_family): plurality beyond the calls from the wrong answers."""
 
 import itertools
 import re
@@ -10,18 +10,10 @@ import pytest
 
 from certify import V_INF, InputError
 from certify.likelihood import FiniteModel, finite_interval
-from certify.stats import (
-    ModelEstimate,
-    answer_patterns,
-    model_plurality,
-    pattern_kernel,
-    per_example_plurality,
-    plurality_bounds,
-    plurality_model,
-)
+from certify.aggregates import ModelEstimate, answer_patterns, model_plurality, pattern_kernel, per_example_plurality, plurality_bounds, plurality_model
 from certify.stats import _answer_model as answer_model
-from certify.stats._answer_family import model_grid, pattern_dimension, simulate_patterns
-from certify.stats._answer_model import calls_read
+from certify.aggregates._answer_family import model_grid, pattern_dimension, simulate_patterns
+from certify.aggregates._answer_model import calls_read
 from certify.stats._tolerances import MODEL_MAX_CALLS
 
 Q = np.linspace(0.0, 1.0, 23)

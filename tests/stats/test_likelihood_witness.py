@@ -8,7 +8,7 @@ import pytest
 from certify import InputError
 from certify.likelihood import (cell_counts, critical_value, likelihood_bound, log_likelihood, npmle,
                                 witness_below)
-from certify.stats._planning import _run_chunk, cell_probabilities
+from certify.planning._planning import _run_chunk, cell_probabilities
 from certify._objective import parse_objective, vote_gain
 
 

@@ -12,7 +12,7 @@ from certify import InputError
 from certify.cli.main import main
 from certify.readers import bits_from_array
 from certify.likelihood import likelihood_interval
-from certify.stats._planning import StudyPlan, plan_study
+from certify.planning._planning import StudyPlan, plan_study
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_counts_have_the_law_of_per_example_draws():
     # pooled cell frequencies of 400 studies of 50 examples, a chi-square test of homogeneity
     from scipy.stats import chi2_contingency
 
-    from certify.stats._planning import cell_probabilities, simulate_counts
+    from certify.planning._planning import cell_probabilities, simulate_counts
 
     atoms, weights, k, n, studies = np.array([0.0, 0.35, 0.9]), np.array([0.2, 0.3, 0.5]), 4, 50, 400
     rng = np.random.default_rng(7)
@@ -158,7 +158,7 @@ def test_cli_plan_says_when_designs_need_moments_the_pilot_does_not_identify(tmp
 
 @pytest.mark.parametrize(("reps", "width_reps"), [(400, 100), (30, 7), (10, 10), (50, 80), (37, 2)])
 def test_width_studies_are_exactly_width_reps_spread_over_the_chunks(reps, width_reps):
-    from certify.stats._planning import CHUNK, width_studies
+    from certify.planning._planning import CHUNK, width_studies
 
     chunks = [width_studies(start, min(CHUNK, reps - start), reps, width_reps) for start in range(0, reps, CHUNK)]
     chosen = np.flatnonzero(np.concatenate(chunks))

@@ -10,18 +10,8 @@ import pytest
 from scipy import stats
 
 from certify import InputError, majority_polynomial, parse_objective
-from certify.stats import (
-    AggregateEstimate,
-    aggregate_estimates,
-    answer_counts,
-    pass_at_k_coefficients,
-    pass_at_k_objective,
-    per_example_pass_at_k,
-    per_example_plurality,
-    per_example_vote_accuracy,
-    plurality_bounds,
-    plurality_upper_coefficients,
-)
+from certify.stats import per_example_vote_accuracy
+from certify.aggregates import AggregateEstimate, aggregate_estimates, answer_counts, pass_at_k_coefficients, pass_at_k_objective, per_example_pass_at_k, per_example_plurality, plurality_bounds, plurality_upper_coefficients
 from certify.readers import bits_from_array
 
 #: Floating-point agreement of exact counts divided by C(K, k) (a few ulps of values <= 1).
@@ -287,7 +277,7 @@ def test_interval_near_the_end_of_the_range_and_for_many_examples():
 
 
 def test_a_pass_at_k_gain_is_scaled_from_the_values_it_can_take():
-    from certify.stats._aggregates import pass_gain_range
+    from certify.aggregates._aggregates import pass_gain_range
 
     # brute force over every set of correct calls: the gain of the unbiased estimates per example
     for K, k in ((3, 2), (5, 3), (10, 10), (7, 4)):

@@ -1,6 +1,6 @@
 """Plurality accuracy and pass@k at any number of calls k, beyond the recorded calls included.
 
-The data are answer codes (:mod:`certify.stats._plurality`): example i's K_i calls are i.i.d.
+The data are answer codes (:mod:`certify.aggregates._plurality`): example i's K_i calls are i.i.d.
 draws from its answer distribution, with correct-answer probability q_i ~ pi (paper eq.
 (hierarchy-main)); the correctness bits alone (K_i, S_i) give the likelihood of pi, and
 :mod:`certify.likelihood` bounds E_pi[g] over the set C = {pi : l(pi) >= l(pi-hat) - c}. Each
@@ -20,7 +20,7 @@ pass@inf = P(Q > 0)
     to eps > 0 keeps it in C, so no data set bounds P(Q > 0) below 1 from above.
 plurality of k <= min_i K_i calls
     identified: the mean of the per-example U-statistics with its Clopper-Pearson interval at the effective size
-    (:func:`~certify.stats.aggregate_estimates`; asymptotic, over examples).
+    (:func:`~certify.aggregates.aggregate_estimates`; asymptotic, over examples).
 plurality of k > min_i K_i calls (k = inf included)
     plurality accuracy is not E_pi[g] for any g: it depends on how each example's wrong
     answers split. For every split, V_k(q) <= plurality accuracy given q <= U_k(q) (pass@k
@@ -196,7 +196,7 @@ def aggregate_intervals(
     ----------
     codes : array_like of int, shape (n, K_max)
         Answer codes (0 correct, 1, 2, ... wrong, -1 no answer, -2 no call; see
-        :mod:`certify.stats._plurality`).
+        :mod:`certify.aggregates._plurality`).
     votes : int, str or sequence
         Budgets k: positive counts (up to 512 where a polynomial of degree k is needed:
         pass@k and the plurality upper bound) or the infinite budget (``"inf"``,

@@ -1,6 +1,6 @@
 """Intervals for plurality accuracy and pass@k of k calls, and for their gains over one call.
 
-The per-example U-statistics of :mod:`certify.stats._plurality` are independent across
+The per-example U-statistics of :mod:`certify.aggregates._plurality` are independent across
 examples (the examples are the sampling units, paper eq. (hierarchy-main)), and so are the
 paired differences h_i(k) - h_i(j) of two budgets on the same example, in which the
 example's difficulty cancels. Their mean m has the asymptotic (central limit theorem)
@@ -73,7 +73,7 @@ class AggregateEstimate(Record):
         ``"plurality"`` or ``"pass@k"``.
     votes : int or VoteLimit
         k, the number of calls aggregated; :data:`certify.V_INF` (``"inf"`` in JSON) for the
-        limit of infinitely many calls (:mod:`certify.stats._aggregate_intervals`).
+        limit of infinitely many calls (:mod:`certify.aggregates._aggregate_intervals`).
     baseline : int or None
         ``None`` for the accuracy of k calls; j for the paired gain (k calls minus j calls).
     interval : Interval
@@ -147,7 +147,7 @@ def aggregate_estimates(
     ----------
     codes : array_like of int, shape (n, K_max)
         Answer codes (0 correct, 1, 2, ... wrong, -1 no answer, -2 no call; see
-        :mod:`certify.stats._plurality`).
+        :mod:`certify.aggregates._plurality`).
     votes : int or sequence of int
         Budgets k, each at most min_i K_i (every example must have k calls for the mean
         to be unbiased).

@@ -110,7 +110,7 @@ def answer_patterns(codes) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     codes : array_like of int, shape (n, K_max)
-        Answer codes (:mod:`certify.stats._plurality`).
+        Answer codes (:mod:`certify.aggregates._plurality`).
 
     Returns
     -------
