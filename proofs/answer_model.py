@@ -1,4 +1,4 @@
-"""Proof check: the answer model's plurality and pattern probabilities (certify.stats._answer_family).
+"""Proof check: the answer model's plurality and pattern probabilities (certify.aggregates._answer_family).
 
 Setting. Given an example, each call is correct (probability q), the example's strongest wrong
 answer (m), or one of L further wrong answers of probability p = r / L each (r = 1 - q - m);
@@ -51,7 +51,7 @@ import numpy as np
 import sympy
 
 from certify._aggregate_bounds import plurality_bounds
-from certify.stats import model_plurality, pattern_kernel
+from certify.aggregates import model_plurality, pattern_kernel
 from _record import write_record  # noqa: E402  (proofs/ is on sys.path when run as a script)
 from plurality_bounds import CORRECT, score  # noqa: E402
 

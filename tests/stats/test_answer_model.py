@@ -11,10 +11,10 @@ import pytest
 from certify import V_INF, InputError
 from certify.likelihood import FiniteModel, finite_interval
 from certify.aggregates import ModelEstimate, answer_patterns, model_plurality, pattern_kernel, per_example_plurality, plurality_bounds, plurality_model
-from certify.stats import _answer_model as answer_model
+from certify.aggregates import _answer_model as answer_model
 from certify.aggregates._answer_family import model_grid, pattern_dimension, simulate_patterns
 from certify.aggregates._answer_model import calls_read
-from certify.stats._tolerances import MODEL_MAX_CALLS
+from certify.aggregates._tolerances import MODEL_MAX_CALLS
 
 Q = np.linspace(0.0, 1.0, 23)
 
