@@ -253,28 +253,26 @@ def grid_lagrangian(
     w0: np.ndarray,
     gap_tol: float,
     max_iter: int,
-    qp_iter_per_atom: int,
-    null_rtol: float,
-    multiplier_rtol: float,
-    tiny: float,
-    scale_limit: float,
-    armijo: float,
-    min_step: float,
-    zero_weight: float,
+    steps: tuple,
 ) -> tuple[np.ndarray, float]:
     """min over laws w on a grid of cost'w - l(w), by the constrained Newton method (eq. (L8)).
 
     ``kernel``: B_c at the grid points (cells x points); ``n``: the cells' counts; ``cost``: a
     linear term at the grid points, g / lambda for the Lagrangian F_lambda / lambda of one end
     (eq. (L7)) and 0 for the NPMLE; ``w0``: a start on the grid that gives every cell a positive
-    probability. CNM (:func:`._cnm.cnm`) on the grid instead of [0, 1]: with the drive
-    d = h - cost (h = sum_c n_c B_c / p_c, the negative gradient), each iteration adds the grid's
-    local maxima of d above its mean under w (ends included) to the support, re-weights by the
-    quadratic program (L8) and an Armijo line search, and falls back on the vertex direction
-    towards the grid's maximum of d where the program gives no descent. Stops when
-    max d - E_w d <= ``gap_tol`` (the duality gap among grid laws; max h - N for the NPMLE) or
-    after ``max_iter`` iterations. Returns (weights on the grid, the last gap).
+    probability; ``steps``: the settings of each CNM step (:func:`._end_starts.grid_steps`: the
+    quadratic program's iterations per atom and tolerances, the overflow guard, the line search's
+    Armijo constant and shortest step, the weight counted as zero).
+
+    CNM (:func:`._cnm.cnm`) on the grid instead of [0, 1]: with the drive d = h - cost
+    (h = sum_c n_c B_c / p_c, the negative gradient), each iteration adds the grid's local maxima
+    of d above its mean under w (ends included) to the support, re-weights by the quadratic
+    program (L8) and an Armijo line search, and falls back on the vertex direction towards the
+    grid's maximum of d where the program gives no descent. Stops when max d - E_w d <=
+    ``gap_tol`` (the duality gap among grid laws; max h - N for the NPMLE) or after ``max_iter``
+    iterations. Returns (weights on the grid, the last gap).
     """
+    qp_iter_per_atom, null_rtol, multiplier_rtol, tiny, scale_limit, armijo, min_step, zero_weight = steps
     cells, points = kernel.shape
     w = w0.copy()
     p = np.empty(cells)
@@ -407,14 +405,7 @@ def grid_end(
     bracket_step: float,
     gap_rtol: float,
     max_iter: int,
-    qp_iter_per_atom: int,
-    null_rtol: float,
-    multiplier_rtol: float,
-    tiny: float,
-    scale_limit: float,
-    armijo: float,
-    min_step: float,
-    zero_weight: float,
+    steps: tuple,
 ) -> tuple[np.ndarray, float, bool]:
     """One end (L7) among laws on a grid: min g'w subject to l(w) >= ``level``.
 
@@ -423,17 +414,17 @@ def grid_end(
     bracketed from ``lam0`` by steps of ``bracket_step`` in log lambda and found by regula falsi
     (Illinois) on log lambda, each solve started from the last one's weights, until
     |l - level| <= ``level_tol`` or ``max_solves`` solves. Each solve's duality gap is at most
-    ``gap_rtol`` times N. Returns (weights, lambda, whether the level was reached to
+    ``gap_rtol`` times N, in at most ``max_iter`` CNM iterations of ``steps`` (those of
+    :func:`grid_lagrangian`). Returns (weights, lambda, whether the level was reached to
     ``level_tol``); ``w0`` must give every observed cell a positive probability.
     """
     total = 0.0
     for c in range(n.shape[0]):
         total += n[c]
     cost = np.empty(g.shape[0])
-    settings = (gap_rtol * total, max_iter, qp_iter_per_atom, null_rtol, multiplier_rtol, tiny, scale_limit,
-                armijo, min_step, zero_weight)  # fmt: skip
+    gap_tol = gap_rtol * total
     t = math.log(lam0)
-    w, f = _lagrangian_at(kernel, n, g, level, t, w0, cost, settings)
+    w, f = _lagrangian_at(kernel, n, g, level, t, w0, cost, gap_tol, max_iter, steps)
     solves = 1
     if abs(f) <= level_tol:
         return w, math.exp(t), True
@@ -445,7 +436,7 @@ def grid_end(
         if solves >= max_solves:
             return w, math.exp(t), False
         t += bracket_step if up else -bracket_step
-        w, f = _lagrangian_at(kernel, n, g, level, t, w, cost, settings)
+        w, f = _lagrangian_at(kernel, n, g, level, t, w, cost, gap_tol, max_iter, steps)
         solves += 1
         if f < 0:
             t_lo, f_lo, w_lo = t, f, w
@@ -456,7 +447,7 @@ def grid_end(
     side = 0  # which end the last step replaced: -1 the lower, +1 the upper
     while solves < max_solves:
         t = (t_lo * f_hi - t_hi * f_lo) / (f_hi - f_lo)
-        w, f = _lagrangian_at(kernel, n, g, level, t, w_lo if side < 0 else w_hi, cost, settings)
+        w, f = _lagrangian_at(kernel, n, g, level, t, w_lo if side < 0 else w_hi, cost, gap_tol, max_iter, steps)
         solves += 1
         if abs(f) <= level_tol:
             return w, math.exp(t), True
@@ -474,12 +465,10 @@ def grid_end(
 
 
 @compiled
-def _lagrangian_at(kernel, n, g, level, t, w, cost, settings):
+def _lagrangian_at(kernel, n, g, level, t, w, cost, gap_tol, max_iter, steps):
     """The grid Lagrangian's minimizer at lambda = e^t from ``w``, and l(w_lambda) - level."""
-    gap_tol, max_iter, qp_iter, null_rtol, multiplier_rtol, tiny, scale_limit, armijo, min_step, zero = settings
     lam = math.exp(t)
     for j in range(g.shape[0]):
         cost[j] = g[j] / lam
-    wt, _ = grid_lagrangian(kernel, n, cost, w, gap_tol, max_iter, qp_iter, null_rtol, multiplier_rtol, tiny,
-                            scale_limit, armijo, min_step, zero)  # fmt: skip
+    wt, _ = grid_lagrangian(kernel, n, cost, w, gap_tol, max_iter, steps)
     return wt, _loglik(kernel, n, wt) - level

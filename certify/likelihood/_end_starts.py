@@ -55,7 +55,26 @@ from ._tolerances import (
     TINY,
 )
 
-__all__ = ["end_start"]
+__all__ = ["end_start", "grid_steps"]
+
+
+def grid_steps() -> tuple:
+    """The settings of each CNM step on a grid (:func:`._cnm_kernels.grid_lagrangian`), in its order.
+
+    The compiled kernels take their tolerances as arguments, so that a kernel cached on disk
+    never keeps an old constant; this is the one place that reads them from :mod:`._tolerances`
+    (the NPMLE's grid start and the ends' starts both pass it).
+    """
+    return (
+        QP_ITER_PER_ATOM,
+        QP_NULL_RTOL,
+        QP_MULTIPLIER_RTOL,
+        TINY,
+        QP_SCALE_LIMIT,
+        ARMIJO,
+        CNM_MIN_STEP,
+        CNM_ZERO_WEIGHT,
+    )
 
 
 def _applies(prob: _Problem) -> bool:
@@ -148,8 +167,7 @@ def end_start(prob: _Problem, tgt: _Target, level: float, ref: _Law, lam0: float
 
         w, lam, _ = grid_end(
             kernel, n, g, float(level), w0, float(lam0), END_START_LEVEL_TOL, END_START_MAX_SOLVES, BRACKET_STEP,
-            END_START_GAP, END_START_MAX_ITER, QP_ITER_PER_ATOM, QP_NULL_RTOL, QP_MULTIPLIER_RTOL, TINY,
-            QP_SCALE_LIMIT, ARMIJO, CNM_MIN_STEP, CNM_ZERO_WEIGHT,
+            END_START_GAP, END_START_MAX_ITER, grid_steps(),
         )  # fmt: skip
     if not (np.isfinite(lam) and lam > 0):
         return None

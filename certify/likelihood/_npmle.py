@@ -55,16 +55,13 @@ from .._compiled import interrupts_held
 from .._errors import InputError, SolverError
 from ._cells import _as_cells
 from ._cnm import _exchange, cnm, duality_gap
-from ._end_starts import _joined, snapped
+from ._end_starts import _joined, grid_steps, snapped
 from ._newton import merge, newton
 from ._problem import _Problem
 from ._results import LatentLaw
 from ._targets import _Law, _zero_target
 from ._tolerances import (
-    ARMIJO,
-    CNM_MIN_STEP,
     CNM_RESTARTS,
-    CNM_ZERO_WEIGHT,
     FAST_ROUNDS,
     INNER_LOOSE_GAP,
     NPMLE_ACCEPT_GAP,
@@ -74,13 +71,8 @@ from ._tolerances import (
     NPMLE_START_GAP,
     NPMLE_START_GRID,
     NPMLE_START_MAX_ITER,
-    QP_ITER_PER_ATOM,
-    QP_MULTIPLIER_RTOL,
-    QP_NULL_RTOL,
-    QP_SCALE_LIMIT,
     SAME_SUPPORT_TOL,
     SATURATED_ZERO_WEIGHT,
-    TINY,
     WARM_FLOOR,
     WARM_MIX,
 )
@@ -122,14 +114,7 @@ def grid_start(prob: _Problem) -> _Law | None:
             w0,
             NPMLE_START_GAP * prob.N,
             NPMLE_START_MAX_ITER,
-            QP_ITER_PER_ATOM,
-            QP_NULL_RTOL,
-            QP_MULTIPLIER_RTOL,
-            TINY,
-            QP_SCALE_LIMIT,
-            ARMIJO,
-            CNM_MIN_STEP,
-            CNM_ZERO_WEIGHT,
+            grid_steps(),
         )
     h = (prob.n / (kernel @ w)) @ kernel
     if float(h.min()) >= prob.N * (1.0 - NPMLE_START_FLAT):

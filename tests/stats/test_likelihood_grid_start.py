@@ -21,6 +21,7 @@ from certify._errors import SolverError
 from certify.likelihood import cell_counts, npmle
 from certify.likelihood._cnm import WorkBudget, _simplex_qp
 from certify.likelihood._cnm_kernels import grid_lagrangian
+from certify.likelihood._end_starts import grid_steps
 from certify.likelihood._npmle import grid_start
 from certify.likelihood._problem import _Problem
 from certify.likelihood._tolerances import (
@@ -81,10 +82,7 @@ def _grid_fit(prob: _Problem, gap_tol: float) -> tuple[np.ndarray, np.ndarray]:
     points = np.linspace(0.0, 1.0, NPMLE_START_GRID)
     kernel = np.ascontiguousarray(prob.kernel(points))
     w0 = np.full(NPMLE_START_GRID, 1.0 / NPMLE_START_GRID)
-    w, gap = grid_lagrangian(
-        kernel, prob.n, np.zeros(NPMLE_START_GRID), w0, gap_tol, 500, QP_ITER_PER_ATOM, QP_NULL_RTOL, QP_MULTIPLIER_RTOL, TINY,
-        QP_SCALE_LIMIT, ARMIJO, CNM_MIN_STEP, CNM_ZERO_WEIGHT,
-    )  # fmt: skip
+    w, gap = grid_lagrangian(kernel, prob.n, np.zeros(NPMLE_START_GRID), w0, gap_tol, 500, grid_steps())
     assert gap <= gap_tol
     return kernel, w
 
